@@ -1,0 +1,51 @@
+# casslab: `make demo` and `make test` each do their own set-up on a fresh machine.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+CASSANDRA_VERSION ?= 5.0.9
+ENGINE := target/release/casslab-engine
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+
+.PHONY: setup venv engine cassandra lint test test-fast demo bench clean docs
+
+setup: venv engine cassandra
+
+venv: $(BIN)/.installed
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+engine:
+	@if [ -f Cargo.toml ]; then cargo build --release --quiet -p casslab-engine; fi
+
+cassandra: venv
+	$(BIN)/casslab fetch --version $(CASSANDRA_VERSION)
+
+lint: venv
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy
+	@if [ -f Cargo.toml ]; then cargo fmt --all -- --check && cargo clippy --quiet --all-targets -- -D warnings; fi
+
+test: setup lint
+	@if [ -f Cargo.toml ]; then cargo test --quiet; fi
+	$(BIN)/pytest
+
+test-fast: venv
+	$(BIN)/pytest -m "not integration"
+
+demo: setup
+	bash scripts/demo.sh
+
+bench: setup
+	$(BIN)/python bench/cluster_startup.py
+
+docs: venv
+	@if [ -f src/casslab/metrics/catalogue.py ]; then $(BIN)/python -m casslab.metrics.catalogue > docs/metrics.md; fi
+
+clean:
+	rm -rf $(VENV) target build .mypy_cache .ruff_cache .pytest_cache

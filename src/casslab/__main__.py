@@ -1,0 +1,5 @@
+"""python -m casslab."""
+
+from casslab.cli.main import main
+
+main()

@@ -1,0 +1,381 @@
+"""Per-trial KPIs from the engine's records and from the long-format metrics frame.
+
+* :func:`kpis_from_summary`: op rate, errors and response-time latency (mean, p50, p95, p99,
+  p99.9, max), in total and per operation type (``read.latency_p99_ms``), from the engine's
+  :class:`~casslab.load.spec.SummaryRecord`. Response time counts from the intended start,
+  so it includes queueing (no coordinated omission).
+* :func:`kpis_from_intervals`: the same from the measured :class:`IntervalRecord` s when no
+  summary exists (a trial cut short): op rate, errors, count-weighted mean latency and the
+  largest max. Percentiles cannot be merged from per-interval percentiles, so they are
+  ``None`` here (the HdrHistogram log has them).
+* :func:`kpis_from_metrics`: resource and compaction KPIs from a frame with columns
+  ``time, node, metric, value`` (``casslab.metrics.store.load``; time in Unix seconds) by
+  the rules of :data:`METRIC_RULES`, the one table mapping sampler metric names
+  (``casslab.metrics.catalogue``) to KPIs: adjust it there when the catalogue changes.
+  Host metrics are recorded under every node label that shares the host, so they are
+  averaged over nodes; Cassandra metrics are per node and summed (or the max is taken).
+
+A KPI that was not measured is ``None``, never 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from enum import StrEnum
+from itertools import pairwise
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+from pydantic import Field
+
+from casslab.analysis.records import Record, TrialKpis
+from casslab.errors import AnalysisError
+from casslab.load.spec import IntervalRecord, LatencyStats, OpStats, SummaryRecord
+
+# ---------------------------------------------------------------- engine records
+
+_LATENCY_FIELDS: tuple[tuple[str, str], ...] = (
+    ("latency_mean_ms", "mean_ms"),
+    ("latency_p50_ms", "p50_ms"),
+    ("latency_p95_ms", "p95_ms"),
+    ("latency_p99_ms", "p99_ms"),
+    ("latency_p999_ms", "p999_ms"),
+    ("latency_max_ms", "max_ms"),
+)
+
+
+def _prefixed(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def _op_kpis(stats: OpStats, prefix: str) -> dict[str, float | None]:
+    out: dict[str, float | None] = {
+        _prefixed(prefix, "op_rate"): float(stats.op_rate),
+        _prefixed(prefix, "errors"): float(stats.errors),
+    }
+    latency: LatencyStats = stats.response
+    for kpi, field in _LATENCY_FIELDS:
+        value = float(getattr(latency, field)) if latency.count > 0 else None
+        out[_prefixed(prefix, kpi)] = value
+    return out
+
+
+def kpis_from_summary(summary: SummaryRecord) -> dict[str, float | None]:
+    """Op rate, errors and response latency, total and per operation type.
+
+    Latency KPIs of an operation type that completed no operation are ``None``.
+    """
+    out = _op_kpis(summary.total, "")
+    for name, stats in sorted(summary.ops.items()):
+        out.update(_op_kpis(stats, name))
+    return out
+
+
+def _merge_intervals(stats: Sequence[OpStats], duration_s: float) -> dict[str, float | None]:
+    count = sum(s.count for s in stats)
+    timed = [s.response for s in stats if s.response.count > 0]
+    latency_count = sum(lat.count for lat in timed)
+    out: dict[str, float | None] = {
+        "op_rate": count / duration_s if duration_s > 0 else None,
+        "errors": float(sum(s.errors for s in stats)),
+        "latency_p50_ms": None,
+        "latency_p95_ms": None,
+        "latency_p99_ms": None,
+        "latency_p999_ms": None,
+    }
+    if latency_count > 0:
+        out["latency_mean_ms"] = sum(lat.mean_ms * lat.count for lat in timed) / latency_count
+        out["latency_max_ms"] = max(lat.max_ms for lat in timed)
+    else:
+        out["latency_mean_ms"] = None
+        out["latency_max_ms"] = None
+    return out
+
+
+def kpis_from_intervals(
+    intervals: Sequence[IntervalRecord], *, phase: str = "measure"
+) -> dict[str, float | None]:
+    """KPIs over the intervals of one phase (see the module docstring); ``{}`` if none.
+
+    The op rate is operations over the summed interval durations.
+    """
+    chosen = [i for i in intervals if i.phase == phase]
+    if not chosen:
+        return {}
+    duration_s = sum(i.t_end_s - i.t_start_s for i in chosen)
+    out = _merge_intervals([i.total for i in chosen], duration_s)
+    names = sorted({name for i in chosen for name in i.ops})
+    for name in names:
+        per_op = _merge_intervals([i.ops[name] for i in chosen if name in i.ops], duration_s)
+        out.update({f"{name}.{kpi}": value for kpi, value in per_op.items()})
+    return out
+
+
+def interval_series(
+    intervals: Sequence[IntervalRecord], kpi: str, *, phase: str = "measure"
+) -> list[float | None]:
+    """One KPI per interval of a phase, in time order (for :mod:`casslab.analysis.autocorr`).
+
+    ``kpi`` is ``op_rate``, ``errors`` or a latency KPI, optionally per operation
+    (``read.latency_p99_ms``). An interval where the KPI is undefined gives ``None``.
+    """
+    operation, _, base = kpi.rpartition(".")
+    if base not in {"op_rate", "errors", *(k for k, _ in _LATENCY_FIELDS)}:
+        raise AnalysisError(
+            f"interval series of {kpi!r}: the engine reports op_rate, errors and latency "
+            "KPIs per interval; choose one of those"
+        )
+    out: list[float | None] = []
+    for interval in sorted((i for i in intervals if i.phase == phase), key=lambda i: i.t_start_s):
+        stats = interval.ops.get(operation) if operation else interval.total
+        if stats is None:
+            out.append(None)
+            continue
+        out.append(_op_kpis(stats, "").get(base))
+    return out
+
+
+# ---------------------------------------------------------------- metrics frame
+
+
+class Reduction(StrEnum):
+    """How the samples of one node in the window become one number."""
+
+    COUNTER_DELTA = "counter_delta"  # increase over the window, counter resets handled
+    COUNTER_RATE = "counter_rate"  # increase / seconds between first and last sample
+    GAUGE_MEAN = "gauge_mean"  # mean of the samples
+    GAUGE_MAX = "gauge_max"  # largest sample
+
+
+class AcrossNodes(StrEnum):
+    """How the per-node numbers become the trial's KPI."""
+
+    SUM = "sum"
+    MEAN = "mean"
+    MAX = "max"
+
+
+class MetricRule(Record):
+    """One KPI from one sampler metric: ``kpi = across(reduce(node samples)) * scale``.
+
+    ``metrics`` lists candidate metric names in order of preference: the first one with a
+    sample in the window is used (e.g. the JMX counter, else the CQL one).
+    """
+
+    kpi: str
+    metrics: tuple[str, ...] = Field(min_length=1)
+    reduction: Reduction
+    across_nodes: AcrossNodes
+    scale: float = 1.0
+
+
+_MIB = 1.0 / (1024 * 1024)
+_MB = 1e-6
+
+METRIC_RULES: tuple[MetricRule, ...] = (
+    # host metrics: a local cluster's nodes share one host, so they are averaged
+    MetricRule(
+        kpi="cpu_busy_pct",
+        metrics=("host.cpu_busy_pct",),
+        reduction=Reduction.GAUGE_MEAN,
+        across_nodes=AcrossNodes.MEAN,
+    ),
+    MetricRule(
+        kpi="memory_used_mib",
+        metrics=("host.memory_used_bytes",),
+        reduction=Reduction.GAUGE_MEAN,
+        across_nodes=AcrossNodes.MEAN,
+        scale=_MIB,
+    ),
+    MetricRule(
+        kpi="memory_used_mib_max",
+        metrics=("host.memory_used_bytes",),
+        reduction=Reduction.GAUGE_MAX,
+        across_nodes=AcrossNodes.MAX,
+        scale=_MIB,
+    ),
+    MetricRule(
+        kpi="disk_write_mb_s",
+        metrics=("host.disk_write_bytes_per_s",),
+        reduction=Reduction.GAUGE_MEAN,
+        across_nodes=AcrossNodes.MEAN,
+        scale=_MB,
+    ),
+    # Cassandra metrics: each node does its own compaction work, so they are summed
+    MetricRule(
+        kpi="bytes_compacted",
+        metrics=("cassandra.bytes_compacted",),
+        reduction=Reduction.COUNTER_DELTA,
+        across_nodes=AcrossNodes.SUM,
+    ),
+    MetricRule(
+        kpi="compactions_completed",
+        # TotalCompactionsCompleted (JMX) counts compactions; the CQL thread-pool
+        # counter counts CompactionExecutor tasks, a fallback without JMX
+        metrics=("cassandra.compaction_count_total", "cassandra.compactions_completed"),
+        reduction=Reduction.COUNTER_DELTA,
+        across_nodes=AcrossNodes.SUM,
+    ),
+    MetricRule(
+        kpi="compactions_pending",
+        metrics=("cassandra.compactions_pending",),
+        reduction=Reduction.GAUGE_MEAN,
+        across_nodes=AcrossNodes.SUM,
+    ),
+    MetricRule(
+        kpi="compactions_pending_max",
+        metrics=("cassandra.compactions_pending",),
+        reduction=Reduction.GAUGE_MAX,
+        across_nodes=AcrossNodes.MAX,
+    ),
+    MetricRule(
+        kpi="sstables",
+        metrics=("cassandra.sstables",),
+        reduction=Reduction.GAUGE_MEAN,
+        across_nodes=AcrossNodes.SUM,
+    ),
+    MetricRule(
+        kpi="sstables_max",
+        metrics=("cassandra.sstables",),
+        reduction=Reduction.GAUGE_MAX,
+        across_nodes=AcrossNodes.MAX,
+    ),
+)
+
+METRICS_COLUMNS = ("time", "node", "metric", "value")
+
+
+def counter_increase(values: Sequence[float]) -> float:
+    """Increase of a monotonic counter over consecutive samples.
+
+    A sample lower than its predecessor is a counter reset (a node restart): the counter
+    counted from zero, so the new value itself is the increase since the reset.
+    """
+    total = 0.0
+    for previous, current in pairwise(values):
+        total += current - previous if current >= previous else current
+    return total
+
+
+def _seconds(times: pd.Series) -> npt.NDArray[np.float64]:
+    if pd.api.types.is_datetime64_any_dtype(times):
+        delta = (times - times.iloc[0]) / pd.Timedelta(seconds=1)
+        return np.asarray(delta, dtype=float)
+    return np.asarray(times, dtype=float)
+
+
+def _reduce_node(samples: pd.DataFrame, reduction: Reduction) -> float | None:
+    values = [float(v) for v in samples["value"]]
+    if reduction is Reduction.GAUGE_MEAN:
+        return float(np.mean(values))
+    if reduction is Reduction.GAUGE_MAX:
+        return max(values)
+    if len(values) < 2:
+        return None  # one sample gives no increase: unknown, not zero
+    increase = counter_increase(values)
+    if reduction is Reduction.COUNTER_DELTA:
+        return increase
+    seconds = _seconds(samples["time"])
+    elapsed = float(seconds[-1] - seconds[0])
+    return increase / elapsed if elapsed > 0 else None
+
+
+def _apply_rule(frame: pd.DataFrame, rule: MetricRule) -> float | None:
+    rows = frame.iloc[0:0]
+    for metric in rule.metrics:
+        rows = frame[frame["metric"] == metric]
+        if not rows.empty:
+            break
+    per_node: list[float] = []
+    for _node, samples in rows.groupby("node", sort=True):
+        value = _reduce_node(samples.sort_values("time", kind="stable"), rule.reduction)
+        if value is None:
+            return None  # a node's share unknown: the cluster total is unknown too
+        per_node.append(value)
+    if not per_node:
+        return None
+    if rule.across_nodes is AcrossNodes.SUM:
+        combined = float(sum(per_node))
+    elif rule.across_nodes is AcrossNodes.MEAN:
+        combined = float(np.mean(per_node))
+    else:
+        combined = max(per_node)
+    return combined * rule.scale
+
+
+def kpis_from_metrics(
+    frame: pd.DataFrame,
+    *,
+    start: float | datetime | None = None,
+    end: float | datetime | None = None,
+    rules: Sequence[MetricRule] = METRIC_RULES,
+) -> dict[str, float | None]:
+    """Resource and compaction KPIs over the window ``start <= time <= end``.
+
+    Every rule's KPI is in the result; it is ``None`` when its metric has no sample in the
+    window, or when a counter has fewer than 2 samples on some node. Rows whose value is
+    NaN are gaps and are dropped. ``start``/``end`` compare with the ``time`` column, so
+    pass seconds for a numeric column and datetimes for a datetime column.
+    """
+    missing = [c for c in METRICS_COLUMNS if c not in frame.columns]
+    if missing:
+        raise AnalysisError(
+            f"KPIs from metrics: the frame lacks columns {missing}; it needs "
+            f"{list(METRICS_COLUMNS)} (long format, one row per sample)"
+        )
+    window = frame[list(METRICS_COLUMNS)].dropna(subset=["value"])
+    try:
+        if start is not None:
+            window = window[window["time"] >= start]
+        if end is not None:
+            window = window[window["time"] <= end]
+    except TypeError as error:
+        raise AnalysisError(
+            f"KPIs from metrics: cannot compare the time column ({frame['time'].dtype}) with "
+            f"the window {start!r}..{end!r} ({error}); pass seconds for a numeric column and "
+            "timezone-matching datetimes for a datetime column"
+        ) from error
+    out: dict[str, float | None] = {}
+    for rule in rules:
+        value = _apply_rule(window, rule)
+        out[rule.kpi] = value if value is None or math.isfinite(value) else None
+    return out
+
+
+# ---------------------------------------------------------------- one trial
+
+
+def trial_kpis(
+    *,
+    trial_id: str,
+    cell_id: str,
+    iteration: int,
+    factors: Mapping[str, str],
+    summary: SummaryRecord | None = None,
+    intervals: Sequence[IntervalRecord] = (),
+    metrics: pd.DataFrame | None = None,
+    start: float | datetime | None = None,
+    end: float | datetime | None = None,
+    rules: Sequence[MetricRule] = METRIC_RULES,
+) -> TrialKpis:
+    """All KPIs of one trial: engine KPIs (summary, else measured intervals) and metrics.
+
+    Without metrics every metric KPI is ``None``.
+    """
+    engine = kpis_from_summary(summary) if summary is not None else kpis_from_intervals(intervals)
+    if not engine:
+        engine = {name: None for name in ("op_rate", "errors", *(k for k, _ in _LATENCY_FIELDS))}
+    if metrics is not None:
+        resources = kpis_from_metrics(metrics, start=start, end=end, rules=rules)
+    else:
+        resources = {rule.kpi: None for rule in rules}
+    return TrialKpis(
+        trial_id=trial_id,
+        cell_id=cell_id,
+        iteration=iteration,
+        factors=dict(factors),
+        kpis={**engine, **resources},
+    )

@@ -1,0 +1,115 @@
+"""The java command line of a Cassandra node and of nodetool, per JDK (pure)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from casslab.cluster.model import Node
+
+DAEMON_CLASS = "org.apache.cassandra.service.CassandraDaemon"
+NODETOOL_CLASS = "org.apache.cassandra.tools.NodeTool"
+
+# Module access Cassandra needs on JDK 11+ (it reflects into these JDK internals for
+# off-heap memory, direct I/O, JMX and instrumentation).
+_EXPORTS = (
+    "java.base/jdk.internal.misc",
+    "java.base/jdk.internal.ref",
+    "java.base/sun.nio.ch",
+    "java.management.rmi/com.sun.jmx.remote.internal.rmi",
+    "java.rmi/sun.rmi.registry",
+    "java.rmi/sun.rmi.server",
+    "java.sql/java.sql",
+)
+_OPENS = (
+    "java.base/java.lang",
+    "java.base/java.lang.module",
+    "java.base/java.lang.reflect",
+    "java.base/java.io",
+    "java.base/java.nio",
+    "java.base/java.net",
+    "java.base/java.math",
+    "java.base/java.util",
+    "java.base/java.util.concurrent",
+    "java.base/java.util.concurrent.atomic",
+    "java.base/jdk.internal.loader",
+    "java.base/jdk.internal.math",
+    "java.base/jdk.internal.misc",
+    "java.base/jdk.internal.module",
+    "java.base/jdk.internal.ref",
+    "java.base/jdk.internal.reflect",
+    "java.base/jdk.internal.util.jar",
+    "java.base/sun.nio.ch",
+    "jdk.management/com.sun.management.internal",
+)
+
+
+def module_flags(java_feature: int) -> list[str]:
+    if java_feature < 11:
+        return []
+    flags: list[str] = []
+    for module in _EXPORTS:
+        flags += ["--add-exports", f"{module}=ALL-UNNAMED"]
+    for module in _OPENS:
+        flags += ["--add-opens", f"{module}=ALL-UNNAMED"]
+    return flags
+
+
+def daemon_command(
+    java: Path, java_feature: int, classpath: str, node: Node, heap_mib: int
+) -> list[str]:
+    """``java ... CassandraDaemon`` for ``node`` with its rendered configuration."""
+    conf = node.conf_dir
+    return [
+        str(java),
+        f"-Xms{heap_mib}M",
+        f"-Xmx{heap_mib}M",
+        "-XX:+UseG1GC",
+        "-XX:MaxGCPauseMillis=300",
+        "-XX:+ParallelRefProcEnabled",
+        "-XX:+HeapDumpOnOutOfMemoryError",
+        "-XX:+CrashOnOutOfMemoryError",
+        f"-XX:HeapDumpPath={node.logs_dir}",
+        "-XX:+PerfDisableSharedMem",
+        "-XX:+UseThreadPriorities",
+        "-XX:StringTableSize=1000003",
+        "-Xss256k",
+        "-Djava.net.preferIPv4Stack=true",
+        "-Djdk.attach.allowAttachSelf=true",
+        "-Dcassandra-foreground=yes",
+        f"-Dcassandra.config=file://{conf / 'cassandra.yaml'}",
+        f"-Dcassandra.logdir={node.logs_dir}",
+        f"-Dcassandra.storagedir={node.directory}",
+        f"-Dlogback.configurationFile={conf / 'logback.xml'}",
+        f"-Dcassandra.jmx.local.port={node.jmx_port}",
+        "-Dcassandra.skip_wait_for_gossip_to_settle=0",
+        "-Dcassandra.load_ring_state=true",
+        f"-Dcasslab.node={node.number}",
+        *module_flags(java_feature),
+        "-cp",
+        classpath,
+        DAEMON_CLASS,
+    ]
+
+
+def nodetool_command(
+    java: Path, java_feature: int, classpath: str, node: Node, args: list[str]
+) -> list[str]:
+    """``java ... NodeTool -h 127.0.0.1 -p JMX_PORT ARGS`` (JMX listens on loopback)."""
+    return [
+        str(java),
+        "-Xmx128M",
+        "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1",
+        "-Xshare:auto",
+        "-Dcassandra.storagedir=/tmp",
+        "-Dlogback.configurationFile=" + str(node.conf_dir / "logback-tools.xml"),
+        *module_flags(java_feature),
+        "-cp",
+        classpath,
+        NODETOOL_CLASS,
+        "-h",
+        "127.0.0.1",
+        "-p",
+        str(node.jmx_port),
+        *args,
+    ]

@@ -1,0 +1,158 @@
+"""Typed records of a cluster: what was asked (spec), what runs (nodes), what is on disk."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+STATE_SCHEMA_VERSION = 1
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_HEAP_RE = re.compile(r"^(\d+)([MmGg])$")
+MAX_LOCAL_NODES = 9
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def heap_mib(heap: str) -> int:
+    """``512M`` -> 512, ``1G`` -> 1024."""
+    match = _HEAP_RE.match(heap)
+    if match is None:
+        raise ValueError(f"heap {heap!r}: expected a size like 512M or 1G")
+    value = int(match.group(1))
+    return value * 1024 if match.group(2) in "Gg" else value
+
+
+class ClusterSpec(Frozen):
+    """A local cluster as the user asked for it."""
+
+    name: str = "casslab"
+    nodes: int = Field(default=1, ge=1, le=MAX_LOCAL_NODES)
+    version: str | None = None  # None: CASSANDRA_HOME or the default 5.0.x
+    heap: str | None = None  # None: sized from free memory and node count
+    base_address: str = "127.0.0.1"  # node n listens on base_address + (n - 1)
+    jmx_port_base: int = Field(default=7190, ge=1024, le=65000)  # node n: base + n
+    native_port: int = Field(default=9042, ge=1, le=65535)
+    storage_port: int = Field(default=7000, ge=1, le=65535)
+    settings: dict[str, Any] = Field(default_factory=dict)  # cassandra.yaml by 5.0 names
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not _NAME_RE.match(value):
+            raise ValueError(
+                f"cluster name {value!r}: use letters, digits, '.', '_' or '-' (max 64)"
+            )
+        return value
+
+    @field_validator("version")
+    @classmethod
+    def _version(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"^\d+\.\d+\.\d+$", value):
+            raise ValueError(f"Cassandra version {value!r} is not of the form X.Y.Z, e.g. 5.0.9")
+        return value
+
+    @field_validator("heap")
+    @classmethod
+    def _heap(cls, value: str | None) -> str | None:
+        if value is not None:
+            mib = heap_mib(value)
+            if mib < 256:
+                raise ValueError(f"heap {value!r}: Cassandra needs at least 256M")
+        return value
+
+    @field_validator("base_address")
+    @classmethod
+    def _address(cls, value: str) -> str:
+        address = ipaddress.ip_address(value)
+        if not address.is_loopback:
+            raise ValueError(
+                f"base_address {value!r}: local clusters listen on loopback (127.x.y.z) only"
+            )
+        return value
+
+    def address(self, number: int) -> str:
+        return str(ipaddress.ip_address(self.base_address) + (number - 1))
+
+
+class NodeStatus(StrEnum):
+    UP = "up"  # process alive and CQL answering
+    STARTING = "starting"  # process alive, CQL not yet answering
+    DOWN = "down"  # no process
+
+
+class Node(Frozen):
+    """One node of a local cluster and where its files are."""
+
+    number: int
+    address: str
+    native_port: int
+    storage_port: int
+    jmx_port: int
+    directory: Path
+    pid: int | None = None
+    pid_start_time: float | None = None  # process create time: guards against PID reuse
+
+    @property
+    def conf_dir(self) -> Path:
+        return self.directory / "conf"
+
+    @property
+    def data_dir(self) -> Path:
+        return self.directory / "data"
+
+    @property
+    def commitlog_dir(self) -> Path:
+        return self.directory / "commitlog"
+
+    @property
+    def hints_dir(self) -> Path:
+        return self.directory / "hints"
+
+    @property
+    def saved_caches_dir(self) -> Path:
+        return self.directory / "saved_caches"
+
+    @property
+    def cdc_dir(self) -> Path:
+        return self.directory / "cdc_raw"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.directory / "logs"
+
+    @property
+    def log_file(self) -> Path:
+        return self.logs_dir / "system.log"
+
+    @property
+    def stdout_file(self) -> Path:
+        return self.logs_dir / "stdout.log"
+
+    @property
+    def contact_point(self) -> str:
+        return f"{self.address}:{self.native_port}"
+
+
+class ClusterState(Frozen):
+    """What ``state.json`` in the cluster directory holds; every CLI call reads it."""
+
+    schema_version: int = STATE_SCHEMA_VERSION
+    spec: ClusterSpec
+    cassandra_version: str
+    lib_dir: Path
+    java: Path
+    java_feature: int
+    heap: str
+    directory: Path
+    nodes: list[Node]
+    settings: dict[str, Any]  # the normalized user settings applied to every node
+    created_at: datetime
+    cassandra_source: str = "maven"

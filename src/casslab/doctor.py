@@ -1,0 +1,116 @@
+"""``casslab doctor``: check what casslab needs on this machine, and say how to fix it."""
+
+from __future__ import annotations
+
+import shutil
+from enum import StrEnum
+from pathlib import Path
+
+import psutil
+from pydantic import BaseModel, ConfigDict
+
+from casslab.cluster import distribution, jdk
+from casslab.cluster.heap import OVERHEAD_MIB
+from casslab.cluster.wait import port_free
+from casslab.errors import SetupError
+
+GIB = 1024**3
+
+
+class Verdict(StrEnum):
+    OK = "ok"
+    WARN = "warn"
+    FAIL = "fail"
+
+
+class Check(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    verdict: Verdict
+    detail: str
+    fix: str = ""
+
+
+def check_jdk(version: str) -> Check:
+    try:
+        found = jdk.probe()
+        jdk.check_supported(found, version)
+    except SetupError as error:
+        return Check(name="JDK", verdict=Verdict.FAIL, detail=str(error))
+    return Check(name="JDK", verdict=Verdict.OK, detail=f"Java {found.version} at {found.java}")
+
+
+def check_maven() -> Check:
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        return Check(
+            name="Maven",
+            verdict=Verdict.WARN,
+            detail="mvn not on PATH: Cassandra versions not yet cached cannot be fetched",
+            fix="apt-get install maven, or set CASSANDRA_HOME to an unpacked tarball",
+        )
+    return Check(name="Maven", verdict=Verdict.OK, detail=mvn)
+
+
+def check_cache(version: str) -> Check:
+    found = distribution.cached(version)
+    if found is None:
+        return Check(
+            name="Cassandra",
+            verdict=Verdict.WARN,
+            detail=f"Cassandra {version} is not cached in {distribution.version_dir(version)}",
+            fix=f"`casslab fetch --version {version}` (or the first `casslab up`) downloads it",
+        )
+    return Check(name="Cassandra", verdict=Verdict.OK, detail=f"{version} in {found.lib_dir}")
+
+
+def check_memory(nodes: int = 3, heap_mib: int = 1024) -> Check:
+    available = psutil.virtual_memory().available
+    need = nodes * (heap_mib + OVERHEAD_MIB) * 1024 * 1024
+    detail = f"{available / GIB:.1f} GiB available; {nodes} nodes of {heap_mib}M heap need about "
+    detail += f"{need / GIB:.1f} GiB"
+    if available < need:
+        return Check(
+            name="Memory",
+            verdict=Verdict.WARN,
+            detail=detail,
+            fix="use fewer nodes or a smaller --heap (512M is enough for tests)",
+        )
+    return Check(name="Memory", verdict=Verdict.OK, detail=detail)
+
+
+def check_disk(path: Path) -> Check:
+    path.mkdir(parents=True, exist_ok=True)
+    free = shutil.disk_usage(path).free
+    if free < 5 * GIB:
+        return Check(
+            name="Disk",
+            verdict=Verdict.WARN,
+            detail=f"{free / GIB:.1f} GiB free under {path}",
+            fix="free disk space or set CASSLAB_HOME to a larger filesystem",
+        )
+    return Check(name="Disk", verdict=Verdict.OK, detail=f"{free / GIB:.1f} GiB free under {path}")
+
+
+def check_ports(address: str = "127.0.0.1") -> Check:
+    busy = [p for p in (9042, 7000) if not port_free(address, p)]
+    if busy:
+        return Check(
+            name="Ports",
+            verdict=Verdict.WARN,
+            detail=f"{address} ports {busy} are in use",
+            fix="`casslab down` if it is a casslab cluster, or use --base-address 127.0.1.1",
+        )
+    return Check(name="Ports", verdict=Verdict.OK, detail=f"{address}:9042 and :7000 are free")
+
+
+def run_checks(version: str, data_root: Path) -> list[Check]:
+    return [
+        check_jdk(version),
+        check_maven(),
+        check_cache(version),
+        check_memory(),
+        check_disk(data_root),
+        check_ports(),
+    ]

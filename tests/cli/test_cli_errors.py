@@ -1,0 +1,102 @@
+"""Bad input gets a clear error and starts nothing (real CLI, real JDK checks)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+
+def _casslab(
+    home: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "CASSLAB_HOME": str(home), "COLUMNS": "200", **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "casslab", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=environment,
+        check=False,
+    )
+
+
+def _started_nothing(home: Path) -> bool:
+    for process in psutil.process_iter(["cmdline"]):
+        if str(home) in " ".join(process.info["cmdline"] or []):
+            return False
+    return True
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["up", "--nodes", "0"], "--nodes 0: a cluster needs at least 1 node"),
+        (
+            ["up", "--set", "memtable_flush_writer=6"],
+            "memtable_flush_writer: unknown cassandra.yaml setting in Cassandra 5.0.9 "
+            "(did you mean memtable_flush_writers?)",
+        ),
+        (
+            ["up", "--set", "concurrent_compactors=lots"],
+            "concurrent_compactors: expected an integer, got 'lots'",
+        ),
+        (
+            ["up", "--set", "compaction_throughput=16"],
+            "compaction_throughput: expected a rate like 16MiB/s",
+        ),
+        (["up", "--set", "listen_address=127.0.0.9"], "listen_address: set by casslab"),
+        (["up", "--heap", "64M"], "heap: Value error, heap '64M': Cassandra needs at least 256M"),
+        (["up", "--version", "4.1.5"], "Cassandra 4.1.5 needs JDK 8 or 11"),
+        (["up", "--version", "5.0.99"], "Cassandra 5.0.99 is not on Maven Central"),
+        (["up", "--version", "five"], "is not of the form X.Y.Z"),
+        (["status"], "no cluster: start one with `casslab up"),
+    ],
+)
+def test_bad_input_is_named_and_nothing_starts(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    result = _casslab(tmp_path, *args)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Error:" in result.stderr
+    assert message in " ".join(result.stderr.split()), result.stderr
+    assert _started_nothing(tmp_path)
+
+
+def test_missing_jdk(tmp_path: Path) -> None:
+    bin_dir = Path(sys.executable).parent
+    result = _casslab(tmp_path, "up", env={"PATH": str(bin_dir), "JAVA_HOME": ""})
+    assert result.returncode == 1
+    assert "no java on PATH" in result.stderr
+    assert "JDK 11 or 17" in result.stderr
+    assert _started_nothing(tmp_path)
+
+
+@pytest.fixture
+def busy_cql_port() -> Iterator[str]:
+    address = "127.0.2.1"
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((address, 9042))
+        sock.listen(1)
+        yield address
+
+
+def test_busy_port(tmp_path: Path, busy_cql_port: str) -> None:
+    result = _casslab(tmp_path, "up", "--base-address", busy_cql_port, "--jmx-port-base", "7490")
+    assert result.returncode == 1
+    text = " ".join(result.stderr.split())
+    assert f"CQL port {busy_cql_port}:9042 is busy" in text
+    assert "nothing was started" in text
+    assert _started_nothing(tmp_path)
+
+
+def test_unknown_command_option_exits_non_zero(tmp_path: Path) -> None:
+    result = _casslab(tmp_path, "up", "--bogus")
+    assert result.returncode != 0
+    assert "No such option" in result.stderr

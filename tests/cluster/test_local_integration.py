@@ -1,0 +1,117 @@
+"""Real Cassandra nodes: up, write/read, settings, reset, down."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psutil
+import pytest
+from cassandra import ConsistencyLevel
+from cassandra.query import SimpleStatement
+
+from casslab.cluster import ClusterSpec, LocalCluster, NodeStatus
+
+pytestmark = pytest.mark.integration
+
+
+def _jvm_pids_under(directory: Path) -> list[int]:
+    found = []
+    for process in psutil.process_iter(["pid", "cmdline"]):
+        cmdline = " ".join(process.info["cmdline"] or [])
+        if str(directory) in cmdline and "CassandraDaemon" in cmdline:
+            found.append(process.info["pid"])
+    return found
+
+
+def test_one_node_up_write_read_status(one_node: LocalCluster) -> None:
+    (view,) = one_node.status()
+    assert view.status is NodeStatus.UP
+    assert view.pid is not None
+    assert view.rss_mib is not None
+    assert view.rss_mib > 50
+    session = one_node.session()
+    session.execute(
+        "CREATE KEYSPACE t1 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"
+    )
+    session.execute("CREATE TABLE t1.kv (k int PRIMARY KEY, v text)")
+    session.execute("INSERT INTO t1.kv (k, v) VALUES (1, 'one')")
+    assert session.execute("SELECT v FROM t1.kv WHERE k = 1").one().v == "one"
+    assert "UN  127.0.100.1" in one_node.nodetool(1, "status")
+
+
+def test_set_is_applied_on_restart_and_visible_in_system_views(one_node: LocalCluster) -> None:
+    before = one_node.applied_settings()
+    assert before["concurrent_compactors"] != "3"
+    one_node.restart({"concurrent_compactors": 3, "compaction_throughput": "16MiB/s"})
+    after = one_node.applied_settings()
+    assert after["concurrent_compactors"] == "3"
+    assert after["compaction_throughput"] == "16MiB/s"
+    reopened = LocalCluster.open(one_node.name, one_node.directory.parent)
+    assert reopened.state.settings["concurrent_compactors"] == 3
+
+
+def test_reset_leaves_no_user_keyspace_and_no_snapshot(one_node: LocalCluster) -> None:
+    session = one_node.session()
+    session.execute(
+        "CREATE KEYSPACE IF NOT EXISTS t2 WITH replication = {'class': 'SimpleStrategy', "
+        "'replication_factor': 1}"
+    )
+    session.execute("CREATE TABLE IF NOT EXISTS t2.kv (k int PRIMARY KEY, v text)")
+    for k in range(100):
+        session.execute("INSERT INTO t2.kv (k, v) VALUES (%s, 'x')", (k,))
+    one_node.nodetool(1, "flush")
+    one_node.nodetool(1, "snapshot", "-t", "before-reset", "t2")
+    assert one_node.snapshots()
+    dropped = one_node.reset()
+    assert "t2" in dropped
+    assert one_node.user_keyspaces() == []
+    assert one_node.snapshots() == []
+    assert "There are no snapshots" in one_node.nodetool(1, "listsnapshots")
+
+
+def test_three_nodes_write_all_through_node1_read_through_node3(clusters_dir: Path) -> None:
+    spec = ClusterSpec(
+        name="three", nodes=3, heap="512M", base_address="127.0.101.1", jmx_port_base=7610
+    )
+    with LocalCluster.create(spec, clusters_dir, remove_on_exit=True) as cluster:
+        assert [v.status for v in cluster.status()] == [NodeStatus.UP] * 3
+        status = cluster.nodetool(3, "status")
+        assert all(f"UN  127.0.101.{n}" in status for n in (1, 2, 3))
+        first = cluster.session(node=1)
+        first.execute(
+            "CREATE KEYSPACE rf3 WITH replication = {'class': 'SimpleStrategy', "
+            "'replication_factor': 3}"
+        )
+        first.execute("CREATE TABLE rf3.kv (k int PRIMARY KEY, v text)")
+        write = SimpleStatement(
+            "INSERT INTO rf3.kv (k, v) VALUES (42, 'everywhere')",
+            consistency_level=ConsistencyLevel.ALL,
+        )
+        first.execute(write)
+        third = cluster.session(node=3)
+        read = SimpleStatement(
+            "SELECT v FROM rf3.kv WHERE k = 42", consistency_level=ConsistencyLevel.ALL
+        )
+        row = third.execute(read).one()
+        assert row.v == "everywhere"
+        assert third.execute("SELECT v FROM rf3.kv WHERE k = 42").response_future is not None
+        directory = cluster.directory
+    assert _jvm_pids_under(directory) == []
+
+
+def test_down_survives_a_node_that_died_on_its_own(clusters_dir: Path) -> None:
+    spec = ClusterSpec(
+        name="stale", nodes=1, heap="512M", base_address="127.0.102.1", jmx_port_base=7620
+    )
+    cluster = LocalCluster.create(spec, clusters_dir)
+    try:
+        pid = cluster.nodes[0].pid
+        assert pid is not None
+        psutil.Process(pid).kill()
+        psutil.Process(pid).wait(timeout=30)
+        reopened = LocalCluster.open("stale", clusters_dir)
+        assert reopened.status()[0].status is NodeStatus.DOWN
+        assert reopened.stop() == []
+    finally:
+        cluster.destroy()
+    assert _jvm_pids_under(clusters_dir / "stale") == []
