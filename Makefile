@@ -7,7 +7,7 @@ CASSANDRA_VERSION ?= 5.0.9
 ENGINE := target/release/casslab-engine
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: setup venv engine cassandra lint test test-fast demo bench clean docs
+.PHONY: setup venv engine cassandra browser lint test test-fast demo demo-cluster bench clean docs
 
 setup: venv engine cassandra
 
@@ -25,13 +25,19 @@ engine:
 cassandra: venv
 	$(BIN)/casslab fetch --version $(CASSANDRA_VERSION)
 
+# Debian's Chromium for the report's browser test (root installs it; otherwise it is skipped).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+	  || echo "chromium not installed: the browser test will be skipped"; }
+
 lint: venv
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 	@if [ -f Cargo.toml ]; then cargo fmt --all -- --check && cargo clippy --quiet --all-targets -- -D warnings; fi
 
-test: setup lint
+test: setup browser lint
 	@if [ -f Cargo.toml ]; then cargo test --quiet; fi
 	$(BIN)/pytest
 
@@ -39,6 +45,9 @@ test-fast: venv
 	$(BIN)/pytest -m "not integration"
 
 demo: setup
+	$(BIN)/casslab run experiments/quick-compaction.yaml
+
+demo-cluster: setup
 	bash scripts/demo.sh
 
 bench: setup

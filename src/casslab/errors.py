@@ -24,7 +24,7 @@ class ClusterError(CasslabError):
     """A cluster operation failed: a node would not start, a port is busy, state is broken."""
 
 
-class WaitTimeout(ClusterError):
+class WaitTimeoutError(ClusterError):
     """A wait hit its deadline. The message says what, how long, the limit and where to look."""
 
 

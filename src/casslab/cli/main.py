@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from casslab import __version__
@@ -32,7 +33,12 @@ console = Console()
 errors = Console(stderr=True)
 
 # Command groups that live in their own modules; each exposes register(app).
-_PLUGINS = ("casslab.cli.stress", "casslab.cli.metrics", "casslab.cli.experiment")
+_PLUGINS = (
+    "casslab.cli.stress",
+    "casslab.cli.metrics",
+    "casslab.cli.experiment",
+    "casslab.cli.report",
+)
 
 NameOption = Annotated[
     str | None, typer.Option("--name", help="Cluster name (default: the current cluster).")
@@ -286,9 +292,13 @@ _register_plugins()
 def main() -> None:
     """Entry point: run the app, print ``Error: …`` and exit 1 on a casslab error."""
     try:
-        app(standalone_mode=False)
+        # Outside standalone mode typer *returns* the exit code of typer.Exit (and of
+        # Ctrl-C, which it turns into Exit(130)) instead of exiting.
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code != 0:
+            sys.exit(code)
     except CasslabError as error:
-        errors.print(f"[bold red]Error:[/] {error}", highlight=False, soft_wrap=True)
+        errors.print(f"[bold red]Error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
         sys.exit(1)
     except KeyboardInterrupt:
         errors.print("[bold red]Interrupted[/]")

@@ -31,7 +31,7 @@ from casslab.cluster.processes import alive, create_time, stop_group
 from casslab.cluster.settings import normalize
 from casslab.cluster.tokens import initial_tokens
 from casslab.cluster.wait import LogWatcher, port_free, port_open, tail, wait_for
-from casslab.errors import ClusterError, ConfigError, SetupError, WaitTimeout
+from casslab.errors import ClusterError, ConfigError, SetupError, WaitTimeoutError
 
 CQL_READY_LINE = "Starting listening for CQL clients"
 SYSTEM_KEYSPACES = frozenset(
@@ -397,7 +397,7 @@ class LocalCluster:
                 command, capture_output=True, text=True, timeout=timeout_s, check=False
             )
         except subprocess.TimeoutExpired as error:
-            raise WaitTimeout(
+            raise WaitTimeoutError(
                 f"nodetool {' '.join(args)} on node {number} did not finish within "
                 f"{timeout_s:.0f} s; see {node.log_file}"
             ) from error
@@ -468,13 +468,32 @@ class LocalCluster:
                 for row in tables:
                     session.execute(f'TRUNCATE "{keyspace}"."{row.table_name}"', timeout=60)
         self.close_sessions()
-        with concurrent.futures.ThreadPoolExecutor(max(1, len(self.state.nodes))) as pool:
-            list(
-                pool.map(
-                    lambda n: self.nodetool(n.number, "clearsnapshot", "--all"), self.state.nodes
-                )
-            )
+        self._clear_snapshots_on_disk()
         return keyspaces
+
+    def _clear_snapshots_on_disk(self) -> None:
+        """Delete every snapshot of every node. A local node's snapshots are hard-link
+        directories under ``data/<keyspace>/<table>/snapshots``; removing them from disk
+        frees the space without a nodetool JVM per node (``listsnapshots`` agrees, see the
+        tests). Directories of dropped keyspaces hold only snapshots and go entirely."""
+        for node in self.state.nodes:
+            for snapshot_dir in node.data_dir.glob("*/*/snapshots"):
+                shutil.rmtree(snapshot_dir, ignore_errors=True)
+
+    def wipe(self, timeout_s: float = 240.0) -> None:
+        """Stop every node, delete its data, commit log, hints and caches, start again:
+        the ``restart`` reset policy (a cold start on an empty node)."""
+        self.stop()
+        for node in self.state.nodes:
+            for path in (
+                node.data_dir,
+                node.commitlog_dir,
+                node.hints_dir,
+                node.saved_caches_dir,
+                node.cdc_dir,
+            ):
+                shutil.rmtree(path, ignore_errors=True)
+        self.start(timeout_s=timeout_s)
 
     def snapshots(self) -> list[Path]:
         """Snapshot directories on disk across all nodes (for checks)."""

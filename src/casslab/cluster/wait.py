@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from casslab.errors import WaitTimeout
+from casslab.errors import WaitTimeoutError
 
 T = TypeVar("T")
 
@@ -21,7 +21,7 @@ def wait_for(
     hint: str = "",
     interval_s: float = 0.25,
 ) -> T:
-    """Call ``probe`` until it returns something other than None, or raise WaitTimeout
+    """Call ``probe`` until it returns something other than None, or raise WaitTimeoutError
     naming what was awaited, the time waited and the limit."""
     start = time.monotonic()
     while True:
@@ -31,7 +31,7 @@ def wait_for(
         elapsed = time.monotonic() - start
         if elapsed >= limit_s:
             suffix = f"; {hint}" if hint else ""
-            raise WaitTimeout(
+            raise WaitTimeoutError(
                 f"timed out waiting for {what} after {elapsed:.1f} s (limit {limit_s:.0f} s)"
                 f"{suffix}"
             )

@@ -14,11 +14,11 @@ that are a pure function of ``(seed, k, column)``, so a read can validate them.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Final[Literal[1]] = 1
 
 
 class Record(BaseModel):
@@ -54,6 +54,14 @@ class Distribution(Record):
     zipf_theta: float = 0.99  # zipfian, latest
     hot_fraction: float = 0.2  # hotspot: share of the key space that is hot
     hot_ops_fraction: float = 0.8  # hotspot: share of operations that go to it
+
+    @model_validator(mode="after")
+    def _range(self) -> Distribution:
+        if self.max < self.min:
+            raise ValueError(f"{self.kind} distribution: max {self.max} < min {self.min}")
+        if not 0.0 < self.zipf_theta < 1.0:
+            raise ValueError(f"zipf_theta {self.zipf_theta}: must be between 0 and 1 (e.g. 0.99)")
+        return self
 
 
 # ---------------------------------------------------------------- value generators
@@ -177,6 +185,12 @@ class ThreadRamp(Record):
     min_gain_pct: float = 5.0
     patience: int = Field(default=3, ge=1)
 
+    @model_validator(mode="after")
+    def _bounds(self) -> ThreadRamp:
+        if self.max < self.min:
+            raise ValueError(f"thread ramp: threads<={self.max} is below threads>={self.min}")
+        return self
+
 
 Rate = Annotated[ClosedLoop | OpenLoop | ThreadRamp, Field(discriminator="mode")]
 
@@ -223,9 +237,19 @@ class WorkloadSpec(Record):
     rate: Rate
     stop: Stop
     warmup_s: float = 0.0  # run, then discard, before the measured phase
-    seed: int = 0
+    seed: int = Field(default=0, ge=0, lt=2**63)
     validate_reads: bool = False
     output: Output = Field(default_factory=Output)
+
+    @model_validator(mode="after")
+    def _stops(self) -> WorkloadSpec:
+        if (
+            not isinstance(self.rate, ThreadRamp)
+            and self.stop.ops is None
+            and (self.stop.duration_s is None)
+        ):
+            raise ValueError("stop: give ops (n=) or duration_s (duration=); a run must end")
+        return self
 
 
 # ---------------------------------------------------------------- engine output
@@ -245,6 +269,9 @@ class LatencyStats(Record):
 
 class OpStats(Record):
     """Counts and both latencies of one operation type over an interval or the run.
+
+    ``count`` counts operations that succeeded (after retries); failed ones count in
+    ``errors`` only and are not in the latency figures.
 
     ``response`` is measured from the intended start (open loop) and includes queueing;
     ``service`` from the actual send. In a closed loop they coincide.

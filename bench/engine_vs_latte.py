@@ -1,0 +1,329 @@
+"""casslab's load engine against latte on the same local node: client CPU and throughput.
+
+For a write and a 90/10 mixed workload of ``--ops`` operations at ``--concurrency``
+requests in flight, runs (each under ``/usr/bin/time``, so start-up costs count):
+
+* ``casslab stress ...`` as a user types it (Python CLI + engine),
+* ``casslab-engine --spec ...`` alone (the same workload, spec built here),
+* ``latte run ...`` with an equivalent rune workload (install: ``cargo install latte-cli``).
+
+and prints ops per client CPU-second, op rate and peak RSS of each, plus the ratios
+casslab/latte. Results go to ``--out``/results.json. Needs a node: ``--node HOST``
+(native port 9042), or none to start a one-node cluster on ``--base-address``.
+
+    .venv/bin/python bench/engine_vs_latte.py --ops 300000 --concurrency 128
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.load import engine
+from casslab.load.spec import (
+    ClosedLoop,
+    Connection,
+    Consistency,
+    DistKind,
+    Distribution,
+    Generator,
+    GenKind,
+    Operation,
+    OpKind,
+    Statement,
+    Stop,
+    WorkloadSpec,
+)
+
+TIME_FORMAT = "BENCH-TIME %e %U %S %M"
+
+
+class Measurement(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tool: str
+    workload: str
+    ops: int
+    wall_s: float
+    cpu_s: float
+    max_rss_mib: float
+    op_rate: float | None
+
+    @property
+    def ops_per_cpu_s(self) -> float:
+        return self.ops / self.cpu_s if self.cpu_s > 0 else 0.0
+
+
+def timed(name: str, workload: str, ops: int, cmd: list[str], cwd: Path) -> Measurement:
+    """Run ``cmd`` under /usr/bin/time; fail loudly with its output on a non-zero exit."""
+    proc = subprocess.run(
+        ["/usr/bin/time", "-f", TIME_FORMAT, *cmd],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+        check=False,
+    )
+    (cwd / f"{name}-{workload}.out").write_text(proc.stdout + "\n--- stderr ---\n" + proc.stderr)
+    if proc.returncode != 0:
+        raise SystemExit(f"{name} {workload} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    match = re.search(r"BENCH-TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)", proc.stderr)
+    if match is None:
+        raise SystemExit(f"no /usr/bin/time line in the output of {cmd}")
+    wall, user, system, rss_kb = match.groups()
+    return Measurement(
+        tool=name,
+        workload=workload,
+        ops=ops,
+        wall_s=float(wall),
+        cpu_s=float(user) + float(system),
+        max_rss_mib=int(rss_kb) / 1024,
+        op_rate=op_rate(name, proc.stdout),
+    )
+
+
+def op_rate(tool: str, stdout: str) -> float | None:
+    if tool == "latte":
+        m = re.search(r"Throughput\s+\[op/s\]\s+([\d.,]+)", stdout)
+    elif tool == "casslab-stress":
+        m = re.search(r"Op rate\s*:\s*([\d,.]+) op/s", stdout)
+    else:
+        summary = [json.loads(x) for x in stdout.splitlines() if '"type":"summary"' in x]
+        return float(summary[-1]["total"]["op_rate"]) if summary else None
+    return float(m.group(1).replace(",", "")) if m else None
+
+
+# ---------------------------------------------------------------- the three tools
+
+COLUMNS = [f'"C{i}"' for i in range(5)]
+SCHEMA = [
+    "CREATE KEYSPACE IF NOT EXISTS bench WITH replication = "
+    "{'class': 'SimpleStrategy', 'replication_factor': 1}",
+    "CREATE TABLE IF NOT EXISTS bench.standard1 (key blob PRIMARY KEY, "
+    + ", ".join(f"{c} blob" for c in COLUMNS)
+    + ")",
+]
+
+
+def engine_spec(node: str, workload: str, ops: int, concurrency: int) -> WorkloadSpec:
+    size = Distribution(kind=DistKind.FIXED, min=34, max=34)
+    key = Generator(
+        kind=GenKind.KEY_BLOB, column="key", size=Distribution(kind=DistKind.FIXED, min=10, max=10)
+    )
+    values = [Generator(kind=GenKind.BLOB, column=f"C{i}", size=size) for i in range(5)]
+    write = Operation(
+        name="write",
+        kind=OpKind.WRITE,
+        weight=9.0,
+        consistency=Consistency.ONE,
+        statements=[
+            Statement(
+                cql=f"INSERT INTO standard1 (key, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)",
+                binds=[key, *values],
+            )
+        ],
+    )
+    read = Operation(
+        name="read",
+        kind=OpKind.READ,
+        weight=1.0,
+        consistency=Consistency.ONE,
+        statements=[
+            Statement(cql=f"SELECT {', '.join(COLUMNS)} FROM standard1 WHERE key = ?", binds=[key])
+        ],
+    )
+    keys = (
+        Distribution(kind=DistKind.SEQ, min=1, max=ops)
+        if workload == "write"
+        else Distribution(kind=DistKind.UNIFORM, min=1, max=ops)
+    )
+    return WorkloadSpec(
+        connection=Connection(contact_points=[f"{node}:9042"]),
+        schema_cql=SCHEMA,
+        keyspace="bench",
+        operations=[write] if workload == "write" else [write, read],
+        keys=keys,
+        rate=ClosedLoop(threads=concurrency),
+        stop=Stop(ops=ops),
+    )
+
+
+LATTE_SCRIPT = """
+const ROWS = latte::param!("rows", 100000);
+const KEYSPACE = "latte";
+
+pub async fn schema(db) {
+    db.execute(`CREATE KEYSPACE IF NOT EXISTS ${KEYSPACE} WITH REPLICATION = \\
+        { 'class' : 'SimpleStrategy', 'replication_factor' : 1 }`).await?;
+    db.execute(`CREATE TABLE IF NOT EXISTS ${KEYSPACE}.standard1 (key blob PRIMARY KEY, \\
+        "C0" blob, "C1" blob, "C2" blob, "C3" blob, "C4" blob)`).await?;
+}
+
+pub async fn erase(db) {
+    db.execute(`TRUNCATE TABLE ${KEYSPACE}.standard1`).await
+}
+
+pub async fn prepare(db) {
+    db.prepare("write", `INSERT INTO ${KEYSPACE}.standard1 (key, "C0", "C1", "C2", "C3", "C4") \\
+        VALUES (:key, :c0, :c1, :c2, :c3, :c4)`).await?;
+    db.prepare("read", `SELECT "C0", "C1", "C2", "C3", "C4" FROM ${KEYSPACE}.standard1 \\
+        WHERE key = :key`).await?;
+}
+
+pub async fn load(db, i) {
+}
+
+pub async fn write(db, i) {
+    let k = i % ROWS;
+    db.execute_prepared("write", [latte::blob(k, 10), latte::blob(k + 1, 34),
+        latte::blob(k + 2, 34), latte::blob(k + 3, 34), latte::blob(k + 4, 34),
+        latte::blob(k + 5, 34)]).await?
+}
+
+pub async fn mixed(db, i) {
+    let k = latte::hash(i) % ROWS;
+    if latte::hash2(i, 7) % 10 == 0 {
+        db.execute_prepared("read", [latte::blob(k, 10)]).await?
+    } else {
+        db.execute_prepared("write", [latte::blob(k, 10), latte::blob(k + 1, 34),
+            latte::blob(k + 2, 34), latte::blob(k + 3, 34), latte::blob(k + 4, 34),
+            latte::blob(k + 5, 34)]).await?
+    }
+}
+"""
+
+
+def run_all(
+    node: str, ops: int, concurrency: int, latte: str | None, out: Path, runtime_threads: int
+) -> list[Measurement]:
+    results: list[Measurement] = []
+    casslab = str(Path(sys.executable).parent / "casslab")
+    binary = str(engine.engine_binary())
+    script = out / "standard1.rn"
+    script.write_text(LATTE_SCRIPT)
+    if latte is not None:
+        subprocess.run([latte, "schema", str(script), node], cwd=out, check=True, timeout=300)
+    for workload in ("write", "mixed"):
+        spec_path = out / f"engine-{workload}.json"
+        spec = engine_spec(node, workload, ops, concurrency)
+        spec_path.write_text(spec.model_dump_json())
+        results.append(
+            timed(
+                "casslab-engine",
+                workload,
+                ops,
+                [binary, "--spec", str(spec_path), "--runtime-threads", str(runtime_threads)],
+                out,
+            )
+        )
+        stress = (
+            ["write", f"n={ops}", "cl=ONE"]
+            if workload == "write"
+            else [
+                "mixed",
+                "ratio(write=9,read=1)",
+                f"n={ops}",
+                "cl=ONE",
+                "-pop",
+                f"dist=UNIFORM(1..{ops})",
+            ]
+        )
+        results.append(
+            timed(
+                "casslab-stress",
+                workload,
+                ops,
+                [casslab, "stress", *stress, "-rate", f"threads={concurrency}", "-node", node],
+                out,
+            )
+        )
+        if latte is not None:
+            cmd = [latte, "run", str(script), "-f", workload, "-d", str(ops)]
+            cmd += ["-p", str(concurrency), "-t", str(runtime_threads), "-q"]
+            cmd += ["-P", f"rows={ops}", "-o", str(out / f"latte-{workload}.json"), node]
+            results.append(timed("latte", workload, ops, cmd, out))
+    return results
+
+
+def report(results: list[Measurement]) -> str:
+    lines = [
+        f"{'tool':16} {'workload':8} {'ops':>8} {'wall s':>7} {'cpu s':>7} "
+        f"{'ops/cpu-s':>10} {'op/s':>9} {'rss MiB':>8}"
+    ]
+    for m in results:
+        rate = f"{m.op_rate:9.0f}" if m.op_rate is not None else f"{'?':>9}"
+        lines.append(
+            f"{m.tool:16} {m.workload:8} {m.ops:8d} {m.wall_s:7.2f} {m.cpu_s:7.2f} "
+            f"{m.ops_per_cpu_s:10.0f} {rate} {m.max_rss_mib:8.1f}"
+        )
+    by = {(m.tool, m.workload): m for m in results}
+    for workload in ("write", "mixed"):
+        latte = by.get(("latte", workload))
+        if latte is None:
+            continue
+        for tool in ("casslab-engine", "casslab-stress"):
+            ours = by[(tool, workload)]
+            cpu_ratio = ours.ops_per_cpu_s / latte.ops_per_cpu_s
+            line = f"{workload}: {tool}/latte ops per CPU-second = {cpu_ratio:.2f}"
+            if ours.op_rate and latte.op_rate:
+                line += f", op rate = {ours.op_rate / latte.op_rate:.2f}"
+            lines.append(line)
+    return "\n".join(lines)
+
+
+@contextmanager
+def node_address(args: argparse.Namespace) -> Iterator[str]:
+    if args.node:
+        yield args.node
+        return
+    spec = ClusterSpec(
+        name="bench-latte",
+        nodes=1,
+        heap=args.heap,
+        base_address=args.base_address,
+        jmx_port_base=args.jmx_port_base,
+    )
+    root = Path(tempfile.mkdtemp(prefix="casslab-bench-"))
+    try:
+        with LocalCluster.create(spec, root, remove_on_exit=True) as cluster:
+            yield cluster.nodes[0].address
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--ops", type=int, default=300_000)
+    p.add_argument("--concurrency", type=int, default=128)
+    p.add_argument("--runtime-threads", type=int, default=1, help="engine and latte -t")
+    p.add_argument("--latte", default=shutil.which("latte"), help="latte binary (or skip it)")
+    p.add_argument("--node", help="address of a running node (native port 9042)")
+    p.add_argument("--base-address", default="127.0.10.1")
+    p.add_argument("--jmx-port-base", type=int, default=7100)
+    p.add_argument("--heap", default="1G")
+    p.add_argument("--out", type=Path, default=Path("bench-results/engine_vs_latte"))
+    args = p.parse_args()
+    args.latte = args.latte or None  # --latte "" skips it
+    args.out.mkdir(parents=True, exist_ok=True)
+    out = args.out.resolve()
+    with node_address(args) as node:
+        results = run_all(node, args.ops, args.concurrency, args.latte, out, args.runtime_threads)
+    (out / "results.json").write_text(
+        json.dumps([m.model_dump() | {"ops_per_cpu_s": m.ops_per_cpu_s} for m in results], indent=2)
+    )
+    print(report(results))  # a benchmark script, not library code: it prints its table
+
+
+if __name__ == "__main__":
+    main()

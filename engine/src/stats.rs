@@ -1,0 +1,345 @@
+//! HDR histograms and counters: per-shard accumulation, per-interval merge, statistics.
+//!
+//! Latencies are recorded in nanoseconds (lowest discernible 1 us, highest 1 h, 3
+//! significant digits), the unit HdrHistogram's Java tools assume for interval logs.
+
+use std::io::{self, Write};
+use std::sync::Mutex;
+
+use base64::Engine as _;
+use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+use hdrhistogram::Histogram;
+
+use crate::spec::{LatencyStats, OpStats};
+
+pub const LOW_NS: u64 = 1_000;
+pub const HIGH_NS: u64 = 3_600_000_000_000;
+pub const SIGFIG: u8 = 3;
+const NS_PER_MS: f64 = 1_000_000.0;
+
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(LOW_NS, HIGH_NS, SIGFIG).expect("static histogram bounds are valid")
+}
+
+/// Everything recorded for one operation type.
+#[derive(Debug, Clone)]
+pub struct OpAcc {
+    pub response: Histogram<u64>,
+    pub service: Histogram<u64>,
+    pub errors: u64,
+    pub rows: u64,
+    pub not_found: u64,
+    pub mismatches: u64,
+}
+
+impl Default for OpAcc {
+    fn default() -> Self {
+        OpAcc::new()
+    }
+}
+
+impl OpAcc {
+    pub fn new() -> OpAcc {
+        OpAcc {
+            response: new_histogram(),
+            service: new_histogram(),
+            errors: 0,
+            rows: 0,
+            not_found: 0,
+            mismatches: 0,
+        }
+    }
+
+    /// Record one successful operation (values clamp to the histogram's range).
+    #[inline]
+    pub fn record(&mut self, response_ns: u64, service_ns: u64) {
+        self.response.saturating_record(response_ns.max(LOW_NS));
+        self.service.saturating_record(service_ns.max(LOW_NS));
+    }
+
+    pub fn count(&self) -> u64 {
+        self.response.len()
+    }
+
+    pub fn add(&mut self, other: &OpAcc) {
+        self.response
+            .add(&other.response)
+            .expect("histograms share bounds");
+        self.service
+            .add(&other.service)
+            .expect("histograms share bounds");
+        self.errors += other.errors;
+        self.rows += other.rows;
+        self.not_found += other.not_found;
+        self.mismatches += other.mismatches;
+    }
+
+    pub fn reset(&mut self) {
+        self.response.reset();
+        self.service.reset();
+        self.errors = 0;
+        self.rows = 0;
+        self.not_found = 0;
+        self.mismatches = 0;
+    }
+
+    pub fn stats(&self, duration_s: f64) -> OpStats {
+        let count = self.count();
+        OpStats {
+            count,
+            errors: self.errors,
+            op_rate: if duration_s > 0.0 {
+                count as f64 / duration_s
+            } else {
+                0.0
+            },
+            rows: self.rows,
+            not_found: self.not_found,
+            mismatches: self.mismatches,
+            response: latency_stats(&self.response),
+            service: latency_stats(&self.service),
+        }
+    }
+}
+
+pub fn latency_stats(h: &Histogram<u64>) -> LatencyStats {
+    if h.is_empty() {
+        return LatencyStats::default();
+    }
+    let ms = |v: u64| v as f64 / NS_PER_MS;
+    LatencyStats {
+        count: h.len(),
+        mean_ms: h.mean() / NS_PER_MS,
+        p50_ms: ms(h.value_at_quantile(0.50)),
+        p95_ms: ms(h.value_at_quantile(0.95)),
+        p99_ms: ms(h.value_at_quantile(0.99)),
+        p999_ms: ms(h.value_at_quantile(0.999)),
+        max_ms: ms(h.max()),
+    }
+}
+
+/// At most this many failure samples are kept per interval.
+pub const ERROR_SAMPLES_PER_INTERVAL: usize = 5;
+
+/// What one group of workers records into; the recorder drains it once per interval.
+#[derive(Debug)]
+pub struct Shard {
+    pub ops: Vec<OpAcc>,
+    pub error_samples: Vec<(usize, String)>,
+}
+
+impl Shard {
+    pub fn new(n_ops: usize) -> Shard {
+        Shard {
+            ops: (0..n_ops).map(|_| OpAcc::new()).collect(),
+            error_samples: Vec::new(),
+        }
+    }
+
+    pub fn sample_error(&mut self, op: usize, message: impl FnOnce() -> String) {
+        if self.error_samples.len() < ERROR_SAMPLES_PER_INTERVAL {
+            self.error_samples.push((op, message()));
+        }
+    }
+}
+
+/// Merge every shard into `into` (one accumulator per op) and reset the shards.
+/// Returns the error samples collected since the last drain (at most the per-interval cap).
+pub fn drain(shards: &[Mutex<Shard>], into: &mut [OpAcc]) -> Vec<(usize, String)> {
+    let mut samples = Vec::new();
+    for shard in shards {
+        let mut s = shard.lock().unwrap_or_else(|p| p.into_inner());
+        for (acc, src) in into.iter_mut().zip(s.ops.iter_mut()) {
+            if src.count() > 0 || src.errors > 0 {
+                acc.add(src);
+                src.reset();
+            }
+        }
+        for e in s.error_samples.drain(..) {
+            if samples.len() < ERROR_SAMPLES_PER_INTERVAL {
+                samples.push(e);
+            }
+        }
+    }
+    samples
+}
+
+/// Sum of all operation types.
+pub fn total(ops: &[OpAcc]) -> OpAcc {
+    let mut t = OpAcc::new();
+    for o in ops {
+        t.add(o);
+    }
+    t
+}
+
+/// An HdrHistogram interval log (format 1.3, V2 compressed histograms, values in ns).
+pub struct HdrLog<W: Write> {
+    out: W,
+    serializer: V2DeflateSerializer,
+    buf: Vec<u8>,
+    text: String,
+}
+
+impl<W: Write> HdrLog<W> {
+    /// Write the header; interval timestamps are then seconds since `base_time_s` (epoch).
+    pub fn new(mut out: W, base_time_s: f64) -> io::Result<HdrLog<W>> {
+        writeln!(
+            out,
+            "#[casslab-engine {} latency log; values in nanoseconds]",
+            env!("CARGO_PKG_VERSION")
+        )?;
+        writeln!(out, "#[Histogram log format version 1.3]")?;
+        writeln!(out, "#[StartTime: {base_time_s:.3} (seconds since epoch)]")?;
+        writeln!(out, "#[BaseTime: {base_time_s:.3} (seconds since epoch)]")?;
+        writeln!(
+            out,
+            "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\""
+        )?;
+        Ok(HdrLog {
+            out,
+            serializer: V2DeflateSerializer::new(),
+            buf: Vec::new(),
+            text: String::new(),
+        })
+    }
+
+    /// One histogram line; `Interval_Max` is in milliseconds as the Java writer does.
+    pub fn write(
+        &mut self,
+        tag: &str,
+        start_s: f64,
+        duration_s: f64,
+        h: &Histogram<u64>,
+    ) -> io::Result<()> {
+        self.buf.clear();
+        self.text.clear();
+        self.serializer
+            .serialize(h, &mut self.buf)
+            .map_err(|e| io::Error::other(format!("histogram serialization failed: {e:?}")))?;
+        base64::engine::general_purpose::STANDARD.encode_string(&self.buf, &mut self.text);
+        let tag: String = tag
+            .chars()
+            .map(|c| {
+                if matches!(c, ',' | ' ' | '\r' | '\n') {
+                    '_'
+                } else {
+                    c
+                }
+            })
+            .collect();
+        writeln!(
+            self.out,
+            "Tag={tag},{start_s:.3},{duration_s:.3},{:.3},{}",
+            h.max() as f64 / NS_PER_MS,
+            self.text
+        )
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+    use hdrhistogram::serialization::Deserializer;
+
+    #[test]
+    fn stats_are_in_milliseconds() {
+        let mut a = OpAcc::new();
+        for ms in 1..=1000u64 {
+            a.record(ms * 1_000_000, ms * 500_000);
+        }
+        let s = a.stats(2.0);
+        assert_eq!(s.count, 1000);
+        assert_eq!(s.op_rate, 500.0);
+        assert!(
+            (s.response.p50_ms - 500.0).abs() < 1.0,
+            "{}",
+            s.response.p50_ms
+        );
+        assert!(
+            (s.response.p999_ms - 999.0).abs() < 1.0,
+            "{}",
+            s.response.p999_ms
+        );
+        assert!((s.response.max_ms - 1000.0).abs() < 1.0);
+        assert!((s.service.p50_ms - 250.0).abs() < 0.5);
+        assert!((s.response.mean_ms - 500.5).abs() < 0.5);
+        assert_eq!(OpAcc::new().stats(1.0).response, LatencyStats::default());
+    }
+
+    #[test]
+    fn drain_merges_shards_and_resets_them() {
+        let shards: Vec<Mutex<Shard>> = (0..3).map(|_| Mutex::new(Shard::new(2))).collect();
+        for (i, s) in shards.iter().enumerate() {
+            let mut s = s.lock().unwrap();
+            s.ops[0].record(1_000_000 * (i as u64 + 1), 1_000_000);
+            s.ops[1].errors += 1;
+            for _ in 0..10 {
+                s.sample_error(1, || "x".into());
+            }
+        }
+        let mut into = vec![OpAcc::new(), OpAcc::new()];
+        let samples = drain(&shards, &mut into);
+        assert_eq!(samples.len(), ERROR_SAMPLES_PER_INTERVAL);
+        assert_eq!(into[0].count(), 3);
+        assert_eq!(into[1].errors, 3);
+        assert_eq!(
+            into[0].response.max(),
+            into[0].response.highest_equivalent(3_000_000)
+        );
+        let t = total(&into);
+        assert_eq!(t.count(), 3);
+        assert_eq!(t.errors, 3);
+        let mut again = vec![OpAcc::new(), OpAcc::new()];
+        assert!(drain(&shards, &mut again).is_empty());
+        assert_eq!(again[0].count(), 0);
+        assert_eq!(again[1].errors, 0);
+    }
+
+    #[test]
+    fn out_of_range_values_saturate() {
+        let mut a = OpAcc::new();
+        a.record(0, u64::MAX);
+        assert_eq!(a.count(), 1);
+        assert!(a.service.max() >= HIGH_NS / 2);
+    }
+
+    #[test]
+    fn interval_log_round_trips() {
+        let mut h = new_histogram();
+        for v in [1_000_000u64, 2_000_000, 50_000_000] {
+            h.record(v).unwrap();
+        }
+        let mut out = Vec::new();
+        {
+            let mut log = HdrLog::new(&mut out, 1_700_000_000.0).unwrap();
+            log.write("write", 0.0, 1.0, &h).unwrap();
+            log.write("write.service", 0.0, 1.0, &h).unwrap();
+            log.flush().unwrap();
+        }
+        let text = String::from_utf8(out.clone()).unwrap();
+        assert!(text.contains("#[BaseTime: 1700000000.000"));
+        let mut hists = 0;
+        for entry in IntervalLogIterator::new(&out) {
+            if let LogEntry::Interval(ilh) = entry.unwrap() {
+                hists += 1;
+                assert!(ilh.tag().unwrap().as_str().starts_with("write"));
+                assert!((ilh.max() - 50.0).abs() < 0.1, "{}", ilh.max());
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(ilh.encoded_histogram())
+                    .unwrap();
+                let back: Histogram<u64> = Deserializer::new()
+                    .deserialize(&mut bytes.as_slice())
+                    .unwrap();
+                assert_eq!(back.len(), 3);
+                assert_eq!(back.max(), h.max());
+            }
+        }
+        assert_eq!(hists, 2);
+    }
+}

@@ -1,0 +1,152 @@
+"""``casslab run FILE`` and ``casslab plan FILE``: render the runner's events."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from casslab.experiment import events
+from casslab.experiment.loader import load
+from casslab.experiment.plan import expand
+from casslab.experiment.records import TrialStatus
+
+console = Console()
+
+
+class _ProgressView:
+    """Turns runner events into a progress bar with ETA and the live op rate / p99."""
+
+    def __init__(self, progress: Progress, total: int) -> None:
+        self.progress = progress
+        self.task = progress.add_task("trials", total=total, status="")
+        self.failed = 0
+
+    def __call__(self, event: events.Event) -> None:
+        if isinstance(event, events.RunStarted):
+            done = event.total - event.pending
+            self.progress.update(self.task, total=event.total, completed=done)
+        elif isinstance(event, events.TrialStarted):
+            self._status(f"{event.trial.trial_id}: starting")
+        elif isinstance(event, events.ClusterChanged):
+            self._status(f"{event.trial.trial_id}: cluster {event.action}")
+        elif isinstance(event, events.PhaseStarted):
+            self._status(f"{event.trial.trial_id}: {event.phase}")
+        elif isinstance(event, events.IntervalMeasured):
+            total = event.record.total
+            self._status(
+                f"{event.trial.trial_id}: {total.op_rate:,.0f} op/s, "
+                f"p99 {total.response.p99_ms:.1f} ms, errors {total.errors}"
+            )
+        elif isinstance(event, events.TrialFinished):
+            result = event.result
+            if result.status is TrialStatus.FAILED:
+                self.failed += 1
+                self.progress.console.print(
+                    f"[red]trial {result.trial_id} failed:[/] {result.error}"
+                )
+            else:
+                rate = result.kpis.get("op_rate")
+                p99 = result.kpis.get("latency_p99_ms")
+                self.progress.console.print(
+                    f"trial {result.trial_id}: {rate:,.0f} op/s, p99 {p99:.1f} ms"
+                    if rate is not None and p99 is not None
+                    else f"trial {result.trial_id}: done"
+                )
+            self.progress.advance(self.task)
+        elif isinstance(event, events.RunWarning):
+            self.progress.console.print(f"[yellow]warning:[/] {event.message}")
+
+    def _status(self, text: str) -> None:
+        self.progress.update(self.task, status=text)
+
+
+def run(
+    file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")],
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue the latest run of this experiment.")
+    ] = False,
+    resume_dir: Annotated[
+        Path | None, typer.Option("--resume-dir", help="Continue this run directory.")
+    ] = None,
+    results: Annotated[Path, typer.Option("--results", help="Results root.")] = Path("results"),
+    keep_cluster: Annotated[
+        bool, typer.Option("--keep-cluster", help="Leave the nodes running afterwards.")
+    ] = False,
+    base_address: Annotated[
+        str, typer.Option("--base-address", help="Address of node 1 of the run's cluster.")
+    ] = "127.0.0.1",
+    jmx_port_base: Annotated[int, typer.Option("--jmx-port-base")] = 7190,
+) -> None:
+    """Run an experiment: every trial, then statistics and the report."""
+    from casslab.experiment.runner import Runner, RunnerOptions, run_layout
+
+    experiment = load(file)
+    layout = run_layout(results, experiment, resume=resume_dir or resume)
+    options = RunnerOptions(
+        results_root=results,
+        keep_cluster=keep_cluster,
+        base_address=base_address,
+        jmx_port_base=jmx_port_base,
+        base_dir=file.resolve().parent,
+    )
+    start = time.monotonic()
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[status]}"),
+        console=console,
+    ) as progress:
+        view = _ProgressView(progress, total=0)
+        runner = Runner(experiment, layout, options, on_event=view)
+        runner.run()
+    console.print(
+        f"run {layout.root} finished in {time.monotonic() - start:.0f} s"
+        + (f", {view.failed} trial(s) failed" if view.failed else "")
+    )
+    if layout.report_html.exists():
+        console.print(f"report: {layout.report_html.resolve()}")
+    if view.failed:
+        raise typer.Exit(2)
+
+
+def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) -> None:
+    """Check an experiment file and show its cells and trial order without running it."""
+    expanded = expand(load(file))
+    table = Table(
+        "#", "trial", "nodes", "restart", "workload", title=f"plan of {expanded.experiment}"
+    )
+    for trial in expanded.trials:
+        table.add_row(
+            str(trial.position + 1),
+            trial.trial_id,
+            str(trial.nodes),
+            trial.restart_reason.value if trial.restart_reason else "",
+            trial.workload.text,
+        )
+    console.print(table)
+    console.print(
+        f"{len(expanded.cells)} cells x {expanded.iterations} iterations = "
+        f"{len(expanded.trials)} trials; baseline {expanded.baseline_cell_id}"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run")(run)
+    app.command("plan")(plan)

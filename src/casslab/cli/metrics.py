@@ -1,0 +1,191 @@
+"""``casslab metrics``: watch a cluster live, or record its metrics to Parquet."""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
+from casslab import metrics
+from casslab.errors import ConfigError
+from casslab.metrics.catalogue import CATALOGUE
+from casslab.metrics.source import Gap, NodeTarget, Sample
+
+console = Console()
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+_UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+# (header, metric, scale, format) of the live table.
+WATCH_COLUMNS: tuple[tuple[str, str, float, str], ...] = (
+    ("host cpu %", "host.cpu_busy_pct", 1.0, "{:.0f}"),
+    ("jvm cpu %", "process.cpu_pct", 1.0, "{:.0f}"),
+    ("jvm rss MiB", "process.rss_bytes", 1 / 2**20, "{:.0f}"),
+    ("reads/s", "cassandra.read_requests_per_s", 1.0, "{:.0f}"),
+    ("writes/s", "cassandra.write_requests_per_s", 1.0, "{:.0f}"),
+    ("read ms", "cassandra.read_latency_mean_ms", 1.0, "{:.2f}"),
+    ("write ms", "cassandra.write_latency_mean_ms", 1.0, "{:.2f}"),
+    ("compact pend", "cassandra.compactions_pending", 1.0, "{:.0f}"),
+    ("compact run", "cassandra.compactions_running", 1.0, "{:.0f}"),
+    ("sstables", "cassandra.sstables", 1.0, "{:.0f}"),
+    ("live MiB", "cassandra.live_disk_bytes", 1 / 2**20, "{:.1f}"),
+    ("flushes", "cassandra.memtable_flushes", 1.0, "{:.0f}"),
+    ("gc ms", "cassandra.gc_pause_ms", 1.0, "{:.0f}"),
+    ("disk w MB/s", "host.disk_write_bytes_per_s", 1e-6, "{:.1f}"),
+)
+
+
+def parse_duration_s(text: str, option: str) -> float:
+    """``60s``, ``2m``, ``500ms``, ``1h`` or a bare number of seconds."""
+    match = _DURATION.match(text)
+    if match is None or float(match.group(1)) <= 0:
+        raise ConfigError(f"{option} {text!r}: give a positive duration like 60s, 2m or 500ms")
+    return float(match.group(1)) * _UNIT_S[match.group(2) or "s"]
+
+
+def _targets(contact_points: list[str] | None, name: str | None) -> list[NodeTarget]:
+    if contact_points:
+        points = [p for text in contact_points for p in text.split(",") if p.strip()]
+        return metrics.targets_from_contact_points(points)
+    from casslab.cluster import LocalCluster
+
+    cluster = LocalCluster.open(name)
+    return metrics.targets_from_nodes(cluster.nodes)
+
+
+ContactPoints = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--contact-points",
+        "-c",
+        help="host[:port] of a node (repeat, or comma-separate); default: the local cluster "
+        "casslab started. Nodes given this way are sampled over CQL only.",
+    ),
+]
+NameOption = Annotated[
+    str | None, typer.Option("--name", help="Local cluster name (default: the current one).")
+]
+IntervalOption = Annotated[str, typer.Option("--interval", help="Sampling interval, e.g. 1s.")]
+NoJmx = Annotated[
+    bool, typer.Option("--no-jmx", help="Do not use JMX (CQL stand-ins for its metrics).")
+]
+
+
+def record(
+    duration: Annotated[str, typer.Option("--duration", "-d", help="How long, e.g. 60s.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Parquet file to write.")],
+    interval: IntervalOption = "1s",
+    contact_points: ContactPoints = None,
+    name: NameOption = None,
+    engine_pid: Annotated[
+        int | None, typer.Option("--engine-pid", help="Also sample this load-engine process.")
+    ] = None,
+    no_jmx: NoJmx = False,
+) -> None:
+    """Record every metric of every node to long-format Parquet (time, node, metric, value)."""
+    duration_s = parse_duration_s(duration, "--duration")
+    interval_s = parse_duration_s(interval, "--interval")
+    targets = _targets(contact_points, name)
+    rec = metrics.recorder(
+        targets, output, interval_s=interval_s, engine_pid=engine_pid, use_jmx=not no_jmx
+    )
+    console.print(
+        f"Recording {len(targets)} node(s) every {interval_s:g} s for {duration_s:g} s "
+        f"into {output}"
+    )
+    with rec:
+        time.sleep(duration_s)
+    console.print(
+        f"Wrote {rec.samples_recorded} samples over {rec.ticks} instants, "
+        f"{rec.gaps_recorded} gap(s), to {output} (gaps: {output.stem}.gaps{output.suffix})"
+    )
+
+
+class _Latest:
+    """The newest value of each (node, metric), filled by the sampling thread."""
+
+    def __init__(self) -> None:
+        self.values: dict[tuple[str, str], float] = {}
+        self.gaps: dict[str, str] = {}
+        self.lock = threading.Lock()
+
+    def update(self, now: float, samples: list[Sample], gaps: list[Gap]) -> None:
+        with self.lock:
+            for s in samples:
+                self.values[(s.node, s.metric)] = s.value
+            self.gaps = {f"{g.node} {g.source}": g.error for g in gaps}
+
+
+def _render(latest: _Latest, nodes: list[str]) -> Table:
+    table = Table(title="casslab metrics (Ctrl-C to stop)")
+    table.add_column("node")
+    for header, *_ in WATCH_COLUMNS:
+        table.add_column(header, justify="right")
+    with latest.lock:
+        for node in nodes:
+            cells = [node]
+            for _, metric_name, scale, fmt in WATCH_COLUMNS:
+                v = latest.values.get((node, metric_name))
+                cells.append("-" if v is None or math.isnan(v) else fmt.format(v * scale))
+            table.add_row(*cells)
+        if latest.gaps:
+            table.caption = "gaps: " + "; ".join(f"{k}: {v}" for k, v in latest.gaps.items())
+    return table
+
+
+def watch(
+    interval: IntervalOption = "1s",
+    contact_points: ContactPoints = None,
+    name: NameOption = None,
+    duration: Annotated[
+        str | None, typer.Option("--duration", "-d", help="Stop after this long.")
+    ] = None,
+    no_jmx: NoJmx = False,
+) -> None:
+    """Show a live per-node table of the main metrics."""
+    interval_s = parse_duration_s(interval, "--interval")
+    until = (
+        None if duration is None else time.monotonic() + parse_duration_s(duration, "--duration")
+    )
+    targets = _targets(contact_points, name)
+    latest = _Latest()
+    nodes = [t.label for t in targets]
+    rec = metrics.recorder(
+        targets, None, interval_s=interval_s, use_jmx=not no_jmx, on_tick=latest.update
+    )
+    with rec, Live(_render(latest, nodes), console=console, auto_refresh=False) as live:
+        try:
+            while until is None or time.monotonic() < until:
+                time.sleep(min(interval_s, 1.0))
+                live.update(_render(latest, nodes), refresh=True)
+        except KeyboardInterrupt:
+            pass
+
+
+def catalogue() -> None:
+    """List every metric casslab records (the same as docs/metrics.md)."""
+    table = Table()
+    for col in ("name", "unit", "kind", "source", "meaning"):
+        table.add_column(col)
+    for m in CATALOGUE:
+        table.add_row(m.name, m.unit, m.kind.value, m.source.value, m.help)
+    console.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``metrics`` command group to the casslab app."""
+    group = typer.Typer(
+        name="metrics", help="Per-second database, process and OS metrics.", no_args_is_help=True
+    )
+    group.command("record")(record)
+    group.command("watch")(watch)
+    group.command("list")(catalogue)
+    app.add_typer(group, name="metrics")

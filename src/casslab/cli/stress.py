@@ -1,0 +1,281 @@
+"""``casslab stress ...`` (cassandra-stress syntax) and ``casslab ycsb load|run ...``.
+
+Parse (pure, :mod:`casslab.load.stress` / :mod:`casslab.load.ycsb`), run the engine
+(:func:`casslab.load.engine.run`), print the rendered rows live, and write ``-log file=``
+and ``-graph file=`` when asked. ``--dry-run`` prints the engine spec and sends nothing.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Annotated
+
+import typer
+
+from casslab.errors import CasslabError
+from casslab.load import engine, render
+from casslab.load.engine import EngineResult
+from casslab.load.graph import (
+    add_revision,
+    render_graph_html,
+    revision_from_intervals,
+    revisions_from_html,
+)
+from casslab.load.spec import Connection, IntervalRecord, Output, SummaryRecord, WorkloadSpec
+from casslab.load.stress import StressCommand, parse_stress
+from casslab.load.ycsb import YcsbPhase, parse_ycsb
+
+FALLBACK_CONTACT_POINT = "127.0.0.1:9042"
+_PASS_THROUGH = {
+    "allow_extra_args": True,
+    "ignore_unknown_options": True,
+    "help_option_names": ["--help"],
+}
+
+DryRun = Annotated[
+    bool, typer.Option("--dry-run", help="Print the engine spec (JSON) and send nothing.")
+]
+JsonLines = Annotated[
+    bool, typer.Option("--json", help="Print the engine's JSON lines instead of text.")
+]
+Seed = Annotated[int, typer.Option("--seed", help="Seed: the same seed repeats the run exactly.")]
+Workdir = Annotated[
+    Path | None,
+    typer.Option("--workdir", help="Keep the spec and engine output here (default: temporary)."),
+]
+Timeout = Annotated[
+    float | None, typer.Option("--timeout", help="Stop the engine after this many seconds.")
+]
+
+
+def default_contact_points() -> list[str]:
+    """The current local cluster's contact points, else 127.0.0.1:9042."""
+    try:
+        from casslab.cluster import current_contact_points
+
+        points = current_contact_points()
+    except (ImportError, CasslabError):
+        return [FALLBACK_CONTACT_POINT]
+    return list(points) or [FALLBACK_CONTACT_POINT]
+
+
+def _echo(line: str, *, log: IO[str] | None = None, err: bool = False) -> None:
+    typer.echo(line, err=err)
+    if log is not None:
+        log.write(line + "\n")
+        log.flush()
+
+
+@contextmanager
+def _open_log(path: str | None) -> Iterator[IO[str] | None]:
+    if path is None:
+        yield None
+        return
+    target = Path(path).expanduser()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("w", encoding="utf-8") as handle:
+        yield handle
+
+
+@contextmanager
+def _workdir(path: Path | None) -> Iterator[Path]:
+    if path is not None:
+        path.mkdir(parents=True, exist_ok=True)
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="casslab-load-") as tmp:
+        yield Path(tmp)
+
+
+def _run_engine(
+    spec: WorkloadSpec,
+    workdir: Path,
+    on_interval: Callable[[IntervalRecord], None],
+    timeout_s: float | None,
+) -> EngineResult:
+    return engine.run(spec, workdir, on_interval=on_interval, timeout_s=timeout_s)
+
+
+def _report_errors(result: EngineResult) -> None:
+    for record in result.errors[:10]:
+        prefix = f"{record.op}: " if record.op else ""
+        typer.echo(f"engine error: {prefix}{record.message}", err=True)
+
+
+# ---------------------------------------------------------------- stress
+
+
+def _stress_output(command: StressCommand) -> Output:
+    hdr = command.log.hdrfile
+    return Output(
+        interval_s=command.log.interval_s,
+        hdr_log=str(Path(hdr).expanduser()) if hdr else None,
+    )
+
+
+def stress(
+    ctx: typer.Context,
+    dry_run: DryRun = False,
+    json_lines: JsonLines = False,
+    seed: Seed = 0,
+    workdir: Workdir = None,
+    timeout: Timeout = None,
+) -> None:
+    """Run a cassandra-stress command line (same syntax), with casslab's engine.
+
+    Example: casslab stress mixed 'ratio(write=9,read=1)' duration=60s -rate threads=64
+
+    Commands: write, read, mixed, counter_write, counter_read, user.
+
+    Options: n= duration= cl= ratio(..) ops(..) profile= no-warmup truncate=
+
+    Groups: -pop -rate -col -schema -node -port -mode -log -graph -errors -insert
+
+    Shell-escaped forms such as ratio\\(write=9,read=1\\) are accepted.
+
+    Without -node: the current casslab cluster, else 127.0.0.1:9042.
+    """
+    command = parse_stress(list(ctx.args))
+    connection = Connection(contact_points=command.contact_points(default_contact_points()))
+    spec = command.to_spec(
+        connection, seed=seed, output=_stress_output(command), profile_dir=Path.cwd()
+    )
+    if dry_run:
+        typer.echo(spec.model_dump_json(indent=2))
+        return
+    progress = render.StressProgress()
+    intervals: list[IntervalRecord] = []
+    threads = 0
+    with _open_log(command.log.file) as log, _workdir(workdir) as work:
+
+        def text(line: str) -> None:
+            """Text goes to the terminal, or only to -log file= when --json is on."""
+            if json_lines:
+                if log is not None:
+                    log.write(line + "\n")
+                    log.flush()
+            else:
+                _echo(line, log=log)
+
+        text(f"Running {command.display()}")
+        text(render.stress_header([op.name for op in spec.operations]))
+
+        def on_interval(record: IntervalRecord) -> None:
+            nonlocal progress, threads
+            if record.phase == "warmup":
+                return
+            intervals.append(record)
+            if json_lines:
+                typer.echo(record.model_dump_json())
+            if record.phase == "ramp" and record.threads != threads:
+                threads = record.threads
+                text(f"Running with {threads} threadCount")
+            progress = render.advance(progress, record)
+            for row in render.stress_interval_rows(record, progress):
+                text(row)
+
+        result = _run_engine(spec, work, on_interval, timeout)
+        summary: SummaryRecord = result.summary
+        if json_lines:
+            typer.echo(summary.model_dump_json())
+        if not command.log.no_summary:
+            text("")
+            for line in [*render.stress_ramp(summary), *render.stress_results(summary)]:
+                text(line)
+            text("END")
+    _report_errors(result)
+    if command.graph.file is not None:
+        _write_graph(command, intervals)
+
+
+def _write_graph(command: StressCommand, intervals: list[IntervalRecord]) -> None:
+    assert command.graph.file is not None
+    path = Path(command.graph.file).expanduser()
+    existing = None
+    if path.is_file():
+        existing = revisions_from_html(path.read_text(encoding="utf-8"))
+    title = command.graph.title or f"casslab stress {command.kind.value}"
+    revision = revision_from_intervals(command.graph.revision, intervals, command=command.display())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_graph_html(add_revision(existing, title, revision)), encoding="utf-8")
+
+
+# ---------------------------------------------------------------- ycsb
+
+
+def _ycsb(
+    phase: YcsbPhase,
+    ctx: typer.Context,
+    dry_run: bool,
+    json_lines: bool,
+    seed: int,
+    workdir: Path | None,
+    timeout: float | None,
+) -> None:
+    command = parse_ycsb([phase.value, *ctx.args])
+    connection = Connection(contact_points=command.contact_points(default_contact_points()))
+    spec = command.to_spec(connection, seed=seed)
+    if dry_run:
+        typer.echo(spec.model_dump_json(indent=2))
+        return
+    total = 0
+    with _workdir(workdir) as work:
+
+        def on_interval(record: IntervalRecord) -> None:
+            nonlocal total
+            if record.phase == "warmup":
+                return
+            total += record.total.count
+            if json_lines:
+                typer.echo(record.model_dump_json())
+            elif command.status:
+                typer.echo(render.ycsb_status(record, total), err=True)
+
+        result = _run_engine(spec, work, on_interval, timeout)
+    summary: SummaryRecord = result.summary
+    if json_lines:
+        typer.echo(summary.model_dump_json())
+    else:
+        for line in render.ycsb_summary(summary):
+            typer.echo(line)
+    _report_errors(result)
+
+
+def ycsb_load(
+    ctx: typer.Context,
+    dry_run: DryRun = False,
+    json_lines: JsonLines = False,
+    seed: Seed = 0,
+    workdir: Workdir = None,
+    timeout: Timeout = None,
+) -> None:
+    """YCSB load phase: casslab ycsb load -P workloada -p recordcount=10000 -threads 32"""
+    _ycsb(YcsbPhase.LOAD, ctx, dry_run, json_lines, seed, workdir, timeout)
+
+
+def ycsb_run(
+    ctx: typer.Context,
+    dry_run: DryRun = False,
+    json_lines: JsonLines = False,
+    seed: Seed = 0,
+    workdir: Workdir = None,
+    timeout: Timeout = None,
+) -> None:
+    """YCSB transaction phase: casslab ycsb run -P workloada -p operationcount=100000 -s"""
+    _ycsb(YcsbPhase.RUN, ctx, dry_run, json_lines, seed, workdir, timeout)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``stress`` and the ``ycsb`` group to the casslab app."""
+    app.command("stress", context_settings=_PASS_THROUGH)(stress)
+    ycsb_app = typer.Typer(
+        name="ycsb",
+        help="YCSB core workloads against Cassandra (load | run).",
+        no_args_is_help=True,
+    )
+    ycsb_app.command("load", context_settings=_PASS_THROUGH)(ycsb_load)
+    ycsb_app.command("run", context_settings=_PASS_THROUGH)(ycsb_run)
+    app.add_typer(ycsb_app, name="ycsb")

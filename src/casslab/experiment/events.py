@@ -1,0 +1,69 @@
+"""Progress events the runner emits; the CLI renders them (the library never prints)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from casslab.experiment.plan import Trial
+from casslab.experiment.records import TrialResult
+from casslab.load.spec import IntervalRecord
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    total: int
+    pending: int
+
+
+@dataclass(frozen=True)
+class TrialStarted:
+    trial: Trial
+    index: int  # among the pending trials
+    count: int
+
+
+@dataclass(frozen=True)
+class ClusterChanged:
+    trial: Trial
+    action: str  # "start", "restart", "recreate"
+
+
+@dataclass(frozen=True)
+class PhaseStarted:
+    trial: Trial
+    phase: str  # "reset", "preload", "measure"
+
+
+@dataclass(frozen=True)
+class IntervalMeasured:
+    trial: Trial
+    record: IntervalRecord
+
+
+@dataclass(frozen=True)
+class TrialFinished:
+    trial: Trial
+    result: TrialResult
+
+
+@dataclass(frozen=True)
+class RunWarning:
+    message: str
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    root: Path
+
+
+Event = (
+    RunStarted
+    | TrialStarted
+    | ClusterChanged
+    | PhaseStarted
+    | IntervalMeasured
+    | TrialFinished
+    | RunWarning
+    | RunFinished
+)

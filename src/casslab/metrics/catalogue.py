@@ -1,0 +1,375 @@
+"""The metric catalogue: one entry per metric casslab samples.
+
+Every sampler emits only names listed here (a test checks it), and ``docs/metrics.md`` is
+generated from this list (``python -m casslab.metrics > docs/metrics.md``; a test
+checks the checked-in file equals :func:`render_markdown`).
+
+Kinds:
+
+* ``gauge``   -- the value at the sampling instant (memory in use, tasks pending).
+* ``counter`` -- a cumulative, non-decreasing total since the source started (a JVM restart
+  resets it); diff two samples to get the amount in between.
+* ``rate``    -- an amount per second over the last sampling interval, computed by casslab
+  from two consecutive counter readings (the first sample of a source has no rate).
+"""
+
+from __future__ import annotations
+
+import enum
+import sys
+
+from pydantic import BaseModel, ConfigDict
+
+
+class MetricKind(enum.StrEnum):
+    """How a metric's value relates to time."""
+
+    GAUGE = "gauge"
+    COUNTER = "counter"
+    RATE = "rate"
+
+
+class MetricSource(enum.StrEnum):
+    """Where a metric is read from (one sampler module per source)."""
+
+    HOST = "host"
+    PROCESS = "process"
+    CGROUP = "cgroup"
+    CQL = "cql"
+    JMX = "jmx"
+    ENGINE = "engine"
+
+
+class Metric(BaseModel):
+    """One catalogue entry."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    unit: str
+    kind: MetricKind
+    source: MetricSource
+    help: str
+
+
+def _m(name: str, unit: str, kind: MetricKind, source: MetricSource, help_text: str) -> Metric:
+    return Metric(name=name, unit=unit, kind=kind, source=source, help=help_text)
+
+
+_G, _C, _R = MetricKind.GAUGE, MetricKind.COUNTER, MetricKind.RATE
+_HOST, _PROC, _CG = MetricSource.HOST, MetricSource.PROCESS, MetricSource.CGROUP
+_CQL, _JMX, _ENG = MetricSource.CQL, MetricSource.JMX, MetricSource.ENGINE
+
+CATALOGUE: tuple[Metric, ...] = (
+    # --- host (the machine that holds the node's data directory) ---
+    _m("host.cpu_user_pct", "%", _G, _HOST, "CPU time in user mode (incl. nice), % of all CPUs."),
+    _m("host.cpu_system_pct", "%", _G, _HOST, "CPU time in kernel mode (incl. irq, softirq), %."),
+    _m("host.cpu_idle_pct", "%", _G, _HOST, "CPU time idle, % of all CPUs."),
+    _m("host.cpu_iowait_pct", "%", _G, _HOST, "CPU time idle while waiting for I/O, %."),
+    _m("host.cpu_steal_pct", "%", _G, _HOST, "CPU time stolen by the hypervisor, %."),
+    _m("host.cpu_busy_pct", "%", _G, _HOST, "100 - idle - iowait: CPU time doing work, %."),
+    _m("host.load_1m", "tasks", _G, _HOST, "Load average over one minute (/proc/loadavg)."),
+    _m("host.memory_used_bytes", "B", _G, _HOST, "Memory in use: total - available."),
+    _m("host.memory_cached_bytes", "B", _G, _HOST, "Page cache (Cached in /proc/meminfo)."),
+    _m("host.memory_available_bytes", "B", _G, _HOST, "MemAvailable: memory for new work."),
+    _m(
+        "host.disk_used_pct",
+        "%",
+        _G,
+        _HOST,
+        "Used space of the filesystem holding the data directory (as df shows it).",
+    ),
+    _m(
+        "host.disk_read_bytes_per_s",
+        "B/s",
+        _R,
+        _HOST,
+        "Bytes read per second from the block device holding the data directory.",
+    ),
+    _m(
+        "host.disk_write_bytes_per_s",
+        "B/s",
+        _R,
+        _HOST,
+        "Bytes written per second to that device (iostat kB_wrtn/s x 1024).",
+    ),
+    _m("host.disk_reads_per_s", "1/s", _R, _HOST, "Read requests completed per second (r/s)."),
+    _m("host.disk_writes_per_s", "1/s", _R, _HOST, "Write requests completed per second (w/s)."),
+    _m(
+        "host.disk_await_ms",
+        "ms",
+        _G,
+        _HOST,
+        "Mean time of the I/O requests completed in the interval (iostat await); "
+        "0 when none completed.",
+    ),
+    _m(
+        "host.disk_util_pct",
+        "%",
+        _G,
+        _HOST,
+        "Share of the interval the device had I/O in flight (iostat %util).",
+    ),
+    _m("host.net_rx_bytes_per_s", "B/s", _R, _HOST, "Bytes received per second, all interfaces."),
+    _m("host.net_tx_bytes_per_s", "B/s", _R, _HOST, "Bytes sent per second, all interfaces."),
+    # --- the node's process (the Cassandra JVM) ---
+    _m(
+        "process.cpu_pct",
+        "%",
+        _G,
+        _PROC,
+        "CPU time of the node's JVM (user + system) over the interval, % of ONE core "
+        "(can exceed 100).",
+    ),
+    _m("process.rss_bytes", "B", _G, _PROC, "Resident set size of the node's JVM."),
+    _m("process.threads", "threads", _G, _PROC, "Number of threads of the node's JVM."),
+    _m(
+        "process.read_bytes_per_s",
+        "B/s",
+        _R,
+        _PROC,
+        "Bytes the JVM caused to be read from storage per second (/proc/PID/io read_bytes).",
+    ),
+    _m(
+        "process.write_bytes_per_s",
+        "B/s",
+        _R,
+        _PROC,
+        "Bytes the JVM caused to be written to storage per second (/proc/PID/io write_bytes).",
+    ),
+    # --- the node's cgroup, when it runs in one (what `docker stats` shows) ---
+    _m(
+        "cgroup.cpu_usage_pct",
+        "%",
+        _G,
+        _CG,
+        "CPU time of the cgroup over the interval, % of ONE core (cpuacct.usage / cpu.stat).",
+    ),
+    _m(
+        "cgroup.cpu_throttled_s",
+        "s",
+        _C,
+        _CG,
+        "Total time the cgroup was throttled by its CPU quota (cpu.stat throttled_time).",
+    ),
+    _m(
+        "cgroup.memory_usage_bytes",
+        "B",
+        _G,
+        _CG,
+        "Memory charged to the cgroup (memory.usage_in_bytes / memory.current).",
+    ),
+    # --- Cassandra over CQL (system_views virtual tables: works for any cluster) ---
+    _m(
+        "cassandra.read_requests_per_s",
+        "1/s",
+        _R,
+        _CQL,
+        "Coordinator reads per second on user tables "
+        "(diff of system_views.coordinator_read_latency count).",
+    ),
+    _m(
+        "cassandra.write_requests_per_s",
+        "1/s",
+        _R,
+        _CQL,
+        "Coordinator writes per second on user tables "
+        "(diff of system_views.coordinator_write_latency count).",
+    ),
+    _m(
+        "cassandra.compactions_running",
+        "tasks",
+        _G,
+        _CQL,
+        "Compactions in progress (rows of system_views.sstable_tasks of kind compaction).",
+    ),
+    _m(
+        "cassandra.compactions_completed",
+        "tasks",
+        _C,
+        _CQL,
+        "Tasks completed by the CompactionExecutor thread pool (system_views.thread_pools).",
+    ),
+    _m(
+        "cassandra.memtable_flushes",
+        "flushes",
+        _C,
+        _CQL,
+        "Memtable flushes completed "
+        "(MemtablePostFlush completed tasks, system_views.thread_pools).",
+    ),
+    _m(
+        "cassandra.hints_pending",
+        "files",
+        _G,
+        _CQL,
+        "Hint files waiting for delivery (sum of system_views.pending_hints files; every 5 s).",
+    ),
+    # --- Cassandra over JMX (local nodes; what CQL does not expose) ---
+    _m(
+        "cassandra.read_latency_mean_ms",
+        "ms",
+        _G,
+        _JMX,
+        "Mean coordinator read latency over the interval "
+        "(diff of ClientRequest Read TotalLatency / diff of Latency count); "
+        "absent when no reads completed.",
+    ),
+    _m(
+        "cassandra.write_latency_mean_ms",
+        "ms",
+        _G,
+        _JMX,
+        "Mean coordinator write latency over the interval (ClientRequest Write); "
+        "absent when no writes completed.",
+    ),
+    _m(
+        "cassandra.compactions_pending",
+        "tasks",
+        _G,
+        _JMX,
+        "Compactions the strategies estimate are needed (Compaction PendingTasks, "
+        "as nodetool compactionstats shows); without JMX: the CompactionExecutor queue.",
+    ),
+    _m(
+        "cassandra.compaction_count_total",
+        "compactions",
+        _C,
+        _JMX,
+        "Compactions completed since the node started (Compaction TotalCompactionsCompleted); "
+        "without JMX: user-table rows of system.compaction_history since recording began "
+        "(read every 30 s).",
+    ),
+    _m(
+        "cassandra.bytes_compacted",
+        "B",
+        _C,
+        _JMX,
+        "Bytes compacted since the node started (Compaction BytesCompacted); without JMX: "
+        "bytes_in of system.compaction_history rows since recording began (every 30 s).",
+    ),
+    _m(
+        "cassandra.sstables",
+        "sstables",
+        _G,
+        _JMX,
+        "Live SSTables over all user tables (sum of Table LiveSSTableCount).",
+    ),
+    _m(
+        "cassandra.live_disk_bytes",
+        "B",
+        _G,
+        _JMX,
+        "Disk space of the live SSTables of user tables (sum of Table LiveDiskSpaceUsed); "
+        "without JMX: system_views.disk_usage (MiB resolution, every 5 s).",
+    ),
+    _m(
+        "cassandra.dropped_messages",
+        "messages",
+        _C,
+        _JMX,
+        "Messages dropped since the node started, all verbs (sum of DroppedMessage Dropped; "
+        "read every 10 s: one MBean per verb).",
+    ),
+    _m(
+        "cassandra.gc_pauses",
+        "collections",
+        _C,
+        _JMX,
+        "Garbage collections since the JVM started (sum of GarbageCollector CollectionCount).",
+    ),
+    _m(
+        "cassandra.gc_pause_ms",
+        "ms",
+        _C,
+        _JMX,
+        "Time spent in garbage collection since the JVM started (sum of CollectionTime).",
+    ),
+    # --- the load engine's own process ---
+    _m(
+        "engine.cpu_pct",
+        "%",
+        _G,
+        _ENG,
+        "CPU time of the load engine process over the interval, % of ONE core.",
+    ),
+    _m("engine.rss_bytes", "B", _G, _ENG, "Resident set size of the load engine process."),
+)
+
+_BY_NAME: dict[str, Metric] = {m.name: m for m in CATALOGUE}
+
+#: Node label of the engine's rows (the engine is not a Cassandra node).
+ENGINE_NODE = "engine"
+
+
+def metric(name: str) -> Metric:
+    """The catalogue entry called ``name``; ``KeyError`` when there is none."""
+    return _BY_NAME[name]
+
+
+def names() -> frozenset[str]:
+    """Every metric name in the catalogue."""
+    return frozenset(_BY_NAME)
+
+
+def render_markdown() -> str:
+    """The text of ``docs/metrics.md``: a table of every metric, grouped by prefix."""
+    lines = [
+        "# Metrics",
+        "",
+        "<!-- Generated by `python -m casslab.metrics > docs/metrics.md`. Do not edit. -->",
+        "",
+        "casslab samples every metric below once per interval (default 1 s) for every node",
+        "and writes long-format Parquet: one row per (time, node, metric, value). `time` is",
+        "Unix seconds (float), `node` the node's address (`engine` for the load engine).",
+        "A source that cannot be read (node down, timeout) leaves a *gap*: no rows for its",
+        "metrics at that time, and one row in the gaps table naming source, node and error.",
+        "",
+        "Kinds: **gauge** = value at the sampling instant; **counter** = cumulative total since",
+        "the source started (diff two samples for the amount in between); **rate** = amount",
+        "per second over the last interval (the first sample of a source has none).",
+        "",
+        "Sources: **host** = psutil and /proc/diskstats for the device holding the data",
+        "directory; **process** = psutil for the node's JVM; **cgroup** = the node's cgroup",
+        "(v1 cpu, cpuacct, memory or v2); **cql** = `system_views` virtual tables over CQL",
+        "(works for any cluster); **jmx** = Cassandra's JMX metrics, local nodes only;",
+        "**engine** = psutil for the load engine process.",
+        "",
+        "Record and read:",
+        "",
+        "```",
+        "casslab metrics record --duration 60s -o metrics.parquet [--interval 1s]",
+        "casslab metrics record -d 60s -o m.parquet --contact-points db1.example:9042  # CQL only",
+        "casslab metrics watch                       # live per-node table",
+        "casslab metrics list                        # this catalogue",
+        "```",
+        "",
+        "```python",
+        "from casslab import metrics",
+        "frame = metrics.load('metrics.parquet')     # time, node, metric, value",
+        "gaps = metrics.load_gaps('metrics.parquet') # time, node, source, error",
+        "```",
+        "",
+    ]
+    group = ""
+    for m in CATALOGUE:
+        prefix = m.name.split(".", 1)[0]
+        if prefix != group:
+            group = prefix
+            lines += [
+                f"## {group}",
+                "",
+                "| name | unit | kind | source | meaning |",
+                "|---|---|---|---|---|",
+            ]
+        help_text = m.help.replace("|", "\\|")
+        lines.append(f"| `{m.name}` | {m.unit} | {m.kind.value} | {m.source.value} | {help_text} |")
+        nxt = CATALOGUE.index(m) + 1
+        if nxt == len(CATALOGUE) or CATALOGUE[nxt].name.split(".", 1)[0] != group:
+            lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """Write the generated ``docs/metrics.md`` text to standard output."""
+    sys.stdout.write(render_markdown())

@@ -1,0 +1,470 @@
+"""JMX sampler: the Cassandra metrics CQL does not expose, for nodes on this machine.
+
+Spawning ``nodetool`` costs a JVM start (1-2 CPU seconds) per call, far too much at 1 Hz.
+Instead one small long-lived Java helper (:data:`PROBE_SOURCE`, compiled once into
+``~/.cache/casslab/jmxprobe/``) keeps a JMX connection per node and answers line requests
+on stdin/stdout. One helper serves every node of a recorder.
+
+Protocol (tab-separated lines): request
+``POLL host port excluded_keyspaces pattern attrs [pattern attrs ...]``; answer
+``V object_name attribute value`` lines, or one ``E message`` line, then ``END``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import queue
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from casslab.errors import SetupError
+from casslab.metrics.rates import mean_per_event
+from casslab.metrics.source import Sample, SourceUnavailableError
+
+log = logging.getLogger(__name__)
+
+PROBE_CLASS = "CasslabJmxProbe"
+PROBE_SOURCE = r"""
+import java.io.*;
+import java.util.*;
+import javax.management.*;
+import javax.management.remote.*;
+
+public class CasslabJmxProbe {
+    static final Map<String, JMXConnector> CONNS = new HashMap<>();
+
+    static MBeanServerConnection connect(String host, String port) throws IOException {
+        String key = host + ":" + port;
+        JMXConnector c = CONNS.get(key);
+        if (c == null) {
+            JMXServiceURL url = new JMXServiceURL(
+                "service:jmx:rmi:///jndi/rmi://" + host + ":" + port + "/jmxrmi");
+            c = JMXConnectorFactory.connect(url, null);
+            CONNS.put(key, c);
+        }
+        return c.getMBeanServerConnection();
+    }
+
+    // MBean names of a pattern, re-listed every REFRESH polls of that node (tables come
+    // and go rarely); a name that vanished in between is skipped.
+    static final int REFRESH = 10;
+    static final Map<String, Set<ObjectName>> NAMES = new HashMap<>();
+    static final Map<String, Integer> AGE = new HashMap<>();
+
+    static Set<ObjectName> names(MBeanServerConnection c, String node, ObjectName pattern)
+            throws IOException {
+        if (!pattern.isPattern()) return Collections.singleton(pattern);
+        String key = node + "|" + pattern;
+        Integer age = AGE.get(key);
+        Set<ObjectName> found = NAMES.get(key);
+        if (found == null || age == null || age >= REFRESH) {
+            found = c.queryNames(pattern, null);
+            NAMES.put(key, found);
+            age = 0;
+        }
+        AGE.put(key, age + 1);
+        return found;
+    }
+
+    static void drop(String host, String port) {
+        String node = host + ":" + port;
+        NAMES.keySet().removeIf(k -> k.startsWith(node + "|"));
+        AGE.keySet().removeIf(k -> k.startsWith(node + "|"));
+        JMXConnector c = CONNS.remove(host + ":" + port);
+        if (c != null) {
+            try { c.close(); } catch (IOException e) { /* already gone */ }
+        }
+    }
+
+    public static void main(String[] args) throws IOException {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, "UTF-8"));
+        PrintStream out = new PrintStream(new BufferedOutputStream(System.out), false, "UTF-8");
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] f = line.split("\t", -1);
+            if (f.length < 4 || !f[0].equals("POLL")) {
+                out.println("E\tbad request: " + line);
+                out.println("END");
+                out.flush();
+                continue;
+            }
+            Set<String> excluded = new HashSet<>(Arrays.asList(f[3].split(",")));
+            StringBuilder sb = new StringBuilder();
+            try {
+                MBeanServerConnection c = connect(f[1], f[2]);
+                for (int i = 4; i + 1 < f.length; i += 2) {
+                    String[] attrs = f[i + 1].split(",");
+                    for (ObjectName n : names(c, f[1] + ":" + f[2], new ObjectName(f[i]))) {
+                        String ks = n.getKeyProperty("keyspace");
+                        if (ks != null && excluded.contains(ks)) continue;
+                        AttributeList values;
+                        try {
+                            values = c.getAttributes(n, attrs);
+                        } catch (InstanceNotFoundException e) {
+                            continue;
+                        }
+                        for (Attribute a : values.asList()) {
+                            sb.append("V\t").append(n).append('\t').append(a.getName())
+                              .append('\t').append(a.getValue()).append('\n');
+                        }
+                    }
+                }
+                out.print(sb);
+            } catch (Exception e) {
+                drop(f[1], f[2]);
+                out.println("E\t" + String.valueOf(e).replace('\n', ' ').replace('\t', ' '));
+            }
+            out.println("END");
+            out.flush();
+        }
+        for (JMXConnector c : CONNS.values()) {
+            try { c.close(); } catch (IOException e) { /* exiting */ }
+        }
+    }
+}
+"""
+
+SYSTEM_KEYSPACES = (
+    "system",
+    "system_schema",
+    "system_auth",
+    "system_distributed",
+    "system_traces",
+    "system_views",
+    "system_virtual_schema",
+    "system_cluster_metadata",
+)
+
+_M = "org.apache.cassandra.metrics"
+#: Read at every poll: a handful of MBeans (per-table ones for user tables only).
+FAST_QUERIES: tuple[tuple[str, str], ...] = (
+    (f"{_M}:type=ClientRequest,scope=Read,name=Latency", "Count"),
+    (f"{_M}:type=ClientRequest,scope=Read,name=TotalLatency", "Count"),
+    (f"{_M}:type=ClientRequest,scope=Write,name=Latency", "Count"),
+    (f"{_M}:type=ClientRequest,scope=Write,name=TotalLatency", "Count"),
+    (f"{_M}:type=Compaction,name=PendingTasks", "Value"),
+    (f"{_M}:type=Compaction,name=TotalCompactionsCompleted", "Count"),
+    (f"{_M}:type=Compaction,name=BytesCompacted", "Count"),
+    (f"{_M}:type=Table,keyspace=*,scope=*,name=LiveSSTableCount", "Value"),
+    (f"{_M}:type=Table,keyspace=*,scope=*,name=LiveDiskSpaceUsed", "Count"),
+    ("java.lang:type=GarbageCollector,name=*", "CollectionCount,CollectionTime"),
+)
+#: Read every ``slow_every`` polls: one MBean per message verb (about 90), too many
+#: round trips for every second.
+SLOW_QUERIES: tuple[tuple[str, str], ...] = (
+    (f"{_M}:type=DroppedMessage,scope=*,name=Dropped", "Count"),
+)
+
+
+@dataclass(frozen=True)
+class JmxValue:
+    """One attribute of one MBean."""
+
+    object_name: str
+    attribute: str
+    value: float
+
+
+def parse_answer(lines: list[str]) -> list[JmxValue]:
+    """The ``V`` lines of one answer; raises SourceUnavailableError for an ``E`` line."""
+    out: list[JmxValue] = []
+    for line in lines:
+        f = line.split("\t")
+        if f[0] == "E":
+            raise SourceUnavailableError("JMX: " + " ".join(f[1:]))
+        if f[0] == "V" and len(f) == 4:
+            try:
+                out.append(JmxValue(f[1], f[2], float(f[3])))
+            except ValueError:
+                continue  # a non-numeric attribute value: not one casslab asked for
+    return out
+
+
+def _key(object_name: str, prop: str) -> str | None:
+    for part in object_name.split(":", 1)[-1].split(","):
+        k, _, v = part.partition("=")
+        if k == prop:
+            return v
+    return None
+
+
+def summarize(values: list[JmxValue]) -> dict[str, float]:
+    """Raw JMX values -> cumulative/gauge figures keyed by catalogue name (or by an internal
+    ``_``-prefixed name for the latency counters the caller diffs)."""
+    out: dict[str, float] = {}
+
+    def add(name: str, v: float) -> None:
+        out[name] = out.get(name, 0.0) + v
+
+    for jv in values:
+        typ = _key(jv.object_name, "type")
+        name = _key(jv.object_name, "name")
+        scope = _key(jv.object_name, "scope")
+        if typ == "ClientRequest" and scope in ("Read", "Write"):
+            suffix = "total_us" if name == "TotalLatency" else "count"
+            add(f"_{scope.lower()}_{suffix}", jv.value)
+        elif typ == "Compaction" and name == "PendingTasks":
+            add("cassandra.compactions_pending", jv.value)
+        elif typ == "Compaction" and name == "TotalCompactionsCompleted":
+            add("cassandra.compaction_count_total", jv.value)
+        elif typ == "Compaction" and name == "BytesCompacted":
+            add("cassandra.bytes_compacted", jv.value)
+        elif typ == "Table" and name == "LiveSSTableCount":
+            add("cassandra.sstables", jv.value)
+        elif typ == "Table" and name == "LiveDiskSpaceUsed":
+            add("cassandra.live_disk_bytes", jv.value)
+        elif typ == "DroppedMessage":
+            add("cassandra.dropped_messages", jv.value)
+        elif typ == "GarbageCollector" and jv.attribute == "CollectionCount":
+            add("cassandra.gc_pauses", jv.value)
+        elif typ == "GarbageCollector" and jv.attribute == "CollectionTime":
+            add("cassandra.gc_pause_ms", jv.value)
+    return out
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    digest = hashlib.sha256(PROBE_SOURCE.encode()).hexdigest()[:16]
+    return Path(base) / "casslab" / "jmxprobe" / digest
+
+
+def _java() -> str:
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "java").exists():
+        return str(Path(home) / "bin" / "java")
+    found = shutil.which("java")
+    if found is None:
+        raise SetupError("starting the JMX metrics helper: no java on PATH; install JDK 11 or 17")
+    return found
+
+
+def _compiled_probe(java: str) -> Path:
+    """Directory holding the compiled probe class, compiling it on first use (into a
+    private directory renamed into place, so concurrent first uses do not collide)."""
+    d = _cache_dir()
+    if (d / f"{PROBE_CLASS}.class").exists():
+        return d
+    javac = Path(java).with_name("javac")
+    if not javac.exists():
+        javac = Path(shutil.which("javac") or "javac")
+    d.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".build-", dir=d.parent))
+    src = work / f"{PROBE_CLASS}.java"
+    src.write_text(PROBE_SOURCE)
+    try:
+        subprocess.run(
+            [str(javac), "--release", "11", "-d", str(work), str(src)],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+        os.replace(work, d)
+    except (OSError, subprocess.SubprocessError) as e:
+        shutil.rmtree(work, ignore_errors=True)
+        if (d / f"{PROBE_CLASS}.class").exists():  # another process won the race
+            return d
+        raise SetupError(
+            f"compiling the JMX metrics helper with {javac}: {e}; install a JDK (not a JRE)"
+        ) from e
+    return d
+
+
+class JmxClient:
+    """One helper JVM shared by the JMX sources of a recorder. Thread-safe."""
+
+    def __init__(self, timeout_s: float = 10.0, java: str | None = None) -> None:
+        self._timeout_s = timeout_s
+        self._java = java or _java()
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._refs = 0
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._proc is None else self._proc.pid
+
+    def prepare(self) -> None:
+        """Compile the helper now (cached across runs); SetupError when no JDK can."""
+        _compiled_probe(self._java)
+
+    def acquire(self) -> JmxClient:
+        with self._lock:
+            self._refs += 1
+        return self
+
+    def _start(self) -> subprocess.Popen[str]:
+        classes = _compiled_probe(self._java)
+        cmd = [
+            self._java,
+            "-Xmx48m",
+            "-Xss512k",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-Xshare:auto",
+            "-Dsun.rmi.transport.connectionTimeout=3000",
+            "-Dsun.rmi.transport.tcp.responseTimeout=5000",
+            "-cp",
+            str(classes),
+            PROBE_CLASS,
+        ]
+        proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            bufsize=1,
+        )
+        self._lines = queue.Queue()
+        lines = self._lines
+        stdout = proc.stdout
+
+        def pump() -> None:
+            assert stdout is not None
+            for line in stdout:
+                lines.put(line.rstrip("\n"))
+            lines.put(None)
+
+        threading.Thread(target=pump, name="casslab-jmx-reader", daemon=True).start()
+        return proc
+
+    def poll(
+        self, host: str, port: int, queries: tuple[tuple[str, str], ...] = FAST_QUERIES
+    ) -> list[JmxValue]:
+        """The values of ``queries`` (ObjectName pattern, comma-separated attributes) of the
+        node whose JMX listens on host:port; MBeans of system keyspaces are left out."""
+        request = "\t".join(
+            ["POLL", host, str(port), ",".join(SYSTEM_KEYSPACES)] + [x for q in queries for x in q]
+        )
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self._proc = self._start()
+            proc = self._proc
+            assert proc.stdin is not None
+            try:
+                proc.stdin.write(request + "\n")
+                proc.stdin.flush()
+            except OSError as e:
+                self._kill()
+                raise SourceUnavailableError(f"JMX helper for {host}:{port} died: {e}") from e
+            deadline = time.monotonic() + self._timeout_s
+            answer: list[str] = []
+            while True:
+                left = deadline - time.monotonic()
+                try:
+                    line = self._lines.get(timeout=max(left, 0.001))
+                except queue.Empty:
+                    self._kill()
+                    raise SourceUnavailableError(
+                        f"JMX poll of {host}:{port} took over {self._timeout_s:.0f} s; "
+                        "the helper was restarted"
+                    ) from None
+                if line is None:
+                    self._kill()
+                    raise SourceUnavailableError(f"JMX helper exited while polling {host}:{port}")
+                if line == "END":
+                    break
+                answer.append(line)
+        return parse_answer(answer)
+
+    def _kill(self) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait(timeout=10)
+            self._proc = None
+
+    def close(self) -> None:
+        """Release one reference; the helper stops when none is left."""
+        with self._lock:
+            self._refs -= 1
+            if self._refs > 0 or self._proc is None:
+                return
+            proc, self._proc = self._proc, None
+        assert proc.stdin is not None
+        try:
+            proc.stdin.close()
+            proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+class JmxSource:
+    """Samples the JMX-only metrics of node ``label`` (JMX on host:port)."""
+
+    def __init__(
+        self,
+        label: str,
+        host: str,
+        port: int,
+        client: JmxClient,
+        *,
+        slow_every: int = 10,
+        retry_every_s: float = 5.0,
+    ) -> None:
+        self._label = label
+        self._retry_every_s = retry_every_s
+        self._failed_at: float | None = None
+        self._slow_every = max(1, slow_every)
+        self._polls = 0
+        self._host = host
+        self._port = port
+        self._client = client.acquire()
+        self._prev: dict[str, float] | None = None
+
+    @property
+    def name(self) -> str:
+        return "jmx"
+
+    @property
+    def node(self) -> str:
+        return self._label
+
+    def sample(self, now: float) -> list[Sample]:
+        queries = FAST_QUERIES
+        if self._polls % self._slow_every == 0:
+            queries = FAST_QUERIES + SLOW_QUERIES
+        mono = time.monotonic()
+        if self._failed_at is not None and mono - self._failed_at < self._retry_every_s:
+            raise SourceUnavailableError(
+                f"JMX {self._host}:{self._port}: unreachable (retrying every "
+                f"{self._retry_every_s:.0f} s)"
+            )
+        try:
+            raw = self._client.poll(self._host, self._port, queries)
+        except SourceUnavailableError:
+            self._failed_at = mono
+            self._prev = None
+            raise
+        self._failed_at = None
+        self._polls += 1
+        cur = summarize(raw)
+        # Gauges of user tables: no MBean (no table yet) means zero, not unknown.
+        cur.setdefault("cassandra.sstables", 0.0)
+        cur.setdefault("cassandra.live_disk_bytes", 0.0)
+        out = [Sample(now, self._label, k, v) for k, v in cur.items() if not k.startswith("_")]
+        prev = self._prev
+        if prev is not None:
+            for op in ("read", "write"):
+                t, n = f"_{op}_total_us", f"_{op}_count"
+                if t in cur and n in cur and t in prev and n in prev:
+                    mean_us = mean_per_event(prev[t], cur[t], prev[n], cur[n])
+                    if mean_us is not None:
+                        out.append(
+                            Sample(
+                                now, self._label, f"cassandra.{op}_latency_mean_ms", mean_us / 1e3
+                            )
+                        )
+        self._prev = cur
+        return out
+
+    def close(self) -> None:
+        self._client.close()

@@ -1,0 +1,76 @@
+"""Process sampler: CPU, memory, threads and storage I/O of one PID (a node's JVM, or the
+load engine)."""
+
+from __future__ import annotations
+
+import psutil
+
+from casslab.metrics.rates import CounterTracker, busy_pct
+from casslab.metrics.source import Sample, SourceUnavailableError
+
+
+class ProcessSource:
+    """Samples process ``pid``, recording rows under ``label``.
+
+    ``prefix`` is ``process`` for a Cassandra node (cpu, rss, threads, I/O) or ``engine``
+    for the load engine (cpu and rss only).
+    """
+
+    def __init__(self, label: str, pid: int, prefix: str = "process") -> None:
+        if prefix not in ("process", "engine"):
+            raise ValueError(f"prefix must be 'process' or 'engine', not {prefix!r}")
+        self._label = label
+        self._pid = pid
+        self._prefix = prefix
+        self._proc: psutil.Process | None = None
+        self._prev_cpu: tuple[float, float] | None = None
+        self._io = CounterTracker()
+
+    @property
+    def name(self) -> str:
+        return self._prefix
+
+    @property
+    def node(self) -> str:
+        return self._label
+
+    def sample(self, now: float) -> list[Sample]:
+        try:
+            if self._proc is None:
+                self._proc = psutil.Process(self._pid)
+            return self._read(self._proc, now)
+        except psutil.Error as e:
+            self._proc = None
+            self._prev_cpu = None
+            raise SourceUnavailableError(f"reading process {self._pid} ({self._label}): {e}") from e
+
+    def _read(self, proc: psutil.Process, now: float) -> list[Sample]:
+        p = self._prefix
+        out: list[Sample] = []
+        with proc.oneshot():
+            if not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE:
+                raise psutil.NoSuchProcess(self._pid)
+            t = proc.cpu_times()
+            cpu_s = t.user + t.system
+            rss = proc.memory_info().rss
+            threads = proc.num_threads()
+            io = proc.io_counters() if p == "process" and hasattr(proc, "io_counters") else None
+        if self._prev_cpu is not None:
+            pct = busy_pct(self._prev_cpu[1], cpu_s, now - self._prev_cpu[0])
+            if pct is not None:
+                out.append(Sample(now, self._label, f"{p}.cpu_pct", pct))
+        self._prev_cpu = (now, cpu_s)
+        out.append(Sample(now, self._label, f"{p}.rss_bytes", float(rss)))
+        if p == "process":
+            out.append(Sample(now, self._label, "process.threads", float(threads)))
+            if io is not None:
+                r = self._io.update("read", float(io.read_bytes), now)
+                w = self._io.update("write", float(io.write_bytes), now)
+                if r is not None:
+                    out.append(Sample(now, self._label, "process.read_bytes_per_s", r))
+                if w is not None:
+                    out.append(Sample(now, self._label, "process.write_bytes_per_s", w))
+        return out
+
+    def close(self) -> None:
+        return None

@@ -1,0 +1,79 @@
+"""What every sampler looks like to the recorder, and the records that cross its boundary."""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from casslab.errors import MetricsError
+
+
+class SourceUnavailableError(MetricsError):
+    """A source could not be read this time (node down, timeout, process gone).
+
+    The recorder records a gap for the source and goes on sampling the others.
+    """
+
+
+class Sample(NamedTuple):
+    """One value: Unix time in seconds, node label, catalogue metric name, value."""
+
+    time: float
+    node: str
+    metric: str
+    value: float
+
+
+class Gap(BaseModel):
+    """A source that could not be read at one sampling instant."""
+
+    model_config = ConfigDict(frozen=True)
+
+    time: float
+    node: str
+    source: str
+    error: str
+
+
+class NodeTarget(BaseModel):
+    """What the samplers need to know about one Cassandra node.
+
+    Only ``address`` is required (a cluster casslab did not start); the rest enables the
+    local samplers: ``pid`` the process sampler, ``data_dir`` the host sampler, ``jmx_port``
+    the JMX sampler, ``cgroup`` the cgroup sampler (a path relative to the cgroup mounts,
+    e.g. ``casslab/node1``).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    address: str
+    cql_port: int = 9042
+    pid: int | None = None
+    data_dir: str | None = None
+    jmx_port: int | None = None
+    cgroup: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The node column of this node's rows."""
+        return self.address
+
+
+class Source(Protocol):
+    """A sampler: ``sample(now)`` returns this instant's values or raises
+    :class:`SourceUnavailableError`; ``close()`` releases connections and processes."""
+
+    @property
+    def name(self) -> str:
+        """Short id used in gap records, e.g. ``cql`` or ``process``."""
+        ...
+
+    @property
+    def node(self) -> str:
+        """Node label the source's gaps are recorded under."""
+        ...
+
+    def sample(self, now: float) -> list[Sample]: ...
+
+    def close(self) -> None: ...

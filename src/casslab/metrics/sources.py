@@ -1,0 +1,155 @@
+"""Which samplers to run for a set of nodes: the one place that wires sources together."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from cassandra.cluster import Cluster, NoHostAvailable
+
+from casslab.errors import ConfigError, MetricsError, SetupError
+from casslab.metrics.catalogue import ENGINE_NODE
+from casslab.metrics.cgroup import CgroupSource
+from casslab.metrics.cql import CqlSource
+from casslab.metrics.host import HostSource
+from casslab.metrics.jmx import JmxClient, JmxSource
+from casslab.metrics.process import ProcessSource
+from casslab.metrics.source import NodeTarget, Source
+
+log = logging.getLogger(__name__)
+
+
+class NodeRecord(Protocol):
+    """What the metrics need from a cluster's node record (``casslab.cluster.Node``)."""
+
+    @property
+    def address(self) -> str: ...
+    @property
+    def native_port(self) -> int: ...
+    @property
+    def jmx_port(self) -> int: ...
+    @property
+    def pid(self) -> int | None: ...
+    @property
+    def data_dir(self) -> Path: ...
+
+
+def targets_from_nodes(
+    nodes: Iterable[NodeRecord], cgroups: dict[str, str] | None = None
+) -> list[NodeTarget]:
+    """Targets for the nodes of a local cluster (process, host, JMX and CQL samplers).
+
+    ``cgroups`` maps a node address to the cgroup path it runs in, if any.
+    """
+    cg = cgroups or {}
+    return [
+        NodeTarget(
+            address=n.address,
+            cql_port=n.native_port,
+            pid=n.pid,
+            data_dir=str(n.data_dir),
+            jmx_port=n.jmx_port,
+            cgroup=cg.get(n.address),
+        )
+        for n in nodes
+    ]
+
+
+def parse_contact_point(text: str, default_port: int = 9042) -> tuple[str, int]:
+    """``host[:port]`` -> (host, port)."""
+    host, sep, port = text.strip().rpartition(":")
+    if not sep:
+        return text.strip(), default_port
+    if not port.isdigit():
+        raise ConfigError(f"contact point {text!r}: the port must be a number, e.g. 127.0.0.1:9042")
+    return host, int(port)
+
+
+def targets_from_contact_points(
+    contact_points: Sequence[str], *, discover: bool = True, timeout_s: float = 5.0
+) -> list[NodeTarget]:
+    """CQL-only targets: the given nodes, plus every peer they know of when ``discover``."""
+    if not contact_points:
+        raise ConfigError(
+            "metrics: no contact points given; pass e.g. --contact-points 127.0.0.1:9042"
+        )
+    points = [parse_contact_point(c) for c in contact_points]
+    found: dict[str, int] = dict(points)
+    if discover:
+        port = points[0][1]
+        cluster = Cluster(
+            contact_points=[h for h, _ in points],
+            port=port,
+            connect_timeout=timeout_s,
+            control_connection_timeout=timeout_s,
+            schema_metadata_enabled=False,
+            protocol_version=5,
+        )
+        try:
+            cluster.connect()
+            for host in cluster.metadata.all_hosts():
+                addr = host.broadcast_rpc_address or host.address
+                found.setdefault(str(addr), host.broadcast_rpc_port or port)
+        except NoHostAvailable as e:
+            raise MetricsError(
+                f"metrics: cannot reach any of {', '.join(contact_points)} over CQL: {e}; "
+                "check the addresses and that the nodes are up"
+            ) from e
+        finally:
+            cluster.shutdown()
+    return [NodeTarget(address=a, cql_port=p) for a, p in found.items()]
+
+
+def _device_key(path: str) -> Any:
+    try:
+        return os.stat(path).st_dev
+    except OSError:
+        return path
+
+
+def build_sources(
+    targets: Sequence[NodeTarget],
+    *,
+    engine_pid: int | None = None,
+    use_jmx: bool = True,
+    jmx_client: JmxClient | None = None,
+    cql: bool = True,
+) -> list[Source]:
+    """Every sampler the targets allow: host (per data device), process, cgroup, CQL, JMX,
+    and the engine process when ``engine_pid`` is given."""
+    sources: list[Source] = []
+    by_device: dict[Any, tuple[list[str], str]] = {}
+    for t in targets:
+        if t.data_dir is not None:
+            key = _device_key(t.data_dir)
+            entry = by_device.setdefault(key, ([], t.data_dir))
+            entry[0].append(t.label)
+    for labels, data_dir in by_device.values():
+        path = data_dir
+        while not os.path.exists(path) and os.path.dirname(path) != path:
+            path = os.path.dirname(path)
+        sources.append(HostSource(labels, path))
+    client = jmx_client
+    if use_jmx and client is None and any(t.jmx_port is not None for t in targets):
+        try:
+            client = JmxClient()
+            client.prepare()
+        except SetupError as e:
+            log.warning("no JMX metrics (%s): using the CQL stand-ins", e)
+            use_jmx, client = False, None
+    for t in targets:
+        if t.pid is not None:
+            sources.append(ProcessSource(t.label, t.pid))
+        if t.cgroup is not None:
+            sources.append(CgroupSource(t.label, t.cgroup))
+        jmx = use_jmx and client is not None and t.jmx_port is not None
+        if cql:
+            sources.append(CqlSource(t.label, t.address, t.cql_port, jmx_fallbacks=not jmx))
+        if jmx and t.jmx_port is not None and client is not None:
+            sources.append(JmxSource(t.label, "127.0.0.1", t.jmx_port, client))
+    if engine_pid is not None:
+        sources.append(ProcessSource(ENGINE_NODE, engine_pid, prefix="engine"))
+    return sources

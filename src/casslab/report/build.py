@@ -1,0 +1,368 @@
+"""RunData -> Report: every number, word and figure of a run's report, decided here (pure).
+
+The statistics come from :func:`casslab.analysis.analyse` over the trials that finished:
+per-cell mean, SD and Student-t 95% CI of each KPI; each cell against the baseline cell
+with Welch's t-test, Fieller's ratio interval and a verdict. Failed trials are listed and
+left out of the statistics. Figures are specifications (:mod:`.figures`); the
+renderers draw them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from casslab.analysis import (
+    Analysis,
+    AnalysisOptions,
+    Correction,
+    TrialKpis,
+    analyse,
+    kpi_spec,
+)
+from casslab.experiment.records import TrialStatus
+from casslab.report import text
+from casslab.report.figures import (
+    SERIES_KPIS,
+    bar_figure,
+    box_figure,
+    cell_colors,
+    kpi_label,
+    metric_figures,
+    percentile_figure,
+    series_figure,
+    stats_by,
+)
+from casslab.report.frames import (
+    CellLayout,
+    analysed_trials,
+    cell_layout,
+    run_kpis,
+    trial_kpis_of,
+)
+from casslab.report.load import RunData
+from casslab.report.records import (
+    Report,
+    Section,
+    Table,
+    TableRow,
+    Tone,
+    VerdictRow,
+)
+
+METHOD_NOTES = (
+    "Each cell ran {iterations}; a KPI is one number per trial (the measure phase only; "
+    "warm-up discarded).",
+    "Per cell: mean, sample SD (n-1), and a 95% confidence interval of the mean from "
+    "Student's t distribution (mean ± t(0.975, n-1)·s/√n); with one iteration the "
+    "interval is undetermined, never zero-width.",
+    "Against the baseline cell: Welch's unequal-variances t-test (two-sided, alpha={alpha}, "
+    "{correction}); the ratio of means with Fieller's 95% interval; a verdict of better or "
+    "worse only for KPIs with a direction, higher/lower for neutral ones (resources, "
+    "compaction work), 'not significant' when p >= alpha, and 'undetermined' when a cell "
+    "has fewer than 2 values or neither cell varies.",
+    "Latency is response time counted from each operation's intended start, so it includes "
+    "queueing (no coordinated omission); percentiles come from HdrHistograms.",
+    "Failed trials are listed but left out of the statistics.",
+)
+
+
+def _facts(run: RunData, layout: CellLayout, finished: int) -> list[tuple[str, str]]:
+    manifest = run.manifest
+    host = manifest.host
+    experiment = manifest.experiment
+    facts = [
+        ("experiment", manifest.experiment_name),
+        ("run", manifest.run_id),
+        ("started", manifest.started_at.isoformat(timespec="seconds")),
+        (
+            "ended",
+            manifest.ended_at.isoformat(timespec="seconds") if manifest.ended_at else "not ended",
+        ),
+        ("trials", f"{finished} finished of {manifest.trials_planned or len(run.trials)} planned"),
+        ("design", f"{experiment.get('design', 'factorial')}, {len(layout.cells)} cells"),
+        ("baseline cell", layout.baseline_cell or "none"),
+        ("casslab", manifest.casslab_version),
+        ("Cassandra", manifest.cassandra_version or "unknown"),
+        ("JDK", manifest.jdk_version or "unknown"),
+        ("engine", manifest.engine_version or "unknown"),
+        ("git revision", manifest.git_revision or "unknown"),
+        (
+            "host",
+            f"{host.hostname}: {host.cpus} CPUs, {host.memory_bytes / 2**30:.1f} GiB, "
+            f"{host.os} {host.kernel}",
+        ),
+    ]
+    return facts
+
+
+# ---------------------------------------------------------------- tables
+
+
+def verdict_table(rows: Sequence[VerdictRow], baseline: str | None) -> Table:
+    table_rows = [
+        TableRow(
+            cells=[
+                row.kpi,
+                row.unit,
+                row.cell_id,
+                text.number(row.baseline_mean),
+                text.number(row.cell_mean),
+                text.percent(row.change_pct),
+                text.ratio(row.ratio, row.ratio_low, row.ratio_high),
+                text.p_value(row.p_value),
+                row.verdict_text,
+            ],
+            tone=text.VERDICT_TONE[row.verdict],
+        )
+        for row in rows
+    ]
+    return Table(
+        id="verdicts",
+        title=f"Verdicts against the baseline cell {baseline}" if baseline else "Verdicts",
+        columns=[
+            "KPI",
+            "unit",
+            "cell",
+            "baseline mean",
+            "cell mean",
+            "change",
+            "ratio [95% CI]",
+            "p",
+            "verdict",
+        ],
+        rows=table_rows,
+        note="ratio = cell mean / baseline mean (Fieller's 95% interval); p from Welch's t-test",
+    )
+
+
+def overview_table(analysis: Analysis, cells: Sequence[str]) -> Table:
+    """One row per cell, one column per KPI: ``mean ± 95% CI half-width``."""
+    stats = stats_by(analysis)
+    rows = []
+    for cell in cells:
+        values = [text.mean_ci(stats[(cell, kpi)]) for kpi in analysis.kpis if (cell, kpi) in stats]
+        n = max((stats[(cell, k)].n for k in analysis.kpis if (cell, k) in stats), default=0)
+        tone = Tone.GOOD if cell == analysis.baseline_cell else Tone.NEUTRAL
+        rows.append(TableRow(cells=[cell, str(n), *values], tone=tone))
+    return Table(
+        id="cells",
+        title="Cells: mean ± 95% CI half-width",
+        columns=["cell", "n", *(kpi_label(k) for k in analysis.kpis)],
+        rows=rows,
+        note="Student-t 95% confidence interval of the mean over the iterations of each cell",
+    )
+
+
+def kpi_table(analysis: Analysis, kpi: str, cells: Sequence[str]) -> Table:
+    stats = stats_by(analysis)
+    rows = []
+    for cell in cells:
+        s = stats.get((cell, kpi))
+        if s is None:
+            continue
+        rows.append(
+            TableRow(
+                cells=[
+                    cell,
+                    str(s.n),
+                    text.number(s.mean),
+                    text.ci_range(s),
+                    text.number(s.sd),
+                    text.cv_text(s),
+                    text.number(s.rmse),
+                    text.number(s.min),
+                    text.number(s.max),
+                ]
+            )
+        )
+    return Table(
+        id=f"cells-{kpi}",
+        title=f"{kpi_label(kpi)}: {kpi_spec(kpi).help}",
+        columns=["cell", "n", "mean", "95% CI", "SD", "CV", "RMSE", "min", "max"],
+        rows=rows,
+    )
+
+
+def trials_table(run: RunData, kpis: Sequence[str]) -> Table:
+    rows = []
+    for trial in sorted(run.trials, key=lambda t: t.result.order_index):
+        result = trial.result
+        values = trial_kpis_of(trial).kpis
+        ok = result.status is TrialStatus.OK
+        status = result.status.value if ok else f"{result.status.value}: {result.error or ''}"
+        rows.append(
+            TableRow(
+                cells=[
+                    str(result.order_index),
+                    result.trial_id,
+                    status,
+                    *(text.number(values.get(k)) for k in kpis),
+                ],
+                tone=Tone.NEUTRAL if ok else Tone.BAD,
+            )
+        )
+    return Table(
+        id="trials",
+        title="Trials in run order",
+        columns=["#", "trial", "status", *(kpi_label(k) for k in kpis)],
+        rows=rows,
+    )
+
+
+# ---------------------------------------------------------------- warnings
+
+
+def trial_warnings(run: RunData) -> list[str]:
+    out = list(run.problems)
+    for trial in run.trials:
+        result = trial.result
+        if result.status is not TrialStatus.OK:
+            out.append(
+                f"trial {result.trial_id} failed: {result.error or 'no error recorded'}; "
+                "it is left out of the statistics"
+            )
+        elif trial.problems:
+            out.append(f"trial {result.trial_id}: {'; '.join(trial.problems)}")
+        if trial.engine_errors:
+            out.append(
+                f"trial {result.trial_id}: the engine reported {len(trial.engine_errors)} "
+                f"error record(s), first: {trial.engine_errors[0]}"
+            )
+    return out
+
+
+def _dedupe(items: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+# ---------------------------------------------------------------- the report
+
+
+def run_analysis(
+    run: RunData, options: AnalysisOptions = AnalysisOptions()
+) -> tuple[Analysis | None, list[TrialKpis], CellLayout]:
+    """The statistics of a run's finished trials (None when no trial finished)."""
+    layout = cell_layout(run)
+    trials = analysed_trials(run)
+    if not trials:
+        return None, trials, layout
+    present = {t.cell_id for t in trials}
+    baseline = layout.baseline_cell if layout.baseline_cell in present else None
+    analysis = analyse(trials, run_kpis(run), baseline_cell=baseline, options=options)
+    return analysis, trials, layout
+
+
+def _method_notes(run: RunData, options: AnalysisOptions) -> list[str]:
+    iterations = run.manifest.experiment.get("iterations")
+    correction = (
+        "Holm-adjusted over the cells of each KPI"
+        if options.correction is Correction.HOLM
+        else "no multiple-comparison correction"
+    )
+    values = {
+        "iterations": f"{iterations} iterations" if iterations else "its iterations",
+        "alpha": f"{options.alpha:g}",
+        "correction": correction,
+    }
+    return [note.format(**values) for note in METHOD_NOTES]
+
+
+def build_report(run: RunData, options: AnalysisOptions = AnalysisOptions()) -> Report:
+    """The report of one run (see the module docstring)."""
+    analysis, trials, layout = run_analysis(run, options)
+    cells = [c for c in layout.cells if any(t.result.cell_id == c for t in run.trials)]
+    colors = cell_colors(cells)
+    kpis = run_kpis(run)
+    warnings = trial_warnings(run)
+    if layout.note:
+        warnings.insert(0, layout.note)
+    sections: list[Section] = []
+    verdicts: list[VerdictRow] = []
+    if analysis is None:
+        warnings.insert(0, "no trial finished: there are no statistics to report")
+        sections.append(
+            Section(
+                id="verdicts",
+                title="Verdicts",
+                paragraphs=["No trial of this run finished, so nothing can be compared."],
+            )
+        )
+    else:
+        warnings += [w.message for w in analysis.warnings]
+        verdicts = [text.verdict_row(c) for c in analysis.comparisons]
+        sections.append(_verdict_section(analysis, verdicts))
+        sections.append(
+            Section(
+                id="cells",
+                title="Cells",
+                tables=[
+                    overview_table(analysis, cells),
+                    *(kpi_table(analysis, k, cells) for k in analysis.kpis),
+                ],
+                figures=[bar_figure(analysis, k, cells, colors) for k in analysis.kpis],
+            )
+        )
+    time_figures = [series_figure(run, k, cells, colors) for k in SERIES_KPIS]
+    sections.append(
+        Section(
+            id="time-series",
+            title="Time series",
+            paragraphs=[] if any(time_figures) else ["No trial has measured engine intervals."],
+            figures=[f for f in time_figures if f is not None],
+        )
+    )
+    if analysis is not None:
+        latency = percentile_figure(trials, cells, colors, options.confidence)
+        boxes = [box_figure(trials, k, cells, colors) for k in analysis.kpis]
+        sections.append(
+            Section(
+                id="distributions",
+                title="Latency percentiles and distributions",
+                figures=[f for f in (latency, *boxes) if f is not None],
+            )
+        )
+    metrics = metric_figures(run, cells, colors)
+    if metrics:
+        sections.append(Section(id="metrics", title="Cluster metrics", figures=metrics))
+    sections.append(Section(id="trials", title="Trials", tables=[trials_table(run, kpis)]))
+    warnings = _dedupe(warnings)
+    sections.append(
+        Section(
+            id="warnings",
+            title="Warnings",
+            bullets=warnings,
+            paragraphs=[] if warnings else ["No warnings."],
+        )
+    )
+    sections.append(Section(id="method", title="Method", bullets=_method_notes(run, options)))
+    return Report(
+        title=f"casslab report: {run.manifest.experiment_name}",
+        facts=_facts(run, layout, len(trials)),
+        verdicts=verdicts,
+        sections=sections,
+        warnings=warnings,
+    )
+
+
+def _verdict_section(analysis: Analysis, verdicts: Sequence[VerdictRow]) -> Section:
+    if analysis.baseline_cell is None:
+        return Section(
+            id="verdicts",
+            title="Verdicts",
+            paragraphs=[
+                "This run has a single cell (or no baseline cell with finished trials): "
+                "there is nothing to compare; see the cell statistics below."
+            ],
+        )
+    counts: dict[str, int] = {}
+    for row in verdicts:
+        counts[row.verdict_text] = counts.get(row.verdict_text, 0) + 1
+    summary = ", ".join(f"{n} {label}" for label, n in counts.items())
+    return Section(
+        id="verdicts",
+        title="Verdicts",
+        paragraphs=[
+            f"Each cell against the baseline cell {analysis.baseline_cell} on each KPI: {summary}."
+        ],
+        tables=[verdict_table(verdicts, analysis.baseline_cell)],
+    )

@@ -1,0 +1,264 @@
+"""Figure specifications of a run's report (pure): what each figure shows, not how.
+
+* KPI time series per cell, one line per iteration (:func:`series_figure`);
+* mean and 95% CI per cell (:func:`bar_figure`);
+* response-time percentiles per cell (:func:`percentile_figure`);
+* the per-trial values of a KPI per cell (:func:`box_figure`);
+* cluster metrics over the measure window, one line per iteration (:func:`metric_figures`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from casslab.analysis import Analysis, CellStats, TrialKpis, describe, interval_series, kpi_spec
+from casslab.experiment.records import TrialStatus
+from casslab.report.frames import measure_intervals, metric_series
+from casslab.report.load import RunData
+from casslab.report.records import FigureKind, FigureSpec, Series
+
+PALETTE = (
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#ff7f0e",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
+
+SERIES_KPIS = ("op_rate", "latency_p99_ms")
+PERCENTILE_KPIS = (
+    ("p50", "latency_p50_ms"),
+    ("p95", "latency_p95_ms"),
+    ("p99", "latency_p99_ms"),
+    ("p99.9", "latency_p999_ms"),
+    ("max", "latency_max_ms"),
+)
+# (figure id, metric, how nodes combine, title, unit)
+METRIC_FIGURES = (
+    ("metric-cpu-busy", "host.cpu_busy_pct", "mean", "CPU busy (host)", "%"),
+    (
+        "metric-compactions-pending",
+        "cassandra.compactions_pending",
+        "sum",
+        "Compactions pending (all nodes)",
+        "count",
+    ),
+    ("metric-sstables", "cassandra.sstables", "sum", "Live SSTables (all nodes)", "count"),
+)
+
+
+def cell_colors(cells: Sequence[str]) -> dict[str, str]:
+    """A stable colour per cell, in cell order (shared by HTML and PNG figures)."""
+    return {cell: PALETTE[index % len(PALETTE)] for index, cell in enumerate(cells)}
+
+
+def stats_by(analysis: Analysis) -> dict[tuple[str, str], CellStats]:
+    return {(s.cell_id, s.kpi): s for s in analysis.stats}
+
+
+def kpi_label(kpi: str) -> str:
+    spec = kpi_spec(kpi)
+    return f"{kpi} ({spec.unit})"
+
+
+def series_figure(
+    run: RunData, kpi: str, cells: Sequence[str], colors: dict[str, str]
+) -> FigureSpec | None:
+    """One KPI per measured interval; a colour per cell, a line per iteration."""
+    series: list[Series] = []
+    for cell in cells:
+        trials = sorted(
+            (t for t in run.trials if t.result.cell_id == cell), key=lambda t: t.result.iteration
+        )
+        first = True
+        for trial in trials:
+            times, _origin = measure_intervals(trial)
+            if not times:
+                continue
+            values = interval_series(trial.intervals, kpi)
+            series.append(
+                Series(
+                    name=f"{cell} #{trial.result.iteration}",
+                    x=times,
+                    y=values,
+                    color=colors[cell],
+                    group=cell,
+                    show_legend=first,
+                    dash=trial.result.status is not TrialStatus.OK,
+                )
+            )
+            first = False
+    if not series:
+        return None
+    return FigureSpec(
+        id=f"series-{kpi.replace('.', '-')}",
+        kind=FigureKind.LINES,
+        title=f"{kpi} per interval, iterations overlaid",
+        x_label="seconds since the measure phase began",
+        y_label=kpi_label(kpi),
+        series=series,
+        note="one line per iteration, one colour per cell; dashed = failed trial",
+    )
+
+
+def _error_bars(stats: Sequence[CellStats]) -> tuple[list[float | None], list[float | None]]:
+    low: list[float | None] = []
+    high: list[float | None] = []
+    for s in stats:
+        if s.ci is None or s.mean is None:
+            low.append(None)
+            high.append(None)
+        else:
+            low.append(s.mean - s.ci.low)
+            high.append(s.ci.high - s.mean)
+    return low, high
+
+
+def bar_figure(
+    analysis: Analysis, kpi: str, cells: Sequence[str], colors: dict[str, str]
+) -> FigureSpec:
+    """Mean ± 95% CI of one KPI, one bar per cell (per combination of factor levels)."""
+    stats = stats_by(analysis)
+    series: list[Series] = []
+    for cell in cells:
+        s = stats.get((cell, kpi))
+        if s is None:
+            continue
+        low, high = _error_bars([s])
+        series.append(
+            Series(
+                name=cell,
+                x=[cell],
+                y=[s.mean],
+                error_low=low,
+                error_high=high,
+                color=colors[cell],
+                group=cell,
+            )
+        )
+    return FigureSpec(
+        id=f"bars-{kpi.replace('.', '-')}",
+        kind=FigureKind.BARS,
+        title=f"{kpi}: mean and 95% CI per cell",
+        x_label="cell (factor levels)",
+        y_label=kpi_label(kpi),
+        series=series,
+        note="error bars: Student-t 95% confidence interval of the mean",
+    )
+
+
+def percentile_figure(
+    trials: Sequence[TrialKpis], cells: Sequence[str], colors: dict[str, str], confidence: float
+) -> FigureSpec | None:
+    """Latency p50 / p95 / p99 / p99.9 / max per cell: the mean over iterations ± CI."""
+    series: list[Series] = []
+    labels = [label for label, _ in PERCENTILE_KPIS]
+    for cell in cells:
+        values = [t for t in trials if t.cell_id == cell]
+        stats = [
+            describe(
+                [t.kpis.get(kpi) for t in values], cell_id=cell, kpi=kpi, confidence=confidence
+            )
+            for _, kpi in PERCENTILE_KPIS
+        ]
+        if all(s.mean is None for s in stats):
+            continue
+        low, high = _error_bars(stats)
+        series.append(
+            Series(
+                name=cell,
+                x=labels,
+                y=[s.mean for s in stats],
+                error_low=low,
+                error_high=high,
+                color=colors[cell],
+                group=cell,
+            )
+        )
+    if not series:
+        return None
+    return FigureSpec(
+        id="latency-percentiles",
+        kind=FigureKind.CURVES,
+        title="Response-time percentiles per cell (mean over iterations, 95% CI)",
+        x_label="percentile",
+        y_label="latency (ms)",
+        series=series,
+        log_y=True,
+    )
+
+
+def box_figure(
+    trials: Sequence[TrialKpis], kpi: str, cells: Sequence[str], colors: dict[str, str]
+) -> FigureSpec | None:
+    series: list[Series] = []
+    for cell in cells:
+        chosen = sorted((t for t in trials if t.cell_id == cell), key=lambda t: t.iteration)
+        values = [t.kpis.get(kpi) for t in chosen]
+        if all(v is None for v in values):
+            continue
+        series.append(
+            Series(
+                name=cell,
+                x=[t.trial_id for t in chosen],
+                y=values,
+                color=colors[cell],
+                group=cell,
+            )
+        )
+    if not series:
+        return None
+    return FigureSpec(
+        id=f"box-{kpi.replace('.', '-')}",
+        kind=FigureKind.BOXES,
+        title=f"{kpi}: distribution over iterations per cell",
+        x_label="cell",
+        y_label=kpi_label(kpi),
+        series=series,
+        note="every point is one trial",
+    )
+
+
+def metric_figures(run: RunData, cells: Sequence[str], colors: dict[str, str]) -> list[FigureSpec]:
+    out: list[FigureSpec] = []
+    for figure_id, metric, combine, title, unit in METRIC_FIGURES:
+        series: list[Series] = []
+        for cell in cells:
+            first = True
+            trials = sorted(
+                (t for t in run.trials if t.result.cell_id == cell),
+                key=lambda t: t.result.iteration,
+            )
+            for trial in trials:
+                times, values = metric_series(trial, metric, combine=combine)
+                if not times:
+                    continue
+                series.append(
+                    Series(
+                        name=f"{cell} #{trial.result.iteration}",
+                        x=times,
+                        y=list(values),
+                        color=colors[cell],
+                        group=cell,
+                        show_legend=first,
+                        dash=trial.result.status is not TrialStatus.OK,
+                    )
+                )
+                first = False
+        if series:
+            out.append(
+                FigureSpec(
+                    id=figure_id,
+                    kind=FigureKind.LINES,
+                    title=f"{title}, iterations overlaid",
+                    x_label="seconds since the measure phase began",
+                    y_label=f"{metric} ({unit})",
+                    series=series,
+                )
+            )
+    return out

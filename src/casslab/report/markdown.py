@@ -1,0 +1,67 @@
+"""Report -> Markdown (``summary.md``): facts, verdicts, cell table, warnings, method (pure).
+
+Figures are not drawn here; when PNG files exist, :func:`render_markdown` links them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from casslab.report import text
+from casslab.report.records import Report, Section, Table
+
+SUMMARY_TABLES = ("verdicts", "cells", "compare")
+
+
+def _cell(value: str) -> str:
+    return value.replace("|", "\\|").replace("\n", " ")
+
+
+def table_markdown(table: Table) -> str:
+    lines = [f"### {table.title}", ""]
+    lines.append("| " + " | ".join(_cell(c) for c in table.columns) + " |")
+    lines.append("|" + "|".join("---" for _ in table.columns) + "|")
+    for row in table.rows:
+        lines.append("| " + " | ".join(_cell(c) for c in row.cells) + " |")
+    if table.note:
+        lines += ["", f"_{table.note}_"]
+    return "\n".join(lines)
+
+
+def _section(section: Section, figures: Mapping[str, str], full: bool) -> list[str]:
+    lines = [f"## {section.title}", ""]
+    lines += [f"{p}\n" for p in section.paragraphs]
+    if section.bullets:
+        lines += [f"- {b}" for b in section.bullets]
+        lines.append("")
+    for table in section.tables:
+        if full or any(table.id.startswith(t) for t in SUMMARY_TABLES):
+            lines += [table_markdown(table), ""]
+    for figure in section.figures:
+        if figure.id in figures:
+            lines += [f"![{figure.title}]({figures[figure.id]})", ""]
+    return lines
+
+
+def render_markdown(
+    report: Report, figures: Mapping[str, str] | None = None, *, full: bool = False
+) -> str:
+    """The Markdown summary. ``figures`` maps figure ids to relative PNG paths to link;
+    ``full`` includes every table (otherwise the verdict and overview tables only)."""
+    links = dict(figures or {})
+    lines = [f"# {report.title}", ""]
+    lines += [f"- **{label}**: {value}" for label, value in report.facts]
+    lines.append("")
+    if report.verdicts:
+        lines += ["## Headline", ""]
+        lines += [f"- {text.verdict_sentence(row)}" for row in report.verdicts]
+        lines.append("")
+    for section in report.sections:
+        if section.id == "trials" and not full:
+            continue
+        if not (section.tables or section.paragraphs or section.bullets) and not any(
+            f.id in links for f in section.figures
+        ):
+            continue
+        lines += _section(section, links, full)
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,109 @@
+"""FigureSpec -> PNG bytes with matplotlib's Agg backend (no display, no files here).
+
+Only the object-oriented API (``Figure`` + ``FigureCanvasAgg``) is used: no pyplot global
+state, so rendering is safe in any process and never opens a window.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+from casslab.report.records import FigureKind, FigureSpec, Series
+
+WIDTH_IN = 10.0
+HEIGHT_IN = 4.8
+DPI = 100
+
+
+def _nan(values: list[float | None]) -> list[float]:
+    return [math.nan if v is None else float(v) for v in values]
+
+
+def _errors(series: Series) -> list[list[float]] | None:
+    if series.error_low is None or series.error_high is None:
+        return None
+    return [
+        [0.0 if v is None else v for v in series.error_low],
+        [0.0 if v is None else v for v in series.error_high],
+    ]
+
+
+def _draw(spec: FigureSpec, figure: Figure) -> None:
+    axes = figure.add_subplot(1, 1, 1)
+    # fixed margins: a tight layout would draw every figure twice
+    figure.subplots_adjust(left=0.09, right=0.98, top=0.91, bottom=0.2)
+    if spec.kind is FigureKind.LINES:
+        for s in spec.series:
+            axes.plot(
+                [float(x) for x in s.x],
+                _nan(s.y),
+                color=s.color,
+                linewidth=1.2,
+                linestyle="--" if s.dash else "-",
+                label=s.group or s.name if s.show_legend else None,
+            )
+    elif spec.kind is FigureKind.BARS:
+        labels = [str(s.x[0]) if s.x else s.name for s in spec.series]
+        positions = list(range(len(spec.series)))
+        heights = [0.0 if not s.y or s.y[0] is None else float(s.y[0]) for s in spec.series]
+        low = [
+            0.0 if s.error_low is None or s.error_low[0] is None else s.error_low[0]
+            for s in spec.series
+        ]
+        high = [
+            0.0 if s.error_high is None or s.error_high[0] is None else s.error_high[0]
+            for s in spec.series
+        ]
+        axes.bar(
+            positions,
+            heights,
+            color=[s.color for s in spec.series],
+            yerr=[low, high],
+            capsize=6,
+        )
+        axes.set_xticks(positions, labels, rotation=15, ha="right", fontsize=8)
+    elif spec.kind is FigureKind.CURVES:
+        for s in spec.series:
+            axes.errorbar(
+                [str(x) for x in s.x],
+                _nan(s.y),
+                yerr=_errors(s),
+                color=s.color,
+                marker="o",
+                capsize=4,
+                label=s.name,
+            )
+    else:
+        data = [[v for v in s.y if v is not None] for s in spec.series]
+        positions = list(range(1, len(spec.series) + 1))
+        axes.boxplot(data, positions=positions, widths=0.5)
+        for position, s, values in zip(positions, spec.series, data, strict=True):
+            axes.scatter([position] * len(values), values, color=s.color, zorder=3, s=18)
+        axes.set_xticks(
+            positions, [s.name for s in spec.series], rotation=15, ha="right", fontsize=8
+        )
+    if spec.log_y:
+        axes.set_yscale("log")
+        axes.yaxis.set_major_formatter(ScalarFormatter())
+        axes.yaxis.set_minor_formatter(NullFormatter())
+    axes.set_title(spec.title, fontsize=11)
+    axes.set_xlabel(spec.x_label)
+    axes.set_ylabel(spec.y_label)
+    axes.grid(True, alpha=0.3)
+    if spec.kind in (FigureKind.LINES, FigureKind.CURVES):
+        axes.legend(fontsize=8, loc="best")
+
+
+def render_png(spec: FigureSpec) -> bytes:
+    """One figure as PNG bytes."""
+    figure = Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI)
+    FigureCanvasAgg(figure)
+    _draw(spec, figure)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    return buffer.getvalue()

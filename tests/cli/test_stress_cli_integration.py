@@ -1,0 +1,242 @@
+"""`casslab stress` and `casslab ycsb` against one real node, through the real CLI and engine.
+
+Each run is small (a few thousand operations, a few seconds). Checks: operation counts,
+rows in the tables, counter sums, and that the summary count equals the sum of the
+interval counts. Address block 127.0.20.x (JMX 7200+).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.load.engine import engine_binary
+from casslab.load.graph import revisions_from_html
+from casslab.load.spec import IntervalRecord, SummaryRecord
+
+
+def _engine_available() -> bool:
+    try:
+        return engine_binary().is_file()
+    except Exception:  # noqa: BLE001 - any failure to locate it means "not built"
+        return False
+
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.engine,
+    pytest.mark.skipif(not _engine_available(), reason="engine binary not built"),
+]
+
+NODE = "127.0.20.1"
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    spec = ClusterSpec(name="k20load", nodes=1, heap="512M", base_address=NODE, jmx_port_base=7200)
+    root = tmp_path_factory.mktemp("k20-clusters")
+    with LocalCluster.create(spec, root, remove_on_exit=True) as running:
+        yield running
+
+
+def casslab(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "casslab", *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, "COLUMNS": "250"},
+        cwd=cwd,
+        check=False,
+    )
+    assert done.returncode == 0, f"casslab {' '.join(args)}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+def run_json(*args: str, cwd: Path | None = None) -> tuple[list[IntervalRecord], SummaryRecord]:
+    done = casslab(*args, "--json", cwd=cwd)
+    records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    intervals = [IntervalRecord.model_validate(r) for r in records if r["type"] == "interval"]
+    [summary] = [SummaryRecord.model_validate(r) for r in records if r["type"] == "summary"]
+    assert intervals, "no interval records"
+    assert summary.total.count == sum(i.total.count for i in intervals)
+    for name, stats in summary.ops.items():
+        assert stats.count == sum(i.ops[name].count for i in intervals if name in i.ops)
+    return intervals, summary
+
+
+def scalar(cluster: LocalCluster, cql: str) -> Any:
+    session = cluster.session()
+    try:
+        return session.execute(cql).one()[0]
+    finally:
+        session.cluster.shutdown()
+
+
+def test_stress_write_read_mixed(cluster: LocalCluster, tmp_path: Path) -> None:
+    _, write = run_json("stress", "write", "n=2000", "-rate", "threads=8", "-node", NODE)
+    assert (write.total.count, write.total.errors) == (2000, 0)
+    assert set(write.ops) == {"write"}
+    assert scalar(cluster, "SELECT count(*) FROM keyspace1.standard1") == 2000
+
+    _, read = run_json("stress", "read", "n=2000", "-rate", "threads=8", "-node", NODE)
+    stats = read.ops["read"]
+    assert (stats.count, stats.errors, stats.not_found, stats.mismatches) == (2000, 0, 0, 0)
+
+    _, mixed = run_json(
+        "stress",
+        "mixed",
+        r"ratio\(write=1,read=3\)",
+        "n=2000",
+        "cl=ONE",
+        "-pop",
+        r"dist=UNIFORM\(1..2000\)",
+        "-rate",
+        "threads=8",
+        "-node",
+        NODE,
+    )
+    assert mixed.total.count == 2000
+    assert mixed.ops["read"].count + mixed.ops["write"].count == 2000
+    assert 1200 < mixed.ops["read"].count < 1800  # 3:1
+    assert mixed.ops["read"].mismatches == 0
+    assert mixed.ops["read"].not_found == 0
+    assert scalar(cluster, "SELECT count(*) FROM keyspace1.standard1") == 2000
+
+
+def test_stress_text_output_log_and_graph_revisions(cluster: LocalCluster, tmp_path: Path) -> None:
+    log = tmp_path / "w.log"
+    graph = tmp_path / "w.html"
+    for revision in ("first", "second"):
+        done = casslab(
+            "stress",
+            "write",
+            "n=500",
+            "-rate",
+            "threads=4",
+            "-node",
+            NODE,
+            "-log",
+            f"file={log}",
+            "-graph",
+            f"file={graph}",
+            "title=Write",
+            f"revision={revision}",
+        )
+        assert "type,      total ops,    op/s," in done.stdout
+        assert "Total partitions          :        500 [WRITE: 500]" in done.stdout
+    assert log.read_text().splitlines()[-1] == "END"
+    assert "Results:" in log.read_text()
+    stored = revisions_from_html(graph.read_text())
+    assert stored is not None
+    assert stored.title == "Write"
+    assert [r.revision for r in stored.revisions] == ["first", "second"]
+    assert all(r.t_s for r in stored.revisions)
+
+
+def test_stress_counters(cluster: LocalCluster) -> None:
+    _, write = run_json("stress", "counter_write", "n=500", "-rate", "threads=4", "-node", NODE)
+    assert (write.total.count, write.total.errors) == (500, 0)
+    assert scalar(cluster, 'SELECT sum("C0") FROM keyspace1.counter1') == 500
+    assert scalar(cluster, "SELECT count(*) FROM keyspace1.counter1") == 500
+    _, read = run_json("stress", "counter_read", "n=500", "-rate", "threads=4", "-node", NODE)
+    assert (read.total.count, read.total.errors, read.ops["counter_read"].not_found) == (500, 0, 0)
+
+
+PROFILE = """
+keyspace: k20stress
+keyspace_definition: |
+  CREATE KEYSPACE k20stress WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+table: posts
+table_definition: |
+  CREATE TABLE posts (domain text, published bigint, body text, PRIMARY KEY (domain, published))
+    WITH compaction = { 'class':'LeveledCompactionStrategy' }
+columnspec:
+  - name: domain
+    size: uniform(5..20)
+  - name: body
+    size: uniform(50..200)
+queries:
+  simple1:
+    cql: select * from posts where domain = ? and published = ?
+    fields: samerow
+"""
+
+
+def test_stress_user_profile(cluster: LocalCluster, tmp_path: Path) -> None:
+    (tmp_path / "level.yaml").write_text(PROFILE)
+    _, insert = run_json(
+        "stress",
+        "user",
+        "profile=level.yaml",
+        "ops(insert=1)",
+        "n=1000",
+        "-rate",
+        "threads=8",
+        "-node",
+        NODE,
+        cwd=tmp_path,
+    )
+    assert (insert.total.count, insert.total.errors) == (1000, 0)
+    assert scalar(cluster, "SELECT count(*) FROM k20stress.posts") == 1000
+    _, mixed = run_json(
+        "stress",
+        "user",
+        "profile=level.yaml",
+        r"ops\(insert=9, simple1=1\)",
+        "n=1000",
+        "-pop",
+        "dist=UNIFORM(1..1000)",
+        "-rate",
+        "threads=8",
+        "-node",
+        NODE,
+        cwd=tmp_path,
+    )
+    assert mixed.total.count == 1000
+    assert mixed.total.errors == 0
+    assert set(mixed.ops) == {"insert", "simple1"}
+    simple = mixed.ops["simple1"]
+    assert simple.not_found == 0
+    assert simple.rows == simple.count
+
+
+def test_ycsb_load_and_workloads_a_to_f(cluster: LocalCluster) -> None:
+    common = ["-p", f"hosts={NODE}", "-p", "cassandra.keyspace=k20ycsb", "-p", "recordcount=1000"]
+    _, load = run_json("ycsb", "load", "-P", "workloada", *common, "-threads", "8")
+    assert (load.total.count, load.total.errors, set(load.ops)) == (1000, 0, {"INSERT"})
+    assert scalar(cluster, "SELECT count(*) FROM k20ycsb.usertable") == 1000
+    expected = {
+        "workloada": {"READ", "UPDATE"},
+        "workloadb": {"READ", "UPDATE"},
+        "workloadc": {"READ"},
+        "workloadd": {"READ", "INSERT"},
+        "workloade": {"SCAN", "INSERT"},
+        "workloadf": {"READ", "READ-MODIFY-WRITE"},
+    }
+    for name, ops in expected.items():
+        _, run = run_json(
+            "ycsb", "run", "-P", name, *common, "-p", "operationcount=1000", "-threads", "8"
+        )
+        assert run.total.count == 1000, name
+        assert run.total.errors == 0, name
+        assert set(run.ops) == ops, name
+        if name == "workloadc":
+            assert run.ops["READ"].not_found == 0
+        if name == "workloadd":
+            rows = scalar(cluster, "SELECT count(*) FROM k20ycsb.usertable")
+            assert rows == 1000 + run.ops["INSERT"].count
+        if name == "workloade":
+            assert run.ops["SCAN"].rows > run.ops["SCAN"].count  # ranges, not single rows
+    done = casslab("ycsb", "run", "-P", "workloadb", *common, "-p", "operationcount=200")
+    assert done.stdout.startswith("[OVERALL], RunTime(ms), ")
+    assert "[OVERALL], Throughput(ops/sec), " in done.stdout
+    assert "[READ], Operations, " in done.stdout

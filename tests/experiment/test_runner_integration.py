@@ -1,0 +1,114 @@
+"""A real experiment end to end: 1 node, 2 cells, 2 iterations; interrupted, then resumed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import psutil
+import pytest
+
+from casslab.experiment.records import RunLayout, TrialResult, TrialStatus
+
+pytestmark = [pytest.mark.integration, pytest.mark.engine]
+
+EXPERIMENT = Path(__file__).parent / "data" / "two-cells.yaml"
+
+
+def _casslab(home: Path, results: Path, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "CASSLAB_HOME": str(home), "COLUMNS": "160"}
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "casslab",
+            "run",
+            str(EXPERIMENT),
+            "--results",
+            str(results),
+            "--base-address",
+            "127.0.103.1",
+            "--jmx-port-base",
+            "7630",
+            *args,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+
+
+def _owned_processes(home: Path, layout_root: Path | None) -> list[str]:
+    found = []
+    for process in psutil.process_iter(["pid", "cmdline"]):
+        cmdline = " ".join(process.info["cmdline"] or [])
+        if str(home) in cmdline or (layout_root is not None and str(layout_root) in cmdline):
+            found.append(f"{process.info['pid']}: {cmdline[:120]}")
+    return found
+
+
+def _summaries(results: Path) -> list[Path]:
+    return sorted(results.glob("two-cells/*/trials/*/*/summary.json"))
+
+
+def test_run_interrupted_then_resumed(tmp_path: Path) -> None:
+    home, results = tmp_path / "home", tmp_path / "results"
+    first = _casslab(home, results)
+    try:
+        deadline = time.monotonic() + 300
+        while not _summaries(results) and time.monotonic() < deadline:
+            assert first.poll() is None, first.communicate()[0]
+            time.sleep(0.5)
+        assert _summaries(results), "no trial finished within 300 s"
+        first.send_signal(signal.SIGINT)  # Ctrl-C in the middle of the run
+        output, _ = first.communicate(timeout=120)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    assert first.returncode != 0, output
+    done_before = _summaries(results)
+    assert 1 <= len(done_before) < 4, output
+    kept = {p: p.stat().st_mtime_ns for p in done_before}
+    (run_dir,) = list((results / "two-cells").iterdir())
+    time.sleep(2)
+    assert _owned_processes(home, run_dir) == [], "a JVM or engine outlived Ctrl-C"
+
+    second = _casslab(home, results, "--resume")
+    output, _ = second.communicate(timeout=900)
+    assert second.returncode == 0, output
+    assert _owned_processes(home, run_dir) == []
+
+    layout = RunLayout(root=run_dir)
+    summaries = _summaries(results)
+    assert len(summaries) == 4
+    for path, mtime in kept.items():
+        assert path.stat().st_mtime_ns == mtime, f"{path} was rerun"
+    results_by_id = {
+        r.trial_id: r for r in (TrialResult.model_validate_json(p.read_text()) for p in summaries)
+    }
+    assert set(results_by_id) == {
+        "compaction=STCS/1",
+        "compaction=STCS/2",
+        "compaction=LCS/1",
+        "compaction=LCS/2",
+    }
+    for result in results_by_id.values():
+        assert result.status is TrialStatus.OK, result.error
+        assert result.engine is not None
+        assert result.engine.total.count > 0
+        assert result.engine.total.errors == 0
+        assert result.kpis["op_rate"] is not None
+        assert result.kpis["op_rate"] > 0
+        assert layout.latency_hlog(result.cell_id, result.iteration).stat().st_size > 0
+        metrics = pd.read_parquet(layout.metrics_parquet(result.cell_id, result.iteration))
+        assert {"time", "node", "metric", "value"} <= set(metrics.columns)
+        assert len(metrics) > 0
+    manifest = layout.manifest.read_text()
+    assert '"cassandra_version"' in manifest
+    assert '"plan_digest"' in manifest

@@ -1,0 +1,141 @@
+"""Every experiment shipped in experiments/ loads, expands, and is sized as documented."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from casslab.experiment import loader
+from casslab.experiment.model import Design, parse_duration_s
+from casslab.experiment.plan import Plan, Tool, expand
+
+EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
+SHIPPED = sorted(EXPERIMENTS.glob("*.yaml"))
+
+
+def plan_of(name: str) -> Plan:
+    return expand(loader.load(EXPERIMENTS / f"{name}.yaml"))
+
+
+def measured_s(command: str) -> float:
+    match = re.search(r"\bduration=(\S+)", command)
+    assert match is not None, command
+    return parse_duration_s(match.group(1))
+
+
+def test_the_shipped_set() -> None:
+    assert [p.stem for p in SHIPPED] == [
+        "compaction-interactions",
+        "compaction-strategies",
+        "compaction-tuning",
+        "quick-compaction",
+        "workload-mix",
+    ]
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_shipped_file_loads_and_expands(path: Path) -> None:
+    experiment = loader.load(path)
+    assert experiment.name == path.stem
+    assert experiment.description
+    assert experiment.cluster.config.get("auto_snapshot") is False  # no snapshot pile-up
+    plan = expand(experiment)
+    assert len(plan.trials) == len(plan.cells) * experiment.iterations
+    assert len({t.trial_id for t in plan.trials}) == len(plan.trials)
+    assert plan.trials[0].restart
+    for trial in plan.trials:
+        assert measured_s(trial.workload.text) > 0
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_shipped_commands_build_engine_specs(path: Path) -> None:
+    """The measured and preload commands of every cell become engine specs."""
+    stress = pytest.importorskip("casslab.load.stress")
+    ycsb = pytest.importorskip("casslab.load.ycsb")
+    from casslab.load.spec import Connection, WorkloadSpec
+
+    connection = Connection(contact_points=["127.0.0.1:9042"])
+    plan = expand(loader.load(path))
+    commands = {t.workload for t in plan.trials} | {t.preload for t in plan.trials if t.preload}
+    for command in commands:
+        if command.tool is Tool.YCSB:
+            parsed = ycsb.parse_ycsb(command.text.split())
+            spec = ycsb.build_ycsb_spec(parsed, connection)
+        else:
+            spec = stress.parse_stress(command.text).to_spec(connection, profile_dir=EXPERIMENTS)
+        assert isinstance(spec, WorkloadSpec)
+
+
+def test_quick_compaction_fits_ten_minutes_on_two_cores() -> None:
+    plan = plan_of("quick-compaction")
+    assert len(plan.cells) == 3
+    assert len(plan.trials) == 9
+    assert {c.labels["table.compaction"] for c in plan.cells} == {"STCS", "LCS", "UCS"}
+    trial = plan.trials[0]
+    assert (trial.nodes, trial.heap) == (1, "1G")
+    assert "ratio(write=9,read=1)" in trial.workload.text
+    assert "threads=16" in trial.workload.text
+    assert trial.preload is not None
+    assert "n=50000" in trial.preload.text
+    per_trial = [t.warmup_s + measured_s(t.workload.text) for t in plan.trials]
+    assert max(per_trial) <= 40
+    # ~15 s preload + reset per trial and one node start leave room under 600 s
+    assert sum(per_trial) + 15 * len(plan.trials) + 60 <= 600
+    assert sum(t.restart for t in plan.trials) == 1  # table options only: one start
+
+
+def test_compaction_strategies_follows_seed_001() -> None:
+    plan = plan_of("compaction-strategies")
+    assert [c.labels["table.compaction"] for c in plan.cells] == ["STCS", "LCS", "TWCS", "UCS"]
+    trial = plan.trials[0]
+    assert "ops(insert=9,simple1=1)" in trial.workload.text
+    assert "threads=8" in trial.workload.text
+    assert measured_s(trial.workload.text) == 20 * 60
+
+
+def test_workload_mix_follows_seed_000() -> None:
+    plan = plan_of("workload-mix")
+    assert [c.labels["workload"].split("-rate")[0] for c in plan.cells] == [
+        "mixed-9-1",
+        "mixed-7-3",
+        "mixed-5-5",
+    ]
+    assert plan.iterations == 10
+    for trial in plan.trials:
+        assert "cl=ONE" in trial.workload.text
+        assert "dist=UNIFORM(1..1000000)" in trial.workload.text
+        assert trial.preload is not None
+        assert trial.preload.text == "write n=1000000"
+
+
+def test_compaction_tuning_is_ofat_plus_the_combination() -> None:
+    experiment = loader.load(EXPERIMENTS / "compaction-tuning.yaml")
+    assert experiment.design is Design.OFAT
+    plan = expand(experiment)
+    assert len(plan.cells) == 1 + 5 + 3 + 3 + 3 + 1
+    baseline = plan.cell(plan.baseline_cell_id)
+    assert baseline.levels == {
+        "config.memtable_heap_space": "2048MiB",
+        "config.memtable_flush_writers+memtable_cleanup_threshold": [8, 0.11],
+        "config.concurrent_compactors": 1,
+        "config.compaction_throughput": "16MiB/s",
+    }
+    combination = plan.cells[-1]
+    assert combination.levels["config.memtable_heap_space"] == "5120MiB"
+    assert combination.levels["config.concurrent_compactors"] == 24
+    # every ofat cell differs from the baseline in exactly one factor
+    for cell in plan.cells[1:-1]:
+        changed = [n for n in cell.levels if cell.levels[n] != baseline.levels[n]]
+        assert len(changed) == 1, cell.id
+    settings = {t.cell_id: t.settings for t in plan.trials}
+    assert settings[combination.id]["memtable_cleanup_threshold"] == 0.14
+    assert settings[combination.id]["memtable_flush_writers"] == 6
+
+
+def test_compaction_interactions_is_a_full_factorial() -> None:
+    plan = plan_of("compaction-interactions")
+    assert plan.design is Design.FACTORIAL
+    assert len(plan.cells) == 8
+    assert len(plan.factors) == 3

@@ -1,0 +1,257 @@
+"""The real engine against a real one-node Cassandra cluster.
+
+Runs cassandra-stress's default table (``keyspace1.standard1``): a sequential write,
+a validated read of what was written, and the coordinated-omission check (the node is
+frozen with SIGSTOP during an open-loop run).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.errors import EngineError
+from casslab.load import engine
+from casslab.load.spec import (
+    ClosedLoop,
+    Connection,
+    Consistency,
+    DistKind,
+    Distribution,
+    Generator,
+    GenKind,
+    OpenLoop,
+    Operation,
+    OpKind,
+    Output,
+    Rate,
+    Statement,
+    Stop,
+    ThreadRamp,
+    WorkloadSpec,
+)
+
+pytestmark = [pytest.mark.integration, pytest.mark.engine]
+
+KEYS = 20_000
+COLUMNS = [f'"C{i}"' for i in range(5)]
+SCHEMA = [
+    "CREATE KEYSPACE IF NOT EXISTS keyspace1 WITH replication = "
+    "{'class': 'SimpleStrategy', 'replication_factor': 1}",
+    "CREATE TABLE IF NOT EXISTS keyspace1.standard1 (key blob PRIMARY KEY, "
+    + ", ".join(f"{c} blob" for c in COLUMNS)
+    + ")",
+]
+
+
+def fixed(n: int) -> Distribution:
+    return Distribution(kind=DistKind.FIXED, min=n, max=n)
+
+
+KEY = Generator(kind=GenKind.KEY_BLOB, column="key", size=fixed(10))
+VALUES = [Generator(kind=GenKind.BLOB, column=f"C{i}", size=fixed(34)) for i in range(5)]
+WRITE = Operation(
+    name="write",
+    kind=OpKind.WRITE,
+    weight=1.0,
+    consistency=Consistency.ONE,
+    statements=[
+        Statement(
+            cql=f"INSERT INTO standard1 (key, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)",
+            binds=[KEY, *VALUES],
+        )
+    ],
+)
+READ = Operation(
+    name="read",
+    kind=OpKind.READ,
+    weight=1.0,
+    statements=[
+        Statement(cql=f"SELECT {', '.join(COLUMNS)} FROM standard1 WHERE key = ?", binds=[KEY])
+    ],
+    validate_columns=VALUES,
+)
+
+
+def have_engine() -> bool:
+    try:
+        engine.engine_binary()
+    except EngineError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    if not have_engine():
+        pytest.skip("engine not built: run `make engine`")
+    spec = ClusterSpec(
+        name="engine", nodes=1, heap="512M", base_address="127.0.10.1", jmx_port_base=7100
+    )
+    root = tmp_path_factory.mktemp("engine-clusters")
+    with LocalCluster.create(spec, root, remove_on_exit=True) as c:
+        yield c
+
+
+def workload(
+    cluster: LocalCluster,
+    ops: list[Operation],
+    keys: Distribution,
+    rate: Rate,
+    stop: Stop,
+    **extra: object,
+) -> WorkloadSpec:
+    return WorkloadSpec.model_validate(
+        {
+            "connection": Connection(contact_points=cluster.contact_points),
+            "schema_cql": SCHEMA,
+            "keyspace": "keyspace1",
+            "operations": ops,
+            "keys": keys,
+            "rate": rate,
+            "stop": stop,
+            "seed": 11,
+            **extra,
+        }
+    )
+
+
+def test_write_then_validated_read(cluster: LocalCluster, tmp_path: Path) -> None:
+    hdr = tmp_path / "write.hlog"
+    write = workload(
+        cluster,
+        [WRITE],
+        Distribution(kind=DistKind.SEQ, min=1, max=KEYS),
+        ClosedLoop(threads=16),
+        Stop(ops=KEYS),
+        output=Output(hdr_log=str(hdr), interval_s=0.5),
+    )
+    result = engine.run(write, tmp_path / "write", timeout_s=300)
+    summary = result.summary
+    assert summary.total.count == KEYS
+    assert summary.total.errors == 0
+    assert summary.ops["write"].count == KEYS
+    assert sum(i.total.count for i in result.intervals) == summary.total.count
+    assert all(i.phase == "measure" and i.threads == 16 for i in result.intervals)
+    assert summary.engine_version
+    assert summary.total.response.p50_ms > 0
+    rows = cluster.session().execute("SELECT COUNT(*) FROM keyspace1.standard1").one()
+    assert rows[0] == KEYS  # SEQ 1..KEYS: every key written once
+    log = hdr.read_text().splitlines()
+    assert log[0].startswith("#[")
+    assert any(line.startswith("Tag=write,") for line in log)
+
+    read = workload(
+        cluster,
+        [READ],
+        Distribution(kind=DistKind.UNIFORM, min=1, max=KEYS),
+        ClosedLoop(threads=8),
+        Stop(ops=4000),
+        validate_reads=True,
+    )
+    result = engine.run(read, tmp_path / "read", timeout_s=300)
+    stats = result.summary.ops["read"]
+    assert stats.count == 4000
+    assert stats.errors == 0
+    assert stats.rows == 4000
+    assert stats.not_found == 0
+    assert stats.mismatches == 0
+    assert result.errors == []
+
+    # The same reads under another seed expect other values: every one mismatches.
+    wrong = read.model_copy(update={"seed": 12, "stop": Stop(ops=200)})
+    result = engine.run(wrong, tmp_path / "wrong-seed", timeout_s=300)
+    assert result.summary.ops["read"].mismatches == 200
+    assert 0 < len(result.errors) <= 200
+    assert "validation" in result.errors[0].message
+
+
+def test_ramp_reports_a_curve_and_best_threads(cluster: LocalCluster, tmp_path: Path) -> None:
+    spec = workload(
+        cluster,
+        [WRITE.model_copy(update={"weight": 9.0}), READ],
+        Distribution(kind=DistKind.UNIFORM, min=1, max=KEYS),
+        ThreadRamp(min=2, max=8, factor=2.0, step_duration_s=1.0, patience=3),
+        Stop(duration_s=20),
+    )
+    result = engine.run(spec, tmp_path / "ramp", timeout_s=120)
+    steps = result.summary.ramp
+    assert [s.threads for s in steps] == [2, 4, 8]
+    assert result.summary.best_threads in {2, 4, 8}
+    assert {i.phase for i in result.intervals} == {"ramp"}
+    assert {i.threads for i in result.intervals} == {2, 4, 8}
+    assert sum(i.total.count for i in result.intervals) == result.summary.total.count
+    assert result.summary.ops["write"].count > 5 * result.summary.ops["read"].count
+
+
+def test_paused_node_shows_in_response_time_not_service_time(
+    cluster: LocalCluster, tmp_path: Path
+) -> None:
+    """Coordinated omission: 2000 op/s for 15 s, the node frozen for 1 s in the middle."""
+    pid = cluster.nodes[0].pid
+    assert pid is not None
+    spec = workload(
+        cluster,
+        [WRITE],
+        Distribution(kind=DistKind.UNIFORM, min=1, max=KEYS),
+        OpenLoop(rate_per_s=2000, max_in_flight=16),
+        Stop(duration_s=15),
+        warmup_s=2.0,
+    )
+
+    def freeze() -> None:
+        time.sleep(9.0)  # warm-up, then 7 s into the measured phase
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            time.sleep(1.0)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+
+    freezer = threading.Thread(target=freeze)
+    freezer.start()
+    try:
+        result = engine.run(spec, tmp_path / "co", timeout_s=120)
+    finally:
+        freezer.join()
+        os.kill(pid, signal.SIGCONT)
+    total = result.summary.total
+    assert total.count + total.errors == 30_000  # every due operation ran, none dropped
+    assert total.response.p999_ms >= 900.0
+    assert total.service.p999_ms < 300.0
+    assert total.response.max_ms >= 900.0
+    assert {i.phase for i in result.intervals} == {"warmup", "measure"}
+    measured = [i for i in result.intervals if i.phase == "measure"]
+    assert sum(i.total.count for i in measured) == total.count
+
+
+def test_failing_schema_statement_is_fatal(cluster: LocalCluster, tmp_path: Path) -> None:
+    spec = workload(
+        cluster,
+        [WRITE],
+        fixed(1),
+        ClosedLoop(threads=1),
+        Stop(ops=1),
+    ).model_copy(update={"schema_cql": ["CREATE TABLE nowhere.bad (k int PRIMARY KEY)"]})
+    with pytest.raises(EngineError, match=r"status 1: schema statement failed"):
+        engine.run(spec, tmp_path / "bad-schema", timeout_s=60)
+
+
+def test_unreachable_cluster_is_fatal(tmp_path: Path) -> None:
+    if not have_engine():
+        pytest.skip("engine not built: run `make engine`")
+    spec = WorkloadSpec(
+        connection=Connection(contact_points=["127.0.10.250:1"]),
+        operations=[WRITE],
+        keys=fixed(1),
+        rate=ClosedLoop(threads=1),
+        stop=Stop(ops=1),
+    )
+    with pytest.raises(EngineError, match="cannot connect"):
+        engine.run(spec, tmp_path / "unreachable", timeout_s=60)

@@ -1,0 +1,303 @@
+"""YCSB: the six shipped workload files, property parsing, command lines, specs, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from casslab.errors import WorkloadSyntaxError
+from casslab.load.spec import (
+    ClosedLoop,
+    Connection,
+    Consistency,
+    DistKind,
+    GenKind,
+    OpenLoop,
+    OpKind,
+    Stop,
+    WorkloadSpec,
+)
+from casslab.load.ycsb import (
+    BUILTIN_WORKLOADS,
+    YcsbPhase,
+    builtin_workload_text,
+    core_workload,
+    parse_properties,
+    parse_ycsb,
+)
+
+CONNECTION = Connection(contact_points=["127.0.20.1:9042"])
+
+# YCSB's standard values for its core workloads (read, update, insert, scan, rmw, dist).
+STANDARD = {
+    "workloada": (0.5, 0.5, 0.0, 0.0, 0.0, "zipfian"),
+    "workloadb": (0.95, 0.05, 0.0, 0.0, 0.0, "zipfian"),
+    "workloadc": (1.0, 0.0, 0.0, 0.0, 0.0, "zipfian"),
+    "workloadd": (0.95, 0.0, 0.05, 0.0, 0.0, "latest"),
+    "workloade": (0.0, 0.0, 0.05, 0.95, 0.0, "zipfian"),
+    "workloadf": (0.5, 0.0, 0.0, 0.0, 0.5, "zipfian"),
+}
+NAMES = {
+    "workloada": [("READ", 0.5), ("UPDATE", 0.5)],
+    "workloadb": [("READ", 0.95), ("UPDATE", 0.05)],
+    "workloadc": [("READ", 1.0)],
+    "workloadd": [("READ", 0.95), ("INSERT", 0.05)],
+    "workloade": [("INSERT", 0.05), ("SCAN", 0.95)],
+    "workloadf": [("READ", 0.5), ("READ-MODIFY-WRITE", 0.5)],
+}
+
+
+@pytest.mark.parametrize("name", BUILTIN_WORKLOADS)
+def test_shipped_workload_files(name: str) -> None:
+    properties = parse_properties(builtin_workload_text(name), source=name)
+    workload = core_workload(properties)
+    assert (workload.recordcount, workload.operationcount) == (1000, 1000)
+    assert properties["workload"] == "site.ycsb.workloads.CoreWorkload"
+    read, update, insert, scan, rmw, dist = STANDARD[name]
+    assert (
+        workload.readproportion,
+        workload.updateproportion,
+        workload.insertproportion,
+        workload.scanproportion,
+        workload.readmodifywriteproportion,
+        workload.requestdistribution,
+    ) == (read, update, insert, scan, rmw, dist)
+    assert workload.readallfields is True
+    if name == "workloade":
+        assert (workload.maxscanlength, workload.scanlengthdistribution) == (100, "uniform")
+
+
+@pytest.mark.parametrize("name", BUILTIN_WORKLOADS)
+def test_every_workload_builds_load_and_run_specs(name: str) -> None:
+    load = parse_ycsb(["load", "-P", name, "-p", "recordcount=500"]).to_spec(CONNECTION)
+    [insert] = load.operations
+    assert (insert.name, insert.kind) == ("INSERT", OpKind.WRITE)
+    assert (load.keys.kind, load.keys.min, load.keys.max) == (DistKind.SEQ, 0, 499)
+    assert load.stop == Stop(ops=500)
+    run = parse_ycsb(["run", "-P", name, "-p", "recordcount=500", "-p", "operationcount=700"])
+    result = run.to_spec(CONNECTION)
+    assert [(op.name, op.weight) for op in result.operations] == NAMES[name]
+    assert result.stop == Stop(ops=700)
+    assert (result.keys.min, result.keys.max) == (0, 499)
+    assert result.keys.kind is DistKind(STANDARD[name][5])
+    assert WorkloadSpec.model_validate_json(result.model_dump_json()) == result
+
+
+def test_statements_follow_the_cassandra_binding() -> None:
+    result = parse_ycsb(
+        [
+            "run",
+            "-P",
+            "workloada",
+            "-p",
+            "insertproportion=0.1",
+            "-p",
+            "scanproportion=0.1",
+            "-p",
+            "readmodifywriteproportion=0.1",
+            "-p",
+            "fieldlength=1000",
+        ]
+    ).to_spec(CONNECTION)
+    ops = {op.name: op for op in result.operations}
+    table = '"ycsb".usertable'
+    assert ops["READ"].statements[0].cql == f"SELECT * FROM {table} WHERE y_id = ? LIMIT 1"
+    assert ops["UPDATE"].statements[0].cql == f"UPDATE {table} SET field0 = ? WHERE y_id = ?"
+    assert ops["INSERT"].statements[0].cql == (
+        f"INSERT INTO {table} (y_id, field0, field1, field2, field3, field4, field5, field6, "
+        "field7, field8, field9) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    )
+    assert ops["SCAN"].statements[0].cql == (
+        f"SELECT * FROM {table} WHERE token(y_id) >= token(?) LIMIT ?"
+    )
+    assert ops["SCAN"].kind is OpKind.SCAN
+    key, length = ops["SCAN"].statements[0].binds
+    assert (key.kind, key.prefix, key.hashed) == (GenKind.KEY_TEXT, "user", True)
+    assert length.kind is GenKind.SCAN_LENGTH
+    assert not length.per_key
+    assert length.values is not None
+    assert (length.values.min, length.values.max) == (1, 1000)
+    rmw = ops["READ-MODIFY-WRITE"]
+    assert rmw.kind is OpKind.READ_MODIFY_WRITE
+    assert [s.cql.split()[0] for s in rmw.statements] == ["SELECT", "UPDATE"]
+    value = ops["INSERT"].statements[0].binds[1]
+    assert value.kind is GenKind.TEXT
+    assert value.size is not None
+    assert (value.size.kind, value.size.max) == (DistKind.FIXED, 1000)
+    new_keys = ops["INSERT"].keys
+    assert new_keys is not None
+    assert (new_keys.kind, new_keys.min) == (DistKind.SEQ, 1000)
+    assert ops["READ"].consistency is Consistency.QUORUM
+    assert result.schema_cql == [
+        "CREATE KEYSPACE IF NOT EXISTS \"ycsb\" WITH replication = {'class': 'SimpleStrategy', "
+        "'replication_factor': '1'} AND durable_writes = true",
+        'CREATE TABLE IF NOT EXISTS "ycsb".usertable (y_id varchar PRIMARY KEY, field0 varchar, '
+        "field1 varchar, field2 varchar, field3 varchar, field4 varchar, field5 varchar, "
+        "field6 varchar, field7 varchar, field8 varchar, field9 varchar)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("props", "check"),
+    [
+        (["requestdistribution=uniform"], lambda s: s.keys.kind is DistKind.UNIFORM),
+        (["requestdistribution=exponential"], lambda s: s.keys.kind is DistKind.EXP),
+        (
+            ["requestdistribution=hotspot", "hotspotdatafraction=0.1", "hotspotopnfraction=0.9"],
+            lambda s: (
+                (s.keys.kind, s.keys.hot_fraction, s.keys.hot_ops_fraction)
+                == (DistKind.HOTSPOT, 0.1, 0.9)
+            ),
+        ),
+        (["zipfian.constant=0.5"], lambda s: s.keys.zipf_theta == 0.5),
+        (["insertorder=ordered"], lambda s: not s.operations[0].statements[0].binds[0].hashed),
+        (
+            ["readallfields=false"],
+            lambda s: s.operations[0].statements[0].cql.startswith("SELECT field0 "),
+        ),
+        (
+            ["writeallfields=true"],
+            lambda s: s.operations[1].statements[0].cql.count("= ?") == 11,
+        ),
+        (
+            ["fieldlengthdistribution=uniform", "fieldlength=50"],
+            lambda s: s.operations[1].statements[0].binds[0].size.kind is DistKind.UNIFORM,
+        ),
+        (["fieldcount=3"], lambda s: "field2 varchar, field3" in s.schema_cql[1]),
+        (["maxexecutiontime=30"], lambda s: s.stop == Stop(ops=1000, duration_s=30.0)),
+        (["cassandra.keyspace=bench"], lambda s: s.keyspace == "bench"),
+        (
+            ["cassandra.readconsistencylevel=ONE", "cassandra.writeconsistencylevel=all"],
+            lambda s: [o.consistency for o in s.operations] == [Consistency.ONE, Consistency.ALL],
+        ),
+        (
+            ["cassandra.replication_factor=3"],
+            lambda s: "'replication_factor': '3'" in s.schema_cql[0],
+        ),
+        (
+            ["cassandra.username=u", "cassandra.password=p"],
+            lambda s: (s.connection.username, s.connection.password) == ("u", "p"),
+        ),
+    ],
+)
+def test_properties_shape_the_run(props: list[str], check: object) -> None:
+    args = ["run", "-P", "workloada"]
+    for prop in props:
+        args += ["-p", prop]
+    assert check(parse_ycsb(args).to_spec(CONNECTION))  # type: ignore[operator]
+
+
+def test_load_range_and_threads_and_target() -> None:
+    command = parse_ycsb(
+        [
+            "load",
+            "cassandra-cql",
+            "-P",
+            "workloada",
+            "-p",
+            "recordcount=10000",
+            "-p",
+            "insertstart=2000",
+            "-p",
+            "insertcount=3000",
+            "-threads",
+            "8",
+            "-s",
+        ]
+    )
+    assert (command.binding, command.threads, command.status) == ("cassandra-cql", 8, True)
+    result = command.to_spec(CONNECTION, seed=7)
+    assert (result.keys.min, result.keys.max) == (2000, 4999)
+    assert result.stop == Stop(ops=3000)
+    assert result.rate == ClosedLoop(threads=8)
+    assert result.seed == 7
+    target = parse_ycsb(["run", "-P", "workloadb", "-threads", "4", "-target", "250"])
+    assert target.to_spec(CONNECTION).rate == OpenLoop(rate_per_s=250, max_in_flight=4)
+    assert parse_ycsb(["run", "-P", "workloadc"]).to_spec(CONNECTION).rate == ClosedLoop(threads=1)
+
+
+def test_cli_properties_override_files_in_any_order(tmp_path: Path) -> None:
+    mine = tmp_path / "mine.properties"
+    mine.write_text("recordcount=77\n# a comment\n! another\nfieldlength : 10\nreadproportion 1\n")
+    command = parse_ycsb(["run", "-p", "recordcount=5", "-P", "workloadb", "-P", str(mine)])
+    assert command.phase is YcsbPhase.RUN
+    workload = command.workload()
+    assert (workload.recordcount, workload.fieldlength, workload.readproportion) == (5, 10, 1.0)
+    assert command.property_files == ["workloadb", str(mine)]
+    assert parse_ycsb(["run", "-P", "workloads/workloadc"]).workload().readproportion == 1.0
+    assert (
+        parse_ycsb(["run", "-P", "x"], read_file=lambda _: "recordcount=3").workload().recordcount
+        == 3
+    )
+
+
+def test_properties_text() -> None:
+    text = "a=1\n  b = two words \nc: 3\nd 4\nlong=x\\\n   y\n#e=5\n\nflag\n"
+    assert parse_properties(text) == {
+        "a": "1",
+        "b": "two words",
+        "c": "3",
+        "d": "4",
+        "long": "xy",
+        "flag": "",
+    }
+
+
+def test_hosts_property_gives_contact_points() -> None:
+    command = parse_ycsb(
+        ["run", "-P", "workloada", "-p", "hosts=10.0.0.1,10.0.0.2", "-p", "port=9043"]
+    )
+    assert command.contact_points(["127.0.0.1:9042"]) == ["10.0.0.1:9043", "10.0.0.2:9043"]
+    assert parse_ycsb(["run"]).contact_points(["h:1"]) == ["h:1"]
+
+
+BAD: list[tuple[list[str], str]] = [
+    ([], "expected load or run, got 'nothing'"),
+    (["transact"], "expected load or run, got 'transact'"),
+    (["run", "mongodb"], "binding 'mongodb' is not supported"),
+    (["run", "-x"], "unknown argument '-x'"),
+    (["run", "-P"], "-P needs a value"),
+    (["run", "-P", "workloadz"], "no such file; give a property file path or one of workloada"),
+    (["run", "-p", "recordcount"], "write key=value"),
+    (["run", "-threads", "many"], "-threads 'many': give a whole number >= 1"),
+    (["run", "-target", "-5"], "-target '-5': give operations per second > 0"),
+    (["run", "-p", "requestdistribution=normal"], "requestdistribution='normal'"),
+    (["run", "-p", "recordcount=-1"], "recordcount='-1'"),
+    (["run", "-p", "cassandra.readconsistencylevel=MOST"], "not a consistency level"),
+    (["run", "-db", "site.ycsb.BasicDB"], "only the Cassandra CQL binding"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), BAD)
+def test_bad_command_lines(args: list[str], message: str) -> None:
+    with pytest.raises(WorkloadSyntaxError) as raised:
+        parse_ycsb(args)
+    assert message in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "-P", "workloada", "-p", "recordcount=0"], "recordcount must be >= 1"),
+        (["run", "-P", "workloada", "-p", "operationcount=0"], "set -p operationcount=N"),
+        (
+            ["run", "-P", "workloada", "-p", "readproportion=0", "-p", "updateproportion=0"],
+            "every proportion is 0",
+        ),
+        (["load", "-P", "workloada", "-p", "insertstart=1000"], "nothing to insert"),
+    ],
+)
+def test_bad_specs(args: list[str], message: str) -> None:
+    with pytest.raises(WorkloadSyntaxError, match=message):
+        parse_ycsb(args).to_spec(CONNECTION)
+
+
+def test_status_interval() -> None:
+    assert parse_ycsb(["run", "-P", "workloada"]).to_spec(CONNECTION).output.interval_s == 1.0
+    status = parse_ycsb(["run", "-P", "workloada", "-s"]).to_spec(CONNECTION)
+    assert status.output.interval_s == 10.0
+    custom = parse_ycsb(["run", "-P", "workloada", "-s", "-p", "status.interval=2"])
+    assert custom.to_spec(CONNECTION).output.interval_s == 2.0
+    with pytest.raises(WorkloadSyntaxError, match=r"status\.interval=x: give seconds"):
+        parse_ycsb(["run", "-P", "workloadc", "-s", "-p", "status.interval=x"]).to_spec(CONNECTION)

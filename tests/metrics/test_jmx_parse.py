@@ -1,0 +1,102 @@
+"""The JMX helper: parsing and summing its answers (literal lines), and the helper JVM
+itself against a port where no node listens."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import time
+
+import pytest
+
+from casslab.metrics.catalogue import names
+from casslab.metrics.jmx import JmxClient, JmxSource, JmxValue, parse_answer, summarize
+from casslab.metrics.source import SourceUnavailableError
+
+M = "org.apache.cassandra.metrics"
+ANSWER = [
+    f"V\t{M}:type=ClientRequest,scope=Read,name=Latency\tCount\t10",
+    f"V\t{M}:type=ClientRequest,scope=Read,name=TotalLatency\tCount\t5000",
+    f"V\t{M}:type=ClientRequest,scope=Write,name=Latency\tCount\t7",
+    f"V\t{M}:type=ClientRequest,scope=Write,name=TotalLatency\tCount\t700",
+    f"V\t{M}:type=Compaction,name=PendingTasks\tValue\t3",
+    f"V\t{M}:type=Compaction,name=TotalCompactionsCompleted\tCount\t12",
+    f"V\t{M}:type=Compaction,name=BytesCompacted\tCount\t123456",
+    f"V\t{M}:type=Table,keyspace=ks,scope=t1,name=LiveSSTableCount\tValue\t4",
+    f"V\t{M}:type=Table,keyspace=ks,scope=t2,name=LiveSSTableCount\tValue\t2",
+    f"V\t{M}:type=Table,keyspace=ks,scope=t1,name=LiveDiskSpaceUsed\tCount\t1000",
+    f"V\t{M}:type=Table,keyspace=ks,scope=t2,name=LiveDiskSpaceUsed\tCount\t500",
+    f"V\t{M}:type=DroppedMessage,scope=MUTATION,name=Dropped\tCount\t5",
+    f"V\t{M}:type=DroppedMessage,scope=READ,name=Dropped\tCount\t1",
+    "V\tjava.lang:type=GarbageCollector,name=G1 Young Generation\tCollectionCount\t20",
+    "V\tjava.lang:type=GarbageCollector,name=G1 Young Generation\tCollectionTime\t300",
+    "V\tjava.lang:type=GarbageCollector,name=G1 Old Generation\tCollectionCount\t1",
+    "V\tjava.lang:type=GarbageCollector,name=G1 Old Generation\tCollectionTime\t50",
+    "V\tjava.lang:type=GarbageCollector,name=G1 Old Generation\tLastGcInfo\tjavax.Composite@1",
+]
+
+
+def test_parse_answer_keeps_numeric_values() -> None:
+    values = parse_answer(ANSWER)
+    assert len(values) == len(ANSWER) - 1  # the composite value is skipped
+    assert values[0] == JmxValue(f"{M}:type=ClientRequest,scope=Read,name=Latency", "Count", 10.0)
+
+
+def test_parse_answer_error_line_is_a_gap() -> None:
+    with pytest.raises(SourceUnavailableError, match="Connection refused"):
+        parse_answer(["E\tjava.rmi.ConnectException: Connection refused to host"])
+
+
+def test_summarize_sums_per_metric() -> None:
+    s = summarize(parse_answer(ANSWER))
+    assert s["cassandra.compactions_pending"] == 3
+    assert s["cassandra.compaction_count_total"] == 12
+    assert s["cassandra.bytes_compacted"] == 123456
+    assert s["cassandra.sstables"] == 6
+    assert s["cassandra.live_disk_bytes"] == 1500
+    assert s["cassandra.dropped_messages"] == 6
+    assert s["cassandra.gc_pauses"] == 21
+    assert s["cassandra.gc_pause_ms"] == 350
+    assert s["_read_count"] == 10
+    assert s["_read_total_us"] == 5000
+    assert s["_write_count"] == 7
+
+
+def test_summarize_emits_only_catalogue_names() -> None:
+    public = {k for k in summarize(parse_answer(ANSWER)) if not k.startswith("_")}
+    assert public <= names()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK to build the helper")
+def test_helper_reports_an_unreachable_node_as_a_gap_and_recovers() -> None:
+    client = JmxClient(timeout_s=30).acquire()
+    try:
+        port = _free_port()
+        for _ in range(2):  # the helper survives the failure and answers again
+            with pytest.raises(SourceUnavailableError, match=r"JMX: .*(refused|Connect)"):
+                client.poll("127.0.0.1", port)
+        assert client.pid is not None
+    finally:
+        client.close()
+    assert client.pid is None
+
+
+@pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK to build the helper")
+def test_jmx_source_backs_off_after_a_failure() -> None:
+    client = JmxClient(timeout_s=30)
+    src = JmxSource("n1", "127.0.0.1", _free_port(), client, retry_every_s=60)
+    try:
+        with pytest.raises(SourceUnavailableError, match="JMX: "):
+            src.sample(1.0)
+        t0 = time.monotonic()
+        with pytest.raises(SourceUnavailableError, match="retrying every 60 s"):
+            src.sample(2.0)
+        assert time.monotonic() - t0 < 0.1  # no new connection attempt
+    finally:
+        src.close()

@@ -1,0 +1,209 @@
+"""Host, process and cgroup samplers against this machine (no Cassandra needed)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from casslab import metrics
+from casslab.errors import ConfigError
+from casslab.metrics.catalogue import names
+from casslab.metrics.cgroup import CgroupPaths, CgroupSource, parse_flat_keyed
+from casslab.metrics.host import HostSource, block_device_of
+from casslab.metrics.process import ProcessSource
+from casslab.metrics.source import Sample, SourceUnavailableError
+
+BURN = "import time\nt = time.time()\nwhile time.time() - t < 30: pass"
+
+
+def _by_metric(samples: list[Sample]) -> dict[str, float]:
+    return {s.metric: s.value for s in samples}
+
+
+@pytest.fixture
+def busy_child() -> Iterator[subprocess.Popen[bytes]]:
+    proc = subprocess.Popen([sys.executable, "-c", BURN])
+    try:
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_host_source_two_samples(tmp_path: Path) -> None:
+    src = HostSource(["n1", "n2"], str(tmp_path))
+    first = src.sample(time.time())
+    (tmp_path / "f").write_bytes(os.urandom(1 << 20))
+    os.sync()
+    time.sleep(0.3)
+    second = src.sample(time.time())
+    m1, m2 = _by_metric(first), _by_metric(second)
+    assert "host.cpu_busy_pct" not in m1  # needs two readings
+    assert {s.node for s in second} == {"n1", "n2"}
+    assert set(m2) <= names()
+    assert 0 <= m2["host.cpu_busy_pct"] <= 100
+    total = sum(m2[f"host.cpu_{k}_pct"] for k in ("user", "system", "idle", "iowait", "steal"))
+    assert total == pytest.approx(100, abs=0.5)
+    assert (
+        0
+        < m2["host.memory_used_bytes"]
+        < m2["host.memory_used_bytes"] + m2["host.memory_available_bytes"]
+    )
+    assert 0 < m2["host.disk_used_pct"] < 100
+    if src.device is not None:
+        assert m2["host.disk_write_bytes_per_s"] >= 0
+        assert 0 <= m2["host.disk_util_pct"] <= 100
+
+
+def test_block_device_of_root_is_in_diskstats() -> None:
+    dev = block_device_of("/")
+    if dev is None:
+        pytest.skip("the root filesystem has no block device here")
+    assert f" {dev} " in Path("/proc/diskstats").read_text()
+
+
+def test_process_source_sees_a_busy_process(busy_child: subprocess.Popen[bytes]) -> None:
+    src = ProcessSource("n1", busy_child.pid)
+    src.sample(time.time())
+    time.sleep(0.5)
+    m = _by_metric(src.sample(time.time()))
+    assert set(m) <= names()
+    assert m["process.cpu_pct"] > 2  # spins a core; the machine is shared: leave slack
+    assert m["process.rss_bytes"] > 1 << 20
+    assert m["process.threads"] >= 1
+    assert m["process.write_bytes_per_s"] >= 0
+
+
+def test_process_source_gone_is_a_gap(busy_child: subprocess.Popen[bytes]) -> None:
+    src = ProcessSource("n1", busy_child.pid)
+    src.sample(time.time())
+    busy_child.kill()
+    busy_child.wait()
+    with pytest.raises(SourceUnavailableError, match=str(busy_child.pid)):
+        src.sample(time.time())
+
+
+def test_engine_prefix_has_only_cpu_and_rss() -> None:
+    src = ProcessSource("engine", os.getpid(), prefix="engine")
+    src.sample(time.time())
+    time.sleep(0.1)
+    assert set(_by_metric(src.sample(time.time()))) == {"engine.cpu_pct", "engine.rss_bytes"}
+
+
+def test_parse_flat_keyed() -> None:
+    text = "nr_periods 10\nnr_throttled 2\nthrottled_time 5000000000\n"
+    assert parse_flat_keyed(text) == {
+        "nr_periods": 10,
+        "nr_throttled": 2,
+        "throttled_time": 5_000_000_000,
+    }
+
+
+def _write(p: Path, text: str) -> None:
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+
+
+def test_cgroup_v1_files(tmp_path: Path) -> None:
+    _write(tmp_path / "cpu,cpuacct/g/cpuacct.usage", "2000000000\n")
+    _write(tmp_path / "cpu,cpuacct/g/cpu.stat", "nr_periods 1\nthrottled_time 1500000000\n")
+    _write(tmp_path / "memory/g/memory.usage_in_bytes", "4096\n")
+    src = CgroupSource("n1", "g", root=tmp_path)
+    m = _by_metric(src.sample(10.0))
+    assert m == {"cgroup.cpu_throttled_s": 1.5, "cgroup.memory_usage_bytes": 4096.0}
+    _write(tmp_path / "cpu,cpuacct/g/cpuacct.usage", "2500000000\n")
+    m = _by_metric(src.sample(11.0))
+    assert m["cgroup.cpu_usage_pct"] == pytest.approx(50.0)
+
+
+def test_cgroup_v2_files(tmp_path: Path) -> None:
+    _write(tmp_path / "cgroup.controllers", "cpu memory\n")
+    _write(tmp_path / "g/cpu.stat", "usage_usec 1000000\nthrottled_usec 250000\n")
+    _write(tmp_path / "g/memory.current", "8192\n")
+    src = CgroupSource("n1", "/g", root=tmp_path)
+    assert CgroupPaths("g", tmp_path).version == 2
+    src.sample(0.0)
+    _write(tmp_path / "g/cpu.stat", "usage_usec 3000000\nthrottled_usec 250000\n")
+    m = _by_metric(src.sample(1.0))
+    assert m == {
+        "cgroup.cpu_usage_pct": pytest.approx(200.0),
+        "cgroup.cpu_throttled_s": 0.25,
+        "cgroup.memory_usage_bytes": 8192.0,
+    }
+
+
+def test_missing_cgroup_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        CgroupSource("n1", "nope", root=tmp_path)
+
+
+def _v1_writable() -> bool:
+    root = Path("/sys/fs/cgroup")
+    return all(os.access(root / c, os.W_OK) for c in ("cpu", "cpuacct", "memory"))
+
+
+# Memory is charged to the cgroup where a page is first touched: allocate after moving in.
+MOVE_THEN_BURN = (
+    "import sys, time\nsys.stdin.readline()\nb = bytearray(8 << 20)\n"
+    "t = time.time()\nwhile time.time() - t < 30: pass"
+)
+
+
+@pytest.fixture
+def real_cgroup() -> Iterator[str]:
+    if not _v1_writable():
+        pytest.skip("cgroup v1 cpu/cpuacct/memory hierarchies are not writable here")
+    name = f"casslab-test-{uuid.uuid4().hex[:8]}"
+    dirs = [Path("/sys/fs/cgroup") / c / name for c in ("cpu", "cpuacct", "memory")]
+    proc = subprocess.Popen([sys.executable, "-c", MOVE_THEN_BURN], stdin=subprocess.PIPE)
+    try:
+        for d in dirs:
+            d.mkdir()
+            (d / "cgroup.procs").write_text(str(proc.pid))
+        assert proc.stdin is not None
+        proc.stdin.write(b"go\n")
+        proc.stdin.flush()
+        yield name
+    finally:
+        proc.kill()
+        proc.wait()
+        for d in dirs:
+            for _ in range(50):  # the kernel empties the group shortly after the kill
+                try:
+                    if d.exists():
+                        d.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+
+
+def test_real_cgroup_v1(real_cgroup: str) -> None:
+    src = CgroupSource("n1", real_cgroup)
+    src.sample(time.time())
+    time.sleep(0.5)
+    m = _by_metric(src.sample(time.time()))
+    assert m["cgroup.cpu_usage_pct"] > 2  # spins a core; the machine is shared
+    assert m["cgroup.memory_usage_bytes"] > 8 * 2**20
+    assert m["cgroup.cpu_throttled_s"] >= 0
+
+
+def test_engine_pid_of_a_short_process(tmp_path: Path) -> None:
+    """No node needed: an engine-only recording of a process that exits mid-way."""
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(2)"])
+    out = tmp_path / "e.parquet"
+    rec = metrics.Recorder(
+        metrics.build_sources([], engine_pid=proc.pid), metrics.ParquetSink(out), interval_s=0.5
+    )
+    with rec:
+        proc.wait()
+        time.sleep(1.2)
+    df = metrics.load(out)
+    assert set(df.metric) == {"engine.cpu_pct", "engine.rss_bytes"}
+    assert set(metrics.load_gaps(out).source) == {"engine"}

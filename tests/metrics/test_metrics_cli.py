@@ -1,0 +1,51 @@
+"""The metrics command group (what needs no node)."""
+
+from __future__ import annotations
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from casslab.cli.metrics import parse_duration_s, register
+from casslab.errors import ConfigError
+from casslab.metrics.catalogue import CATALOGUE
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("60s", 60.0), ("2m", 120.0), ("500ms", 0.5), ("1h", 3600.0), ("1.5", 1.5), (" 3 s ", 3.0)],
+)
+def test_parse_duration(text: str, seconds: float) -> None:
+    assert parse_duration_s(text, "--duration") == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("text", ["", "0s", "-1s", "ten", "5d"])
+def test_bad_duration_names_the_option(text: str) -> None:
+    with pytest.raises(ConfigError, match="--interval"):
+        parse_duration_s(text, "--interval")
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+
+    @app.command()
+    def version() -> None:  # a second command keeps "metrics" a sub-group
+        """Version."""
+
+    register(app)
+    return app
+
+
+def test_list_shows_every_metric() -> None:
+    result = CliRunner().invoke(_app(), ["metrics", "list"], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    for m in CATALOGUE:
+        assert m.name in result.output
+
+
+def test_record_refuses_a_bad_duration() -> None:
+    result = CliRunner().invoke(
+        _app(), ["metrics", "record", "-d", "soon", "-o", "x.parquet", "-c", "127.0.0.1"]
+    )
+    assert result.exit_code != 0
+    assert isinstance(result.exception, ConfigError)

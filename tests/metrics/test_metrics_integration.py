@@ -1,0 +1,205 @@
+"""Metrics of a real Cassandra node (address 127.0.30.1, JMX port 7301).
+
+One node under a write load, then ``nodetool flush`` and ``nodetool compact``: the figures
+must move the way Cassandra works, and every catalogue metric appears.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from cassandra.concurrent import execute_concurrent_with_args
+from typer.testing import CliRunner
+
+from casslab import metrics
+from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.metrics.catalogue import names
+
+pytestmark = pytest.mark.integration
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+@pytest.fixture(scope="module")
+def one_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    spec = ClusterSpec(
+        name="metrics1", nodes=1, heap="512M", base_address="127.0.30.1", jmx_port_base=7300
+    )
+    with LocalCluster.create(spec, root=tmp_path_factory.mktemp("metrics1")) as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def sleeper_cgroup() -> Iterator[str | None]:
+    """A cgroup v1 (cpu, cpuacct, memory) holding a sleeping process that allocated 16 MiB;
+    None when cgroups cannot be made here."""
+    if not all(os.access(CGROUP_ROOT / c, os.W_OK) for c in ("cpu", "cpuacct", "memory")):
+        yield None
+        return
+    name = f"casslab-test-{uuid.uuid4().hex[:8]}"
+    dirs = [CGROUP_ROOT / c / name for c in ("cpu", "cpuacct", "memory")]
+    # Memory is charged to the cgroup where it is touched: allocate after moving in.
+    code = "import sys, time\nsys.stdin.readline()\nb = bytearray(16 << 20)\ntime.sleep(600)"
+    sleeper = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE)
+    try:
+        for d in dirs:
+            d.mkdir()
+            (d / "cgroup.procs").write_text(str(sleeper.pid))
+        assert sleeper.stdin is not None
+        sleeper.stdin.write(b"go\n")
+        sleeper.stdin.flush()
+        yield name
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        for d in dirs:
+            for _ in range(50):  # the kernel empties the group shortly after the kill
+                try:
+                    if d.exists():
+                        d.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+
+
+def _series(df: pd.DataFrame, metric: str) -> pd.Series:
+    s = df[df.metric == metric].sort_values("time").value
+    assert len(s) > 0, f"{metric} never recorded"
+    return s.reset_index(drop=True)
+
+
+def _integral(df: pd.DataFrame, rate_metric: str) -> float:
+    """Sum of rate x interval; the intervals come from the instants the CQL source
+    answered (its compactions_completed row is there at every instant)."""
+    ticks = sorted(df[df.metric == "cassandra.compactions_completed"].time)
+    rates = df[df.metric == rate_metric].sort_values("time")
+    total = 0.0
+    for t, v in zip(rates.time, rates.value, strict=True):
+        i = ticks.index(t)
+        assert i > 0
+        total += v * (t - ticks[i - 1])
+    return total
+
+
+def _write_rows(session: object, start: int, n: int) -> None:
+    insert = session.prepare("INSERT INTO mx.t (k, v) VALUES (?, ?)")  # type: ignore[attr-defined]
+    results = execute_concurrent_with_args(
+        session, insert, [(start + i, "v" * 300) for i in range(n)], concurrency=32
+    )
+    assert all(ok for ok, _ in results)
+
+
+def test_write_flush_compact(
+    one_node: LocalCluster, sleeper_cgroup: str | None, tmp_path: Path
+) -> None:
+    session = one_node.session()
+    session.execute(
+        "CREATE KEYSPACE mx WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"
+    )
+    session.execute(
+        "CREATE TABLE mx.t (k int PRIMARY KEY, v text) WITH compaction = "
+        "{'class': 'SizeTieredCompactionStrategy', 'min_threshold': 8}"
+    )
+    targets = metrics.targets_from_nodes(one_node.nodes)
+    if sleeper_cgroup is not None:
+        targets = [targets[0].model_copy(update={"cgroup": sleeper_cgroup})]
+    out = tmp_path / "metrics.parquet"
+    # The test process is the client here: it stands in for the load engine.
+    with metrics.recorder(targets, out, interval_s=1.0, engine_pid=os.getpid()) as rec:
+        time.sleep(2.5)
+        for round_ in range(3):
+            _write_rows(session, round_ * 3000, 3000)
+            for k in range(0, 300):
+                session.execute("SELECT v FROM mx.t WHERE k = %s", (k,))
+            one_node.nodetool(1, "flush", "mx")
+            time.sleep(1.5)
+        one_node.nodetool(1, "compact", "mx")
+        time.sleep(3.5)
+    assert rec.gaps_recorded == 0, metrics.load_gaps(out).to_dict("records")
+    df = metrics.load(out)
+    assert set(df.node) == {"127.0.30.1", "engine"}
+
+    # every catalogue metric appears at least once
+    expected = names()
+    if sleeper_cgroup is None:
+        expected -= {n for n in expected if n.startswith("cgroup.")}
+    assert expected - set(df.metric) == set()
+    assert set(df.metric) <= names()
+
+    # counters never go back while the node runs
+    for m in metrics.CATALOGUE:
+        if m.kind is metrics.MetricKind.COUNTER and m.name in set(df.metric):
+            s = _series(df, m.name)
+            assert (s.diff().dropna() >= 0).all(), m.name
+
+    flushes = _series(df, "cassandra.memtable_flushes")
+    assert flushes.iloc[-1] - flushes.iloc[0] >= 3
+    sstables = _series(df, "cassandra.sstables")
+    assert sstables.iloc[0] == 0
+    assert sstables.max() >= 3  # one per flush (min_threshold 8: no automatic compaction)
+    assert sstables.iloc[-1] == 1  # after the major compaction
+    for counter in (
+        "cassandra.compactions_completed",
+        "cassandra.compaction_count_total",
+    ):
+        s = _series(df, counter)
+        assert s.iloc[-1] > s.iloc[0], counter
+    compacted = _series(df, "cassandra.bytes_compacted")
+    assert compacted.iloc[-1] - compacted.iloc[0] > 100_000  # 9000 rows of 300 bytes
+    live = _series(df, "cassandra.live_disk_bytes")
+    assert live.iloc[0] == 0
+    assert live.iloc[-1] > 50_000  # compressed: the values are all alike
+
+    writes = _series(df, "cassandra.write_requests_per_s")
+    assert writes.max() > 200
+    # the per-second rates, integrated over their intervals, count every request
+    assert _integral(df, "cassandra.write_requests_per_s") == pytest.approx(9000, rel=0.02)
+    assert _integral(df, "cassandra.read_requests_per_s") == pytest.approx(900, rel=0.02)
+    # Count and TotalLatency are two reads: a request landing between them can put its
+    # latency in the other interval, so an interval of a few requests may show 0 ms.
+    for lat_metric in ("cassandra.write_latency_mean_ms", "cassandra.read_latency_mean_ms"):
+        lat = _series(df, lat_metric)
+        assert ((lat >= 0) & (lat < 1000)).all(), lat.tolist()
+        assert lat.median() > 0, lat.tolist()
+
+    # OS and process figures: plausible and not constant
+    busy = _series(df, "host.cpu_busy_pct")
+    assert ((busy >= 0) & (busy <= 100)).all()
+    assert busy.nunique() > 1
+    jvm_cpu = _series(df, "process.cpu_pct")
+    assert jvm_cpu.max() > 10
+    assert jvm_cpu.nunique() > 1
+    rss = _series(df, "process.rss_bytes")
+    assert (rss > 100 * 2**20).all()
+    assert rss.nunique() > 1
+    used = _series(df, "host.memory_used_bytes")
+    assert (used > rss.max()).all()
+    assert used.nunique() > 1
+    assert _series(df, "host.disk_write_bytes_per_s").max() > 0
+    assert _series(df, "process.threads").min() > 20
+    assert _series(df, "engine.cpu_pct").max() > 1
+    if sleeper_cgroup is not None:
+        assert _series(df, "cgroup.memory_usage_bytes").max() > 16 * 2**20
+
+
+def test_cli_record_over_contact_points(one_node: LocalCluster, tmp_path: Path) -> None:
+    from casslab.cli.main import app
+
+    out = tmp_path / "cli.parquet"
+    result = CliRunner().invoke(
+        app, ["metrics", "record", "-d", "3s", "-o", str(out), "-c", one_node.contact_points[0]]
+    )
+    assert result.exit_code == 0, result.output
+    df = metrics.load(out)
+    assert set(df.node) == {"127.0.30.1"}
+    # contact points only: CQL, with its stand-ins for the JMX metrics
+    assert {"cassandra.compactions_completed", "cassandra.compactions_pending"} <= set(df.metric)
+    assert not any(m.startswith(("host.", "process.")) for m in set(df.metric))

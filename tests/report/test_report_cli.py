@@ -1,0 +1,53 @@
+"""``casslab report DIR`` and ``casslab compare A B -o OUT`` through Typer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import typer
+from typer.testing import CliRunner
+
+from casslab.cli.report import register
+from casslab.errors import ReportError
+
+RunFactory = Callable[..., Path]
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+    register(app)
+    return app
+
+
+def test_report_command_prints_the_paths(make_run: RunFactory) -> None:
+    run = make_run("run-a")
+
+    result = CliRunner().invoke(_app(), ["report", str(run)], terminal_width=400)
+
+    assert result.exit_code == 0, result.output
+    assert f"report:  {run / 'report.html'}" in result.output
+    assert f"summary: {run / 'summary.md'}" in result.output
+    assert (run / "report.html").is_file()
+    assert (run / "trials.csv").is_file()
+
+
+def test_compare_command_writes_into_out(make_run: RunFactory, tmp_path: Path) -> None:
+    a, b = make_run("run-a"), make_run("run-b", failed=False, scale=1.1)
+    out = tmp_path / "cmp"
+
+    result = CliRunner().invoke(
+        _app(), ["compare", str(a), str(b), "-o", str(out)], terminal_width=400
+    )
+
+    assert result.exit_code == 0, result.output
+    assert f"comparison: {out / 'compare.html'}" in result.output
+    assert (out / "compare.md").is_file()
+
+
+def test_report_of_a_directory_without_manifest_is_a_report_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(_app(), ["report", str(tmp_path)])
+
+    assert result.exit_code != 0
+    assert isinstance(result.exception, ReportError)
+    assert "manifest.json not found" in str(result.exception)
