@@ -50,8 +50,16 @@ demo: setup
 demo-cluster: setup
 	bash scripts/demo.sh
 
-bench: setup
+# The peer for the engine benchmark: latte, built from crates.io into .bench-tools/.
+LATTE := $(CURDIR)/.bench-tools/bin/latte
+
+$(LATTE):
+	cargo install --quiet --locked latte-cli --root $(CURDIR)/.bench-tools
+
+bench: setup $(LATTE)
 	$(BIN)/python bench/cluster_startup.py
+	$(BIN)/python bench/metrics_overhead.py
+	$(BIN)/python bench/engine_vs_latte.py --ops 300000 --concurrency 128 --latte $(LATTE)
 
 docs: venv
 	@if [ -f src/casslab/metrics/catalogue.py ]; then $(BIN)/python -m casslab.metrics.catalogue > docs/metrics.md; fi

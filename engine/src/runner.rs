@@ -30,7 +30,7 @@ use crate::spec::{
 };
 use crate::stats::{drain, total, HdrLog, OpAcc, Shard};
 use crate::workload::{
-    best_threads, due_offset, next_ramp_threads, ops_due_within, ramp_exhausted, Workload,
+    best_threads, due_offset, next_ramp_step, ops_due_within, ramp_exhausted, Workload,
 };
 
 /// A fatal error: reported as a fatal ErrorRecord, then the engine exits non-zero.
@@ -772,6 +772,7 @@ pub async fn run(spec: &WorkloadSpec, engine: Arc<Engine>, rec: &mut Recorder) {
             step_duration_s,
             min_gain_pct,
             patience,
+            ref steps,
         } => {
             let mut threads = min;
             loop {
@@ -809,7 +810,7 @@ pub async fn run(spec: &WorkloadSpec, engine: Arc<Engine>, rec: &mut Recorder) {
                 {
                     break;
                 }
-                match next_ramp_threads(threads, factor, max) {
+                match next_ramp_step(threads, steps, factor, max) {
                     Some(t) => threads = t,
                     None => break,
                 }

@@ -194,6 +194,9 @@ pub enum Rate {
         min_gain_pct: f64,
         #[serde(default = "default_patience")]
         patience: u32,
+        /// Explicit ascending concurrency steps; when non-empty they replace `factor`.
+        #[serde(default)]
+        steps: Vec<u32>,
     },
 }
 

@@ -157,6 +157,15 @@ pub fn next_ramp_threads(current: u32, factor: f64, max: u32) -> Option<u32> {
     Some(grown.max(current + 1).min(max))
 }
 
+/// The next concurrency of a ramp: the next explicit step above `current` (when `steps`
+/// is given), else `current * factor` rounded up; None once `max` is reached.
+pub fn next_ramp_step(current: u32, steps: &[u32], factor: f64, max: u32) -> Option<u32> {
+    if steps.is_empty() {
+        return next_ramp_threads(current, factor, max);
+    }
+    steps.iter().copied().find(|&s| s > current && s <= max)
+}
+
 /// Whether the ramp has gone `patience` steps without beating the best op rate so far
 /// by at least `min_gain_pct` percent.
 pub fn ramp_exhausted(steps: &[RampStep], min_gain_pct: f64, patience: u32) -> bool {
@@ -287,6 +296,16 @@ mod tests {
         assert_eq!(next_ramp_threads(1, 1.2, 100), Some(2));
         assert_eq!(next_ramp_threads(90, 1.5, 100), Some(100));
         assert_eq!(next_ramp_threads(100, 1.5, 100), None);
+    }
+
+    #[test]
+    fn explicit_ramp_steps_replace_the_factor() {
+        let steps = [4, 8, 16, 24, 36, 54, 81];
+        assert_eq!(next_ramp_step(4, &steps, 1.5, 100), Some(8));
+        assert_eq!(next_ramp_step(16, &steps, 1.5, 100), Some(24));
+        assert_eq!(next_ramp_step(54, &steps, 1.5, 60), None);
+        assert_eq!(next_ramp_step(81, &steps, 1.5, 100), None);
+        assert_eq!(next_ramp_step(4, &[], 1.5, 100), Some(6));
     }
 
     #[test]

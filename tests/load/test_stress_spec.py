@@ -22,6 +22,8 @@ from casslab.load.spec import (
 )
 from casslab.load.stress import parse_stress
 
+STRESS_STEPS = [4, 8, 16, 24, 36, 54, 81, 121, 181, 271, 406, 609, 913]
+
 CONNECTION = Connection(contact_points=["127.0.20.1:9042"])
 KEYSPACE_CQL = (
     "CREATE KEYSPACE IF NOT EXISTS \"keyspace1\" WITH replication = {'class': 'SimpleStrategy', "
@@ -80,7 +82,7 @@ def test_read_defaults_gaussian_population_and_thread_ramp() -> None:
     assert (result.keys.min, result.keys.max) == (1, 1000)
     assert result.keys.mean == pytest.approx(500.5)
     assert result.keys.stdev == pytest.approx(499.5 / 3)
-    assert result.rate == ThreadRamp(min=4, max=1000)
+    assert result.rate == ThreadRamp(min=4, max=1000, steps=STRESS_STEPS)
     assert result.validate_reads is True
     [read] = result.operations
     assert read.statements[0].cql == (
@@ -93,7 +95,7 @@ def test_read_defaults_gaussian_population_and_thread_ramp() -> None:
 def test_population_default_without_n_is_one_million() -> None:
     assert spec("write duration=10s").keys.max == 1_000_000
     assert spec("read duration=10s").keys.max == 1_000_000
-    assert spec("write duration=10s").rate == ThreadRamp(min=4, max=1000)
+    assert spec("write duration=10s").rate == ThreadRamp(min=4, max=1000, steps=STRESS_STEPS)
 
 
 def test_mixed_weights_and_one_population() -> None:
@@ -136,9 +138,20 @@ def test_counter_operations() -> None:
         ("write n=10 -rate threads=64 fixed=2000/s", OpenLoop(rate_per_s=2000, max_in_flight=64)),
         ("write n=10 -rate threads=16 throttle=500/s", OpenLoop(rate_per_s=500, max_in_flight=16)),
         ("write n=10 -rate fixed=100/s", OpenLoop(rate_per_s=100)),
-        ("write n=10 -rate threads>=8 threads<=64", ThreadRamp(min=8, max=64)),
-        ("write n=10 -rate threads<=64", ThreadRamp(min=4, max=64)),
-        ("write n=10 -rate auto", ThreadRamp(min=4, max=1000)),
+        (
+            "write n=10 -rate threads>=8 threads<=64",
+            ThreadRamp(min=8, max=64, steps=[8, 16, 24, 36, 54]),
+        ),
+        (
+            "write n=10 -rate threads<=64",
+            ThreadRamp(min=4, max=64, steps=[4, 8, 16, 24, 36, 54]),
+        ),
+        (
+            "write n=10 -rate auto",
+            ThreadRamp(
+                min=4, max=1000, steps=[4, 8, 16, 24, 36, 54, 81, 121, 181, 271, 406, 609, 913]
+            ),
+        ),
     ],
 )
 def test_rate(line: str, rate: object) -> None:
@@ -230,3 +243,29 @@ def test_truncate_empties_the_tables_used_before_the_load() -> None:
         'TRUNCATE "keyspace1".counter1',
     ]
     assert len(spec("write n=10").schema_cql) == 3
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "steps"),
+    [
+        (4, 1000, [4, 8, 16, 24, 36, 54, 81, 121, 181, 271, 406, 609, 913]),
+        (16, 100, [16, 24, 36, 54, 81]),
+        (1, 10, [1, 2, 4, 8]),
+        (50, 50, [50]),
+    ],
+)
+def test_thread_ramp_follows_the_stress_sequence(low: int, high: int, steps: list[int]) -> None:
+    from casslab.load.stress_spec import stress_thread_steps
+
+    assert stress_thread_steps(low, high) == steps
+
+
+def test_auto_rate_ramps_through_the_studies_thread_counts() -> None:
+    from casslab.load.spec import ThreadRamp
+    from casslab.load.stress import parse_stress
+    from casslab.load.stress_spec import rate_of
+
+    rate = rate_of(parse_stress("mixed ratio(write=9,read=1) duration=1m -rate threads>=4"))
+    assert isinstance(rate, ThreadRamp)
+    assert 406 in rate.steps
+    assert 609 in rate.steps

@@ -236,7 +236,7 @@ class Runner:
         metrics_path: Path,
         clock: _TrialClock,
     ) -> SummaryRecord:
-        from casslab.metrics.recorder import Recorder
+        from casslab.metrics.sampling import Recorder
         from casslab.metrics.sources import build_sources, targets_from_nodes
         from casslab.metrics.store import ParquetSink
 

@@ -184,11 +184,16 @@ class ThreadRamp(Record):
     step_duration_s: float = Field(default=10.0, gt=0)
     min_gain_pct: float = 5.0
     patience: int = Field(default=3, ge=1)
+    # Explicit concurrency steps (ascending); when given they replace `factor`. The
+    # cassandra-stress front end fills in stress's own sequence 4, 8, 16, 24, 36, ... 609.
+    steps: list[int] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _bounds(self) -> ThreadRamp:
         if self.max < self.min:
             raise ValueError(f"thread ramp: threads<={self.max} is below threads>={self.min}")
+        if self.steps != sorted(set(self.steps)) or any(s < 1 for s in self.steps):
+            raise ValueError(f"thread ramp steps {self.steps}: must be ascending and >= 1")
         return self
 
 

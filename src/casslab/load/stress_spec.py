@@ -61,14 +61,24 @@ def default_population(command: StressCommand, *, insert_only: bool = False) -> 
     return Distribution(kind=DistKind.GAUSSIAN, min=1, max=limit, mean=mean, stdev=(mean - 1) / 3)
 
 
+def stress_thread_steps(low: int, high: int) -> list[int]:
+    """cassandra-stress's auto-mode concurrency sequence from ``low`` to ``high``: double
+    below 16 threads, then grow by half (4, 8, 16, 24, 36, 54, 81, 121, ..., 406, 609)."""
+    steps: list[int] = []
+    threads = low
+    while threads <= high:
+        steps.append(threads)
+        threads = threads * 2 if threads < 16 else threads * 3 // 2
+    return steps
+
+
 def rate_of(command: StressCommand) -> Rate:
     rate = command.rate
     if rate is None:
         if command.kind in _WRITES and command.ops_count is not None:
             return ClosedLoop(threads=defaults.STRESS_WRITE_THREADS)
-        return ThreadRamp(
-            min=defaults.STRESS_RAMP_MIN_THREADS, max=defaults.STRESS_RAMP_MAX_THREADS
-        )
+        low, high = defaults.STRESS_RAMP_MIN_THREADS, defaults.STRESS_RAMP_MAX_THREADS
+        return ThreadRamp(min=low, max=high, steps=stress_thread_steps(low, high))
     per_s = rate.fixed_per_s or rate.throttle_per_s
     if per_s is not None:
         if rate.threads is None:
@@ -78,7 +88,8 @@ def rate_of(command: StressCommand) -> Rate:
         return ClosedLoop(threads=rate.threads)
     low = rate.threads_min or defaults.STRESS_RAMP_MIN_THREADS
     high = rate.threads_max or max(low, defaults.STRESS_RAMP_MAX_THREADS)
-    return ThreadRamp(min=low, max=max(low, high))
+    high = max(low, high)
+    return ThreadRamp(min=low, max=high, steps=stress_thread_steps(low, high))
 
 
 def stop_of(command: StressCommand, keys: Distribution, rate: Rate) -> Stop:

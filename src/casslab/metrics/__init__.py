@@ -22,7 +22,7 @@ from casslab.metrics.source import Gap, NodeTarget, Sample, Source, SourceUnavai
 
 if TYPE_CHECKING:
     from casslab.metrics.process import ProcessSource
-    from casslab.metrics.recorder import Recorder, TickCallback, sample_once
+    from casslab.metrics.sampling import Recorder, TickCallback, sample_once
     from casslab.metrics.sources import (
         build_sources,
         targets_from_contact_points,
@@ -34,9 +34,9 @@ if TYPE_CHECKING:
 # on every command.
 _LAZY = {
     "ProcessSource": "process",
-    "Recorder": "recorder",
-    "TickCallback": "recorder",
-    "sample_once": "recorder",
+    "Recorder": "sampling",
+    "TickCallback": "sampling",
+    "sample_once": "sampling",
     "build_sources": "sources",
     "targets_from_contact_points": "sources",
     "targets_from_nodes": "sources",
@@ -89,7 +89,7 @@ def recorder(
 ) -> Recorder:
     """A recorder (not started; use it as a context manager) sampling every source the
     targets allow into Parquet at ``path`` (None: no file, ``on_tick`` only)."""
-    from casslab.metrics.recorder import Recorder
+    from casslab.metrics.sampling import Recorder
     from casslab.metrics.sources import build_sources
     from casslab.metrics.store import ParquetSink
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from casslab.errors import MetricsError
-from casslab.metrics.recorder import Recorder, sample_once
+from casslab.metrics.sampling import Recorder, sample_once
 from casslab.metrics.source import Gap, Sample, SourceUnavailableError
 from casslab.metrics.store import ParquetSink, load, load_gaps, parts_dir
 
