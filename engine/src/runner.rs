@@ -523,7 +523,14 @@ impl Recorder {
                 false,
             ));
         }
-        if let Some(log) = &mut self.hdr {
+        // The HDR log holds what the summary holds: measured (and ramp) intervals only,
+        // never the discarded warm-up.
+        let hdr = if matches!(phase, Phase::Warmup) {
+            None
+        } else {
+            self.hdr.as_mut()
+        };
+        if let Some(log) = hdr {
             let t0 = rec.t_start_s;
             let mut failed = None;
             for (name, acc) in self.names.iter().zip(scratch.iter()) {

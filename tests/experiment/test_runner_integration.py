@@ -13,6 +13,7 @@ import pandas as pd
 import psutil
 import pytest
 
+from browser_check import CHROMIUM, figure_divs, open_page, screenshot
 from casslab.experiment.records import RunLayout, TrialResult, TrialStatus
 
 pytestmark = [pytest.mark.integration, pytest.mark.engine]
@@ -112,3 +113,19 @@ def test_run_interrupted_then_resumed(tmp_path: Path) -> None:
     manifest = layout.manifest.read_text()
     assert '"cassandra_version"' in manifest
     assert '"plan_digest"' in manifest
+
+    # The report of this real run, checked in a real browser.
+    assert layout.report_html.is_file()
+    summary_md = layout.summary_md.read_text()
+    assert "compaction=LCS vs compaction=STCS" in summary_md
+    trials = pd.read_parquet(layout.trials_table)
+    assert len(trials) == 4
+    if CHROMIUM is None:
+        pytest.skip("headless Chromium not installed: apt-get install chromium (make test does)")
+    load = open_page(layout.report_html, tmp_path)
+    assert load.console == [], "\n".join(load.console)
+    assert load.external == []
+    divs = figure_divs(load.dom)
+    assert divs
+    assert [f for f, dom in divs.items() if 'class="main-svg"' not in dom] == []
+    screenshot(layout.report_html, run_dir / "report.png", tmp_path)

@@ -8,7 +8,9 @@ frozen with SIGSTOP during an open-loop run).
 from __future__ import annotations
 
 import os
+import re
 import signal
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -255,3 +257,51 @@ def test_unreachable_cluster_is_fatal(tmp_path: Path) -> None:
     )
     with pytest.raises(EngineError, match="cannot connect"):
         engine.run(spec, tmp_path / "unreachable", timeout_s=60)
+
+
+def test_hdr_log_is_read_by_java_hdrhistogram_and_matches_the_summary(
+    cluster: LocalCluster, tmp_path: Path
+) -> None:
+    """The interval log in the standard format: HdrHistogram's own Java log processor
+    (the jar Cassandra ships) reads it, and its totals are the measured phase's, with the
+    warm-up left out."""
+    jar = next(cluster.state.lib_dir.glob("HdrHistogram-*.jar"))
+    hdr = tmp_path / "mixed.hlog"
+    spec = workload(
+        cluster,
+        [WRITE],
+        Distribution(kind=DistKind.UNIFORM, min=1, max=KEYS),
+        ClosedLoop(threads=8),
+        Stop(duration_s=3),
+        warmup_s=1.0,
+        output=Output(hdr_log=str(hdr), interval_s=1.0),
+    )
+    result = engine.run(spec, tmp_path / "run", timeout_s=120)
+    assert any(i.phase == "warmup" for i in result.intervals)
+    done = subprocess.run(
+        [
+            str(cluster.state.java),
+            "-cp",
+            str(jar),
+            "org.HdrHistogram.HistogramLogProcessor",
+            "-i",
+            str(hdr),
+            "-tag",
+            "write",
+            "-outputValueUnitRatio",
+            "1000000",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    total = re.search(r"Total count\s*=\s*(\d+)", done.stdout)
+    maximum = re.search(r"#\[Max\s*=\s*([\d.]+)", done.stdout)
+    assert total is not None, done.stdout[-2000:] + done.stderr[-2000:]
+    assert maximum is not None
+    assert int(total.group(1)) == result.summary.ops["write"].count
+    # Same histogram, same maximum (HdrHistogram keeps 3 significant digits).
+    assert float(maximum.group(1)) == pytest.approx(
+        result.summary.ops["write"].response.max_ms, rel=2e-3
+    )
