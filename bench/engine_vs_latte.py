@@ -20,6 +20,7 @@ import argparse
 import json
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -204,56 +205,104 @@ pub async fn mixed(db, i) {
 """
 
 
-def run_all(
-    node: str, ops: int, concurrency: int, latte: str | None, out: Path, runtime_threads: int
-) -> list[Measurement]:
-    results: list[Measurement] = []
+def commands(
+    node: str,
+    workload: str,
+    ops: int,
+    concurrency: int,
+    latte: str | None,
+    out: Path,
+    runtime_threads: int,
+) -> dict[str, list[str]]:
+    """The command line of each tool for one workload, as a user would type it."""
     casslab = str(Path(sys.executable).parent / "casslab")
-    binary = str(engine.engine_binary())
-    script = out / "standard1.rn"
-    script.write_text(LATTE_SCRIPT)
+    spec_path = out / f"engine-{workload}.json"
+    spec_path.write_text(engine_spec(node, workload, ops, concurrency).model_dump_json())
+    stress = (
+        ["write", f"n={ops}", "cl=ONE"]
+        if workload == "write"
+        else [
+            "mixed",
+            "ratio(write=9,read=1)",
+            f"n={ops}",
+            "cl=ONE",
+            "-pop",
+            f"dist=UNIFORM(1..{ops})",
+        ]
+    )
+    result = {
+        "casslab-engine": [
+            str(engine.engine_binary()),
+            "--spec",
+            str(spec_path),
+            "--runtime-threads",
+            str(runtime_threads),
+        ],
+        "casslab-stress": [
+            casslab,
+            "stress",
+            *stress,
+            "-rate",
+            f"threads={concurrency}",
+            "-node",
+            node,
+        ],
+    }
     if latte is not None:
-        subprocess.run([latte, "schema", str(script), node], cwd=out, check=True, timeout=300)
-    for workload in ("write", "mixed"):
-        spec_path = out / f"engine-{workload}.json"
-        spec = engine_spec(node, workload, ops, concurrency)
-        spec_path.write_text(spec.model_dump_json())
-        results.append(
-            timed(
-                "casslab-engine",
-                workload,
-                ops,
-                [binary, "--spec", str(spec_path), "--runtime-threads", str(runtime_threads)],
-                out,
-            )
+        result["latte"] = [
+            latte,
+            "run",
+            str(out / "standard1.rn"),
+            "-f",
+            workload,
+            "-d",
+            str(ops),
+            "-p",
+            str(concurrency),
+            "-t",
+            str(runtime_threads),
+            "-q",
+            "-P",
+            f"rows={ops}",
+            "-o",
+            str(out / f"latte-{workload}.json"),
+            node,
+        ]
+    return result
+
+
+def run_all(
+    node: str,
+    ops: int,
+    concurrency: int,
+    latte: str | None,
+    out: Path,
+    runtime_threads: int,
+    rounds: int = 3,
+) -> list[Measurement]:
+    """A discarded warm-up run (the node's JIT), then ``rounds`` rounds of every tool on
+    every workload, the tools' order rotated each round so none always meets a colder or
+    fuller node."""
+    (out / "standard1.rn").write_text(LATTE_SCRIPT)
+    if latte is not None:
+        subprocess.run(
+            [latte, "schema", str(out / "standard1.rn"), node], cwd=out, check=True, timeout=300
         )
-        stress = (
-            ["write", f"n={ops}", "cl=ONE"]
-            if workload == "write"
-            else [
-                "mixed",
-                "ratio(write=9,read=1)",
-                f"n={ops}",
-                "cl=ONE",
-                "-pop",
-                f"dist=UNIFORM(1..{ops})",
-            ]
-        )
-        results.append(
-            timed(
-                "casslab-stress",
-                workload,
-                ops,
-                [casslab, "stress", *stress, "-rate", f"threads={concurrency}", "-node", node],
-                out,
-            )
-        )
-        if latte is not None:
-            cmd = [latte, "run", str(script), "-f", workload, "-d", str(ops)]
-            cmd += ["-p", str(concurrency), "-t", str(runtime_threads), "-q"]
-            cmd += ["-P", f"rows={ops}", "-o", str(out / f"latte-{workload}.json"), node]
-            results.append(timed("latte", workload, ops, cmd, out))
+    write = commands(node, "write", ops, concurrency, latte, out, runtime_threads)
+    timed("warm-up", "write", ops, write["casslab-engine"], out)
+    results: list[Measurement] = []
+    for round_number in range(rounds):
+        for workload in ("write", "mixed"):
+            cmds = commands(node, workload, ops, concurrency, latte, out, runtime_threads)
+            tools = list(cmds)
+            shift = round_number % len(tools)
+            for tool in tools[shift:] + tools[:shift]:
+                results.append(timed(tool, workload, ops, cmds[tool], out))
     return results
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values)
 
 
 def report(results: list[Measurement]) -> str:
@@ -267,18 +316,26 @@ def report(results: list[Measurement]) -> str:
             f"{m.tool:16} {m.workload:8} {m.ops:8d} {m.wall_s:7.2f} {m.cpu_s:7.2f} "
             f"{m.ops_per_cpu_s:10.0f} {rate} {m.max_rss_mib:8.1f}"
         )
-    by = {(m.tool, m.workload): m for m in results}
+    groups: dict[tuple[str, str], list[Measurement]] = {}
+    for m in results:
+        groups.setdefault((m.tool, m.workload), []).append(m)
+    lines.append("medians over rounds, ratios to latte (higher is better):")
     for workload in ("write", "mixed"):
-        latte = by.get(("latte", workload))
-        if latte is None:
+        peer = groups.get(("latte", workload))
+        if not peer:
             continue
+        peer_cpu = _median([m.ops_per_cpu_s for m in peer])
+        peer_rate = _median([m.op_rate for m in peer if m.op_rate])
         for tool in ("casslab-engine", "casslab-stress"):
-            ours = by[(tool, workload)]
-            cpu_ratio = ours.ops_per_cpu_s / latte.ops_per_cpu_s
-            line = f"{workload}: {tool}/latte ops per CPU-second = {cpu_ratio:.2f}"
-            if ours.op_rate and latte.op_rate:
-                line += f", op rate = {ours.op_rate / latte.op_rate:.2f}"
-            lines.append(line)
+            ours = groups[(tool, workload)]
+            cpu = _median([m.ops_per_cpu_s for m in ours]) / peer_cpu
+            rates = [m.op_rate for m in ours if m.op_rate]
+            rate = _median(rates) / peer_rate if rates else float("nan")
+            rss = max(m.max_rss_mib for m in ours)
+            lines.append(
+                f"{workload}: {tool}/latte ops per CPU-second = {cpu:.2f}, op rate = "
+                f"{rate:.2f} (n={len(ours)}; peak RSS {rss:.1f} MiB)"
+            )
     return "\n".join(lines)
 
 
@@ -307,6 +364,7 @@ def main() -> None:
     p.add_argument("--ops", type=int, default=300_000)
     p.add_argument("--concurrency", type=int, default=128)
     p.add_argument("--runtime-threads", type=int, default=1, help="engine and latte -t")
+    p.add_argument("--rounds", type=int, default=3, help="rounds, tool order rotated")
     p.add_argument("--latte", default=shutil.which("latte"), help="latte binary (or skip it)")
     p.add_argument("--node", help="address of a running node (native port 9042)")
     p.add_argument("--base-address", default="127.0.10.1")
@@ -315,10 +373,14 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=Path("bench-results/engine_vs_latte"))
     args = p.parse_args()
     args.latte = args.latte or None  # --latte "" skips it
+    if args.latte and "/" in args.latte:
+        args.latte = str(Path(args.latte).resolve())  # the runs change directory
     args.out.mkdir(parents=True, exist_ok=True)
     out = args.out.resolve()
     with node_address(args) as node:
-        results = run_all(node, args.ops, args.concurrency, args.latte, out, args.runtime_threads)
+        results = run_all(
+            node, args.ops, args.concurrency, args.latte, out, args.runtime_threads, args.rounds
+        )
     (out / "results.json").write_text(
         json.dumps([m.model_dump() | {"ops_per_cpu_s": m.ops_per_cpu_s} for m in results], indent=2)
     )

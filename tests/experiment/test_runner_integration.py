@@ -36,6 +36,8 @@ def _casslab(home: Path, results: Path, *args: str) -> subprocess.Popen[str]:
             "127.0.103.1",
             "--jmx-port-base",
             "7630",
+            "--jvm-warmup",
+            "3",
             *args,
         ],
         stdout=subprocess.PIPE,
@@ -110,6 +112,10 @@ def test_run_interrupted_then_resumed(tmp_path: Path) -> None:
         metrics = pd.read_parquet(layout.metrics_parquet(result.cell_id, result.iteration))
         assert {"time", "node", "metric", "value"} <= set(metrics.columns)
         assert len(metrics) > 0
+    # each cluster start (the first run's and the resumed run's) warmed the JVM first,
+    # outside any trial's measurements
+    warmed = sorted(p.parent.name for p in run_dir.glob("trials/*/*/jvm-warmup"))
+    assert len(warmed) == 2, warmed
     manifest = layout.manifest.read_text()
     assert '"cassandra_version"' in manifest
     assert '"plan_digest"' in manifest

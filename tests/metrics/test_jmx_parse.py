@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from casslab.metrics.catalogue import names
+from casslab.metrics.catalogue import family, metric, names
 from casslab.metrics.jmx import JmxClient, JmxSource, JmxValue, parse_answer, summarize
 from casslab.metrics.source import SourceUnavailableError
 
@@ -63,8 +63,17 @@ def test_summarize_sums_per_metric() -> None:
 
 
 def test_summarize_emits_only_catalogue_names() -> None:
-    public = {k for k in summarize(parse_answer(ANSWER)) if not k.startswith("_")}
+    public = {family(k) for k in summarize(parse_answer(ANSWER)) if not k.startswith("_")}
     assert public <= names()
+
+
+def test_summarize_keeps_each_table_apart_as_well() -> None:
+    s = summarize(parse_answer(ANSWER))
+    assert s["cassandra.table_sstables/ks.t1"] == 4
+    assert s["cassandra.table_sstables/ks.t2"] == 2
+    assert s["cassandra.table_live_disk_bytes/ks.t1"] == 1000
+    assert s["cassandra.table_live_disk_bytes/ks.t2"] == 500
+    assert metric("cassandra.table_sstables/ks.t1").name == "cassandra.table_sstables"
 
 
 def _free_port() -> int:

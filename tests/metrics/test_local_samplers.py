@@ -6,7 +6,6 @@ import os
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -142,46 +141,6 @@ def test_cgroup_v2_files(tmp_path: Path) -> None:
 def test_missing_cgroup_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not found"):
         CgroupSource("n1", "nope", root=tmp_path)
-
-
-def _v1_writable() -> bool:
-    root = Path("/sys/fs/cgroup")
-    return all(os.access(root / c, os.W_OK) for c in ("cpu", "cpuacct", "memory"))
-
-
-# Memory is charged to the cgroup where a page is first touched: allocate after moving in.
-MOVE_THEN_BURN = (
-    "import sys, time\nsys.stdin.readline()\nb = bytearray(8 << 20)\n"
-    "t = time.time()\nwhile time.time() - t < 30: pass"
-)
-
-
-@pytest.fixture
-def real_cgroup() -> Iterator[str]:
-    if not _v1_writable():
-        pytest.skip("cgroup v1 cpu/cpuacct/memory hierarchies are not writable here")
-    name = f"casslab-test-{uuid.uuid4().hex[:8]}"
-    dirs = [Path("/sys/fs/cgroup") / c / name for c in ("cpu", "cpuacct", "memory")]
-    proc = subprocess.Popen([sys.executable, "-c", MOVE_THEN_BURN], stdin=subprocess.PIPE)
-    try:
-        for d in dirs:
-            d.mkdir()
-            (d / "cgroup.procs").write_text(str(proc.pid))
-        assert proc.stdin is not None
-        proc.stdin.write(b"go\n")
-        proc.stdin.flush()
-        yield name
-    finally:
-        proc.kill()
-        proc.wait()
-        for d in dirs:
-            for _ in range(50):  # the kernel empties the group shortly after the kill
-                try:
-                    if d.exists():
-                        d.rmdir()
-                    break
-                except OSError:
-                    time.sleep(0.1)
 
 
 def test_real_cgroup_v1(real_cgroup: str) -> None:

@@ -89,6 +89,14 @@ def run(
         str, typer.Option("--base-address", help="Address of node 1 of the run's cluster.")
     ] = "127.0.0.1",
     jmx_port_base: Annotated[int, typer.Option("--jmx-port-base")] = 7190,
+    jvm_warmup: Annotated[
+        float,
+        typer.Option(
+            "--jvm-warmup",
+            help="Seconds of discarded load after the nodes (re)start, so no trial meets a "
+            "cold JVM; 0 turns it off.",
+        ),
+    ] = 30.0,
 ) -> None:
     """Run an experiment: every trial, then statistics and the report."""
     from casslab.experiment.runner import Runner, RunnerOptions, run_layout
@@ -101,6 +109,7 @@ def run(
         base_address=base_address,
         jmx_port_base=jmx_port_base,
         base_dir=file.resolve().parent,
+        jvm_warmup_s=jvm_warmup,
     )
     start = time.monotonic()
     with Progress(

@@ -57,6 +57,7 @@ class RunManifest(Frozen):
     host: HostFacts
     experiment: dict[str, Any]  # the resolved experiment file
     plan_digest: str | None = None  # a resumed run must have the same plan
+    jvm_warmup_s: float | None = None  # discarded load after each node (re)start
     started_at: datetime
     ended_at: datetime | None = None
     trials_planned: int = 0

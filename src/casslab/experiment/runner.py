@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,14 @@ from casslab.experiment.model import Experiment, ResetPolicy
 from casslab.experiment.plan import Command, Plan, Tool, Trial, expand, pending
 from casslab.experiment.records import RunLayout, RunManifest, TrialResult, TrialStatus
 from casslab.load import engine
-from casslab.load.spec import Connection, IntervalRecord, Output, SummaryRecord, WorkloadSpec
+from casslab.load.spec import (
+    Connection,
+    IntervalRecord,
+    Output,
+    Stop,
+    SummaryRecord,
+    WorkloadSpec,
+)
 
 EventSink = Callable[[events.Event], None]
 _CREATE_KEYSPACE = re.compile(r"^\s*CREATE\s+KEYSPACE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\S+)", re.I)
@@ -51,6 +59,7 @@ class RunnerOptions:
     trial_timeout_s: float | None = None  # per engine phase; None: from the workload
     write_report: bool = True
     base_dir: Path | None = None  # the experiment file's folder: profiles are relative to it
+    jvm_warmup_s: float = 30.0  # discarded load after nodes (re)start; 0 turns it off
 
 
 def new_run_id(now: datetime) -> str:
@@ -94,6 +103,14 @@ def schema_statements(spec: WorkloadSpec, replication: dict[str, str | int]) -> 
 
 def tables_of(statements: list[str]) -> list[str]:
     return [m.group(1) for s in statements if (m := _CREATE_TABLE.match(s))]
+
+
+class _Started(Enum):
+    """What :meth:`Runner._ensure_cluster` did to the nodes."""
+
+    NO = "no"  # they were running with the trial's configuration
+    NEW = "new"  # a new, empty cluster
+    RESTARTED = "restarted"  # restarted with changed settings; their data is still there
 
 
 @dataclass
@@ -172,8 +189,15 @@ class Runner:
         clock = _TrialClock()
         summary: SummaryRecord | None = None
         metrics_path = self.layout.metrics_parquet(trial.cell_id, trial.iteration)
+        identity: dict[str, Any] = {
+            "trial_id": trial.trial_id,
+            "cell_id": trial.cell_id,
+            "iteration": trial.iteration,
+            "order_index": trial.position,
+            "factors": dict(cell.labels),
+        }
         try:
-            cluster = self._ensure_cluster(trial)
+            cluster, nodes_started = self._ensure_cluster(trial)
             connection = Connection(contact_points=cluster.contact_points)
             measure = spec_for(trial.workload, connection, trial.iteration, self.options.base_dir)
             preload = (
@@ -181,7 +205,17 @@ class Runner:
                 if trial.preload is not None
                 else None
             )
-            self._create_schema(cluster, trial, [s for s in (preload, measure) if s])
+            specs = [s for s in (preload, measure) if s]
+            warm = (
+                nodes_started is not _Started.NO
+                and self.options.jvm_warmup_s > 0
+                and trial.reset is not ResetPolicy.RESTART  # that policy asks for cold nodes
+            )
+            if warm:
+                self._warm_jvm(cluster, trial, specs, trial_dir)
+            if warm or nodes_started is not _Started.NEW:
+                self._reset(cluster, trial)
+            self._create_schema(cluster, trial, specs)
             if preload is not None:
                 self._emit(events.PhaseStarted(trial=trial, phase="preload"))
                 engine.run(
@@ -193,11 +227,7 @@ class Runner:
             summary = self._measure(cluster, trial, measure, trial_dir, metrics_path, clock)
             kpis = self._kpis(trial, cell.labels, summary, clock, metrics_path)
             result = TrialResult(
-                trial_id=trial.trial_id,
-                cell_id=trial.cell_id,
-                iteration=trial.iteration,
-                order_index=trial.position,
-                factors=dict(cell.labels),
+                **identity,
                 status=TrialStatus.OK,
                 started_at=started,
                 ended_at=datetime.now(UTC),
@@ -208,11 +238,7 @@ class Runner:
             )
         except CasslabError as error:
             result = TrialResult(
-                trial_id=trial.trial_id,
-                cell_id=trial.cell_id,
-                iteration=trial.iteration,
-                order_index=trial.position,
-                factors=dict(cell.labels),
+                **identity,
                 status=TrialStatus.FAILED,
                 error=str(error),
                 started_at=started,
@@ -313,10 +339,11 @@ class Runner:
 
     # ------------------------------------------------------------------ cluster
 
-    def _ensure_cluster(self, trial: Trial) -> LocalCluster:
+    def _ensure_cluster(self, trial: Trial) -> tuple[LocalCluster, _Started]:
+        """The trial's cluster: created when the node count, heap or version changes,
+        restarted when its cassandra.yaml settings change."""
         key = (trial.nodes, trial.heap, trial.version)
         cluster = self.cluster
-        fresh = False
         if cluster is None or self._cluster_key != key:
             if cluster is not None:
                 self._emit(events.ClusterChanged(trial=trial, action="recreate"))
@@ -333,13 +360,31 @@ class Runner:
             )
             self._stop_stale(spec.name)
             cluster = LocalCluster.create(spec, self.options.cluster_root)
-            self.cluster, self._cluster_key, fresh = cluster, key, True
-        elif cluster.state.settings != trial.settings:
+            self.cluster, self._cluster_key = cluster, key
+            return cluster, _Started.NEW
+        if cluster.state.settings != trial.settings:
             self._emit(events.ClusterChanged(trial=trial, action="restart"))
             cluster.restart(trial.settings)
-        if not fresh:
-            self._reset(cluster, trial)
-        return cluster
+            return cluster, _Started.RESTARTED
+        return cluster, _Started.NO
+
+    def _warm_jvm(
+        self, cluster: LocalCluster, trial: Trial, specs: list[WorkloadSpec], trial_dir: Path
+    ) -> None:
+        """Run the trial's workload for ``jvm_warmup_s`` on nodes that just started, and
+        discard it: the first trial after a start would otherwise meet a JVM that has not
+        compiled its hot paths yet (a cold-start bias the run order cannot remove)."""
+        self._emit(events.PhaseStarted(trial=trial, phase="jvm warm-up"))
+        self._create_schema(cluster, trial, specs)
+        warmup = specs[-1].model_copy(
+            update={
+                "schema_cql": [],
+                "warmup_s": 0.0,
+                "stop": Stop(duration_s=self.options.jvm_warmup_s),
+                "output": Output(),
+            }
+        )
+        engine.run(warmup, trial_dir / "jvm-warmup", timeout_s=self.options.trial_timeout_s)
 
     def _stop_stale(self, name: str) -> None:
         """Stop the nodes a killed earlier run of this experiment left running (they are
@@ -417,6 +462,7 @@ class Runner:
                 host=host_facts(),
                 experiment=self.experiment.to_file_dict(),
                 plan_digest=self.plan.digest,
+                jvm_warmup_s=self.options.jvm_warmup_s,
                 started_at=datetime.now(UTC),
                 trials_planned=len(self.plan.trials),
             )

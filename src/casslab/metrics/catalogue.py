@@ -264,6 +264,22 @@ CATALOGUE: tuple[Metric, ...] = (
         "without JMX: system_views.disk_usage (MiB resolution, every 5 s).",
     ),
     _m(
+        "cassandra.table_sstables",
+        "sstables",
+        _G,
+        _JMX,
+        "Live SSTables of one user table (Table LiveSSTableCount); the metric name ends in "
+        "/<keyspace>.<table>, e.g. cassandra.table_sstables/keyspace1.standard1.",
+    ),
+    _m(
+        "cassandra.table_live_disk_bytes",
+        "B",
+        _G,
+        _JMX,
+        "Disk space of the live SSTables of one user table (Table LiveDiskSpaceUsed); the "
+        "metric name ends in /<keyspace>.<table>.",
+    ),
+    _m(
         "cassandra.dropped_messages",
         "messages",
         _C,
@@ -302,9 +318,25 @@ _BY_NAME: dict[str, Metric] = {m.name: m for m in CATALOGUE}
 ENGINE_NODE = "engine"
 
 
+#: Per-table metrics carry their table after this separator: ``<family>/<keyspace>.<table>``.
+TABLE_SEPARATOR = "/"
+
+
+def family(name: str) -> str:
+    """The catalogue name of a recorded metric: ``cassandra.table_sstables/ks.t`` ->
+    ``cassandra.table_sstables``; other names are their own family."""
+    return name.split(TABLE_SEPARATOR, 1)[0]
+
+
+def per_table(name: str, keyspace: str, table: str) -> str:
+    """The recorded name of a per-table metric of ``keyspace.table``."""
+    return f"{name}{TABLE_SEPARATOR}{keyspace}.{table}"
+
+
 def metric(name: str) -> Metric:
-    """The catalogue entry called ``name``; ``KeyError`` when there is none."""
-    return _BY_NAME[name]
+    """The catalogue entry of ``name`` (a per-table name maps to its family); ``KeyError``
+    when there is none."""
+    return _BY_NAME[family(name)]
 
 
 def names() -> frozenset[str]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from casslab.errors import SetupError
+from casslab.metrics.catalogue import per_table
 from casslab.metrics.rates import mean_per_event
 from casslab.metrics.source import Sample, SourceUnavailableError
 
@@ -216,10 +217,16 @@ def summarize(values: list[JmxValue]) -> dict[str, float]:
             add("cassandra.compaction_count_total", jv.value)
         elif typ == "Compaction" and name == "BytesCompacted":
             add("cassandra.bytes_compacted", jv.value)
-        elif typ == "Table" and name == "LiveSSTableCount":
-            add("cassandra.sstables", jv.value)
-        elif typ == "Table" and name == "LiveDiskSpaceUsed":
-            add("cassandra.live_disk_bytes", jv.value)
+        elif typ == "Table" and name in ("LiveSSTableCount", "LiveDiskSpaceUsed"):
+            total, table = (
+                ("cassandra.sstables", "cassandra.table_sstables")
+                if name == "LiveSSTableCount"
+                else ("cassandra.live_disk_bytes", "cassandra.table_live_disk_bytes")
+            )
+            add(total, jv.value)
+            keyspace = _key(jv.object_name, "keyspace")
+            if keyspace is not None and scope is not None:
+                add(per_table(table, keyspace, scope), jv.value)
         elif typ == "DroppedMessage":
             add("cassandra.dropped_messages", jv.value)
         elif typ == "GarbageCollector" and jv.attribute == "CollectionCount":

@@ -27,6 +27,7 @@ from casslab.report.figures import (
     box_figure,
     cell_colors,
     kpi_label,
+    level_bar_figure,
     metric_figures,
     percentile_figure,
     series_figure,
@@ -299,7 +300,14 @@ def build_report(run: RunData, options: AnalysisOptions = AnalysisOptions()) -> 
                     overview_table(analysis, cells),
                     *(kpi_table(analysis, k, cells) for k in analysis.kpis),
                 ],
-                figures=[bar_figure(analysis, k, cells, colors) for k in analysis.kpis],
+                figures=[
+                    *(bar_figure(analysis, k, cells, colors) for k in analysis.kpis),
+                    *(
+                        figure
+                        for k in analysis.kpis
+                        if (figure := level_bar_figure(trials, k, cells, options.confidence))
+                    ),
+                ],
             )
         )
     time_figures = [series_figure(run, k, cells, colors) for k in SERIES_KPIS]

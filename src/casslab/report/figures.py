@@ -1,7 +1,7 @@
 """Figure specifications of a run's report (pure): what each figure shows, not how.
 
 * KPI time series per cell, one line per iteration (:func:`series_figure`);
-* mean and 95% CI per cell (:func:`bar_figure`);
+* mean and 95% CI per cell (:func:`bar_figure`) and per factor level (:func:`level_bar_figure`);
 * response-time percentiles per cell (:func:`percentile_figure`);
 * the per-trial values of a KPI per cell (:func:`box_figure`);
 * cluster metrics over the measure window, one line per iteration (:func:`metric_figures`).
@@ -149,6 +149,62 @@ def bar_figure(
         y_label=kpi_label(kpi),
         series=series,
         note="error bars: Student-t 95% confidence interval of the mean",
+    )
+
+
+def _levels_in_cell_order(
+    trials: Sequence[TrialKpis], factor: str, cells: Sequence[str]
+) -> list[str]:
+    order = {cell: index for index, cell in enumerate(cells)}
+    levels: list[str] = []
+    for trial in sorted(trials, key=lambda t: order.get(t.cell_id, len(order))):
+        level = trial.factors.get(factor)
+        if level is not None and level not in levels:
+            levels.append(level)
+    return levels
+
+
+def level_bar_figure(
+    trials: Sequence[TrialKpis], kpi: str, cells: Sequence[str], confidence: float = 0.95
+) -> FigureSpec | None:
+    """Mean ± CI of one KPI per level of each factor, pooling the trials of every cell at
+    that level (a main effect). Only for runs with two or more factors: with one factor,
+    the per-cell bars already are the per-level bars."""
+    factors = list(trials[0].factors) if trials else []
+    if len(factors) < 2:
+        return None
+    series: list[Series] = []
+    for index, factor in enumerate(factors):
+        color = PALETTE[index % len(PALETTE)]
+        for position, level in enumerate(_levels_in_cell_order(trials, factor, cells)):
+            label = f"{factor}={level}"
+            values = [t.kpis.get(kpi) for t in trials if t.factors.get(factor) == level]
+            stats = describe(values, cell_id=label, kpi=kpi, confidence=confidence)
+            low, high = _error_bars([stats])
+            series.append(
+                Series(
+                    name=factor,
+                    x=[label],
+                    y=[stats.mean],
+                    error_low=low,
+                    error_high=high,
+                    color=color,
+                    group=factor,
+                    show_legend=position == 0,
+                )
+            )
+    return FigureSpec(
+        id=f"levels-{kpi.replace('.', '-')}",
+        kind=FigureKind.BARS,
+        title=f"{kpi}: mean and 95% CI per factor level",
+        x_label="factor level (other factors pooled)",
+        y_label=kpi_label(kpi),
+        series=series,
+        note=(
+            "each bar pools every trial at that level over the other factors' levels (a main "
+            "effect): balanced in a factorial design; in an OFAT design the baseline level "
+            "holds more trials. Interactions show in the per-cell bars, not here."
+        ),
     )
 
 
