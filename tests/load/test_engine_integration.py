@@ -305,3 +305,56 @@ def test_hdr_log_is_read_by_java_hdrhistogram_and_matches_the_summary(
     assert float(maximum.group(1)) == pytest.approx(
         result.summary.ops["write"].response.max_ms, rel=2e-3
     )
+
+
+def test_username_and_password_against_password_authenticator(tmp_path: Path) -> None:
+    """A node that requires a login: the engine's credentials get through, wrong ones are
+    a fatal error that names the cause."""
+    from cassandra.auth import PlainTextAuthProvider
+    from cassandra.cluster import Cluster
+
+    spec = ClusterSpec(
+        name="auth",
+        nodes=1,
+        heap="512M",
+        base_address="127.0.11.1",
+        jmx_port_base=7110,
+        settings={"authenticator": "PasswordAuthenticator"},
+    )
+    with LocalCluster.create(spec, tmp_path / "clusters", remove_on_exit=True) as cluster:
+        address = cluster.nodes[0].address
+
+        def login_works() -> bool:
+            driver = Cluster(
+                [address], auth_provider=PlainTextAuthProvider("cassandra", "cassandra")
+            )
+            try:
+                driver.connect()
+                return True
+            except Exception:  # the default role appears a few seconds after start  # noqa: BLE001
+                return False
+            finally:
+                driver.shutdown()
+
+        deadline = time.monotonic() + 90
+        while not login_works():
+            assert time.monotonic() < deadline, "the default superuser never appeared"
+            time.sleep(1)
+
+        def run_as(user: str, password: str, where: str) -> engine.EngineResult:
+            base = workload(
+                cluster,
+                [WRITE],
+                Distribution(kind=DistKind.SEQ, min=1, max=500),
+                ClosedLoop(threads=4),
+                Stop(ops=500),
+            )
+            connection = base.connection.model_copy(update={"username": user, "password": password})
+            return engine.run(
+                base.model_copy(update={"connection": connection}), tmp_path / where, timeout_s=120
+            )
+
+        result = run_as("cassandra", "cassandra", "good")
+        assert result.summary.total.count == 500
+        with pytest.raises(EngineError, match=r"(?i)auth|credential|password|login"):
+            run_as("cassandra", "wrong", "bad")
