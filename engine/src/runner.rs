@@ -198,8 +198,14 @@ impl Engine {
             }
         }
         let session = builder.build().await.map_err(|e| {
+            let hint = if c.tls {
+                "check the node is up, the address/port, and that tls_ca_file signs its certificate"
+            } else {
+                "check the node is up and the address/port; a node that requires client \
+                 encryption needs TLS (connection.tls, tls_ca_file)"
+            };
             Fatal(format!(
-                "cannot connect to {:?}: {e}; check the node is up and the address/port",
+                "cannot connect to {:?}: {e}; {hint}",
                 c.contact_points
             ))
         })?;

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import threading
@@ -358,3 +359,100 @@ def test_username_and_password_against_password_authenticator(tmp_path: Path) ->
         assert result.summary.total.count == 500
         with pytest.raises(EngineError, match=r"(?i)auth|credential|password|login"):
             run_as("cassandra", "wrong", "bad")
+
+
+def _keystore(directory: Path, address: str) -> tuple[Path, Path]:
+    """A self-signed PKCS12 keystore for the node (JDK keytool) and its certificate as PEM,
+    which the engine trusts as its CA."""
+    keytool = str(Path(os.path.realpath(shutil.which("java") or "java")).parent / "keytool")
+    store, pem = directory / "node.p12", directory / "node.pem"
+    subprocess.run(
+        [
+            keytool,
+            "-genkeypair",
+            "-alias",
+            "node",
+            "-keyalg",
+            "RSA",
+            "-keysize",
+            "2048",
+            "-validity",
+            "2",
+            "-dname",
+            f"CN={address}",
+            "-ext",
+            f"SAN=IP:{address}",
+            "-keystore",
+            str(store),
+            "-storetype",
+            "PKCS12",
+            "-storepass",
+            "casslab",
+            "-keypass",
+            "casslab",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    exported = subprocess.run(
+        [
+            keytool,
+            "-exportcert",
+            "-rfc",
+            "-alias",
+            "node",
+            "-keystore",
+            str(store),
+            "-storetype",
+            "PKCS12",
+            "-storepass",
+            "casslab",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    pem.write_text(exported.stdout)
+    return store, pem
+
+
+def test_tls_to_a_node_that_requires_it(tmp_path: Path) -> None:
+    """Client encryption required by the node: the engine connects over TLS, verifying the
+    node's certificate; without TLS it cannot connect and says so."""
+    address = "127.0.12.1"
+    store, pem = _keystore(tmp_path, address)
+    spec = ClusterSpec(
+        name="tls",
+        nodes=1,
+        heap="512M",
+        base_address=address,
+        jmx_port_base=7120,
+        settings={
+            "client_encryption_options": {
+                "enabled": True,
+                "optional": False,
+                "keystore": str(store),
+                "keystore_password": "casslab",
+                "store_type": "PKCS12",
+            }
+        },
+    )
+    with LocalCluster.create(spec, tmp_path / "clusters", remove_on_exit=True) as cluster:
+        base = workload(
+            cluster,
+            [WRITE],
+            Distribution(kind=DistKind.SEQ, min=1, max=500),
+            ClosedLoop(threads=4),
+            Stop(ops=500),
+        )
+        tls = base.connection.model_copy(update={"tls": True, "tls_ca_file": str(pem)})
+        result = engine.run(
+            base.model_copy(update={"connection": tls}), tmp_path / "tls", timeout_s=120
+        )
+        assert result.summary.total.count == 500
+        assert result.summary.total.errors == 0
+        with pytest.raises(EngineError) as plain:
+            engine.run(base, tmp_path / "plain", timeout_s=120)
+        assert "requires client encryption needs TLS" in str(plain.value)
