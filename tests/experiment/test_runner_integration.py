@@ -13,6 +13,7 @@ import pandas as pd
 import psutil
 import pytest
 
+import casslab.results
 from browser_check import CHROMIUM, figure_divs, open_page, screenshot
 from casslab.experiment.records import RunLayout, TrialResult, TrialStatus
 
@@ -119,6 +120,11 @@ def test_run_interrupted_then_resumed(tmp_path: Path) -> None:
     manifest = layout.manifest.read_text()
     assert '"cassandra_version"' in manifest
     assert '"plan_digest"' in manifest
+
+    frames = casslab.results.load(run_dir)
+    assert set(frames.trials.trial_id) == set(results_by_id)
+    assert set(frames.metrics.trial_id) == set(results_by_id)
+    assert (frames.intervals.groupby("trial_id").size() >= 5).all()
 
     # The report of this real run, checked in a real browser.
     assert layout.report_html.is_file()

@@ -31,7 +31,7 @@ from casslab.cluster.processes import alive, create_time, stop_group
 from casslab.cluster.settings import normalize
 from casslab.cluster.tokens import initial_tokens
 from casslab.cluster.wait import LogWatcher, port_free, port_open, tail, wait_for
-from casslab.errors import ClusterError, ConfigError, SetupError, WaitTimeoutError
+from casslab.errors import ClusterError, ConfigError, WaitTimeoutError
 
 CQL_READY_LINE = "Starting listening for CQL clients"
 SYSTEM_KEYSPACES = frozenset(
@@ -642,7 +642,6 @@ def temporary_cluster(spec: ClusterSpec, root: Path) -> Iterator[LocalCluster]:
 __all__ = [
     "LocalCluster",
     "NodeView",
-    "SetupError",
     "current_contact_points",
     "temporary_cluster",
 ]
