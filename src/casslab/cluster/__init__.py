@@ -5,7 +5,6 @@ from casslab.cluster.local import (
     NodeView,
     clusters_root,
     current_contact_points,
-    temporary_cluster,
 )
 from casslab.cluster.model import ClusterSpec, ClusterState, Node, NodeStatus
 
@@ -18,5 +17,4 @@ __all__ = [
     "NodeView",
     "clusters_root",
     "current_contact_points",
-    "temporary_cluster",
 ]

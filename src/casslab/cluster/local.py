@@ -14,8 +14,8 @@ import re
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, suppress
+from collections.abc import Mapping
+from contextlib import suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -632,16 +632,8 @@ def current_contact_points(name: str | None = None) -> list[str]:
     return LocalCluster.open(name).contact_points
 
 
-@contextmanager
-def temporary_cluster(spec: ClusterSpec, root: Path) -> Iterator[LocalCluster]:
-    """A cluster that is stopped and deleted on exit (tests, benchmarks)."""
-    with LocalCluster.create(spec, root, remove_on_exit=True) as cluster:
-        yield cluster
-
-
 __all__ = [
     "LocalCluster",
     "NodeView",
     "current_contact_points",
-    "temporary_cluster",
 ]

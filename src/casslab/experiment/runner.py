@@ -8,11 +8,10 @@ in flight: every finished trial has its ``summary.json``, and ``resume`` skips t
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -528,12 +527,3 @@ def run_layout(
     root = results_root / experiment.name / new_run_id(datetime.now(UTC))
     root.mkdir(parents=True, exist_ok=False)
     return RunLayout(root=root)
-
-
-def iter_trial_results(layout: RunLayout) -> Iterator[TrialResult]:
-    for path in sorted(layout.trials_dir.glob("*/*/summary.json")):
-        yield TrialResult.model_validate_json(path.read_text())
-
-
-def load_json(path: Path) -> Any:
-    return json.loads(path.read_text())
