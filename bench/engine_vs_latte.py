@@ -4,7 +4,8 @@ For a write and a 90/10 mixed workload of ``--ops`` operations at ``--concurrenc
 requests in flight, runs (each under ``/usr/bin/time``, so start-up costs count):
 
 * ``casslab stress ...`` as a user types it (Python CLI + engine),
-* ``casslab-engine --spec ...`` alone (the same workload, spec built here),
+* ``casslab-engine --spec ...`` alone, on the spec ``casslab stress`` builds from the same
+  command line (:func:`engine_spec`: ``parse_stress(...).to_spec(...)``),
 * ``latte run ...`` with an equivalent rune workload (install: ``cargo install latte-cli``).
 
 and prints ops per client CPU-second, op rate and peak RSS of each, plus the ratios
@@ -32,20 +33,8 @@ from pydantic import BaseModel, ConfigDict
 
 from casslab.cluster import ClusterSpec, LocalCluster
 from casslab.load import engine
-from casslab.load.spec import (
-    ClosedLoop,
-    Connection,
-    Consistency,
-    DistKind,
-    Distribution,
-    Generator,
-    GenKind,
-    Operation,
-    OpKind,
-    Statement,
-    Stop,
-    WorkloadSpec,
-)
+from casslab.load.spec import Connection, WorkloadSpec
+from casslab.load.stress import parse_stress
 
 TIME_FORMAT = "BENCH-TIME %e %U %S %M"
 
@@ -107,57 +96,22 @@ def op_rate(tool: str, stdout: str) -> float | None:
 
 # ---------------------------------------------------------------- the three tools
 
-COLUMNS = [f'"C{i}"' for i in range(5)]
-SCHEMA = [
-    "CREATE KEYSPACE IF NOT EXISTS bench WITH replication = "
-    "{'class': 'SimpleStrategy', 'replication_factor': 1}",
-    "CREATE TABLE IF NOT EXISTS bench.standard1 (key blob PRIMARY KEY, "
-    + ", ".join(f"{c} blob" for c in COLUMNS)
-    + ")",
-]
+
+def stress_args(node: str, workload: str, ops: int, concurrency: int) -> list[str]:
+    """The ``casslab stress`` command line (after ``stress``) of one workload."""
+    if workload == "write":
+        command = ["write", f"n={ops}", "cl=ONE"]
+    else:
+        command = ["mixed", "ratio(write=9,read=1)", f"n={ops}", "cl=ONE"]
+        command += ["-pop", f"dist=UNIFORM(1..{ops})"]
+    return [*command, "-rate", f"threads={concurrency}", "-node", node]
 
 
 def engine_spec(node: str, workload: str, ops: int, concurrency: int) -> WorkloadSpec:
-    size = Distribution(kind=DistKind.FIXED, min=34, max=34)
-    key = Generator(
-        kind=GenKind.KEY_BLOB, column="key", size=Distribution(kind=DistKind.FIXED, min=10, max=10)
-    )
-    values = [Generator(kind=GenKind.BLOB, column=f"C{i}", size=size) for i in range(5)]
-    write = Operation(
-        name="write",
-        kind=OpKind.WRITE,
-        weight=9.0,
-        consistency=Consistency.ONE,
-        statements=[
-            Statement(
-                cql=f"INSERT INTO standard1 (key, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)",
-                binds=[key, *values],
-            )
-        ],
-    )
-    read = Operation(
-        name="read",
-        kind=OpKind.READ,
-        weight=1.0,
-        consistency=Consistency.ONE,
-        statements=[
-            Statement(cql=f"SELECT {', '.join(COLUMNS)} FROM standard1 WHERE key = ?", binds=[key])
-        ],
-    )
-    keys = (
-        Distribution(kind=DistKind.SEQ, min=1, max=ops)
-        if workload == "write"
-        else Distribution(kind=DistKind.UNIFORM, min=1, max=ops)
-    )
-    return WorkloadSpec(
-        connection=Connection(contact_points=[f"{node}:9042"]),
-        schema_cql=SCHEMA,
-        keyspace="bench",
-        operations=[write] if workload == "write" else [write, read],
-        keys=keys,
-        rate=ClosedLoop(threads=concurrency),
-        stop=Stop(ops=ops),
-    )
+    """The spec ``casslab stress`` runs for :func:`stress_args` (same parser, same defaults,
+    seed 0), so the engine-alone and the whole-command rows run one workload."""
+    command = parse_stress(stress_args(node, workload, ops, concurrency))
+    return command.to_spec(Connection(contact_points=command.contact_points([])), seed=0)
 
 
 LATTE_SCRIPT = """
@@ -218,18 +172,6 @@ def commands(
     casslab = str(Path(sys.executable).parent / "casslab")
     spec_path = out / f"engine-{workload}.json"
     spec_path.write_text(engine_spec(node, workload, ops, concurrency).model_dump_json())
-    stress = (
-        ["write", f"n={ops}", "cl=ONE"]
-        if workload == "write"
-        else [
-            "mixed",
-            "ratio(write=9,read=1)",
-            f"n={ops}",
-            "cl=ONE",
-            "-pop",
-            f"dist=UNIFORM(1..{ops})",
-        ]
-    )
     result = {
         "casslab-engine": [
             str(engine.engine_binary()),
@@ -238,15 +180,7 @@ def commands(
             "--runtime-threads",
             str(runtime_threads),
         ],
-        "casslab-stress": [
-            casslab,
-            "stress",
-            *stress,
-            "-rate",
-            f"threads={concurrency}",
-            "-node",
-            node,
-        ],
+        "casslab-stress": [casslab, "stress", *stress_args(node, workload, ops, concurrency)],
     }
     if latte is not None:
         result["latte"] = [

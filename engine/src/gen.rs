@@ -87,6 +87,16 @@ pub struct Gen {
     prefix: String,
     hashed: bool,
     per_key: bool,
+    level: usize,
+}
+
+/// Where a row sits in its partition: its position on each clustering level and, per
+/// level, a hash of the positions down to it (so a value on level i is shared by every
+/// row below the same level-i prefix).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RowPos {
+    pub positions: Vec<u64>,
+    pub ids: Vec<u64>,
 }
 
 fn fixed(n: i64) -> Dist {
@@ -133,15 +143,28 @@ impl Gen {
             prefix: g.prefix.clone(),
             hashed: g.hashed,
             per_key: g.per_key && g.kind != GenKind::ScanLength,
+            level: g.level,
         })
     }
 
     /// The value for `key` at `cycle` under `seed`.
     pub fn value(&self, seed: u64, key: i64, cycle: u64) -> Value {
-        let (index, h) = if self.per_key {
-            (key as u64, mix(seed, self.column_id, key as u64))
-        } else {
+        self.value_in_row(seed, key, None, cycle)
+    }
+
+    /// The value for the row at `row` of partition `key` (level-0 generators and rows of
+    /// partitions without clustering levels ignore `row`).
+    pub fn value_in_row(&self, seed: u64, key: i64, row: Option<&RowPos>, cycle: u64) -> Value {
+        let (index, h) = if !self.per_key {
             (cycle, mix(seed, self.column_id ^ SALT_CYCLE, cycle))
+        } else {
+            match row {
+                Some(r) if self.level > 0 && self.level <= r.ids.len() => (
+                    r.positions[self.level - 1],
+                    mix(seed, self.column_id, r.ids[self.level - 1]),
+                ),
+                _ => (key as u64, mix(seed, self.column_id, key as u64)),
+            }
         };
         let len = |d: &Option<Dist>| -> usize {
             d.as_ref().map_or(0, |d| {
@@ -236,6 +259,7 @@ mod tests {
             prefix: String::new(),
             hashed: false,
             per_key: true,
+            level: 0,
         }
     }
 
@@ -327,6 +351,35 @@ mod tests {
             Value::Uuid(x) => assert_eq!(x.get_version_num(), 4),
             v => panic!("{v:?}"),
         }
+    }
+
+    #[test]
+    fn row_values_depend_on_the_row_prefix_down_to_their_level() {
+        let mut top = gen(GenKind::Text, "date");
+        top.level = 1;
+        let mut leaf = gen(GenKind::Blob, "value");
+        leaf.level = 2;
+        let (top, leaf) = (Gen::new(&top).unwrap(), Gen::new(&leaf).unwrap());
+        let pk = Gen::new(&gen(GenKind::Text, "name")).unwrap();
+        let row = |a: u64, b: u64| RowPos {
+            positions: vec![a, b],
+            ids: vec![mix(7, 1, a), mix(7, 2, a * 31 + b)],
+        };
+        let (r00, r01, r10) = (row(0, 0), row(0, 1), row(1, 0));
+        assert_eq!(
+            top.value_in_row(1, 5, Some(&r00), 0),
+            top.value_in_row(1, 5, Some(&r01), 9)
+        );
+        assert_ne!(
+            top.value_in_row(1, 5, Some(&r00), 0),
+            top.value_in_row(1, 5, Some(&r10), 0)
+        );
+        assert_ne!(
+            leaf.value_in_row(1, 5, Some(&r00), 0),
+            leaf.value_in_row(1, 5, Some(&r01), 0)
+        );
+        assert_eq!(pk.value_in_row(1, 5, Some(&r10), 0), pk.value(1, 5, 3));
+        assert_eq!(top.value_in_row(1, 5, None, 0), top.value(1, 5, 0));
     }
 
     #[test]

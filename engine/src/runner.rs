@@ -18,6 +18,7 @@ use scylla::frame::types::{Consistency as CqlConsistency, SerialConsistency};
 use scylla::policies::load_balancing::DefaultPolicy;
 use scylla::policies::retry::FallthroughRetryPolicy;
 use scylla::response::query_result::QueryResult;
+use scylla::statement::batch::{Batch, BatchType as CqlBatchType};
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::Row;
 use tokio::sync::Notify;
@@ -25,12 +26,13 @@ use tokio::task::JoinSet;
 
 use crate::output::Sink;
 use crate::spec::{
-    Connection, Consistency, ErrorRecord, IntervalRecord, OpKind, Phase, RampStep, Rate,
+    BatchType, Connection, Consistency, ErrorRecord, IntervalRecord, OpKind, Phase, RampStep, Rate,
     RecordType, SummaryRecord, WorkloadSpec, SCHEMA_VERSION,
 };
 use crate::stats::{drain, total, HdrLog, OpAcc, Shard};
 use crate::workload::{
-    best_threads, due_offset, next_ramp_step, ops_due_within, ramp_exhausted, Workload,
+    best_threads, due_offset, next_ramp_step, ops_due_within, ramp_exhausted, report_names, RowRef,
+    Workload, MAX_BATCH_ROWS,
 };
 
 /// A fatal error: reported as a fatal ErrorRecord, then the engine exits non-zero.
@@ -138,6 +140,7 @@ fn describe_cql(v: Option<&scylla::value::CqlValue>) -> String {
 #[derive(Default)]
 struct Outcome {
     rows: u64,
+    partitions: u64,
     not_found: bool,
     mismatch: Option<String>,
 }
@@ -161,6 +164,7 @@ pub struct Engine {
     session: Session,
     workload: Workload,
     prepared: Vec<Vec<PreparedStatement>>,
+    batches: Vec<Option<Batch>>, // per operation: an empty batch carrying its settings
     retries: u32,
     backoff: Duration,
     validate: bool,
@@ -223,7 +227,18 @@ impl Engine {
                 .map_err(|e| Fatal(format!("USE {ks} failed: {e}; is the keyspace created?")))?;
         }
         let mut prepared = Vec::with_capacity(spec.operations.len());
+        let mut batches = Vec::with_capacity(spec.operations.len());
         for op in &spec.operations {
+            batches.push(op.batch.as_ref().map(|b| {
+                let mut batch = Batch::new(match b.batch_type {
+                    BatchType::Logged => CqlBatchType::Logged,
+                    BatchType::Unlogged => CqlBatchType::Unlogged,
+                    BatchType::Counter => CqlBatchType::Counter,
+                });
+                batch.set_consistency(consistency(op.consistency));
+                batch.set_is_idempotent(op.idempotent);
+                batch
+            }));
             let mut stmts = Vec::with_capacity(op.statements.len());
             for st in &op.statements {
                 let mut p = session.prepare(st.cql.as_str()).await.map_err(|e| {
@@ -246,6 +261,9 @@ impl Engine {
                         }
                     };
                     p.set_serial_consistency(Some(sc));
+                    if let Some(Some(b)) = batches.last_mut() {
+                        b.set_serial_consistency(Some(sc));
+                    }
                 }
                 p.set_is_idempotent(op.idempotent);
                 if st.binds.len() != p.get_variable_col_specs().len() {
@@ -265,10 +283,36 @@ impl Engine {
             session,
             workload,
             prepared,
+            batches,
             retries: c.retries,
             backoff: Duration::from_secs_f64(c.retry_backoff_ms.max(0.0) / 1000.0),
             validate: spec.validate_reads,
         })
+    }
+
+    /// Run `attempt` until it succeeds, fails for good, or (idempotent requests only)
+    /// the retries with exponential backoff are used up.
+    async fn retrying<F, Fut>(
+        &self,
+        idempotent: bool,
+        attempt: F,
+    ) -> Result<QueryResult, ExecutionError>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<QueryResult, ExecutionError>>,
+    {
+        let mut tries = 0u32;
+        loop {
+            match attempt().await {
+                Ok(r) => return Ok(r),
+                Err(e) if idempotent && tries < self.retries && retryable(&e) => {
+                    let pause = self.backoff.saturating_mul(1u32 << tries.min(10));
+                    tokio::time::sleep(pause.min(Duration::from_secs(5))).await;
+                    tries += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     async fn exec(
@@ -277,26 +321,56 @@ impl Engine {
         values: &Vec<crate::gen::Value>,
         idempotent: bool,
     ) -> Result<QueryResult, ExecutionError> {
-        let mut attempt = 0u32;
-        loop {
-            match self.session.execute_unpaged(stmt, values).await {
-                Ok(r) => return Ok(r),
-                Err(e) if idempotent && attempt < self.retries && retryable(&e) => {
-                    let pause = self.backoff.saturating_mul(1u32 << attempt.min(10));
-                    tokio::time::sleep(pause.min(Duration::from_secs(5))).await;
-                    attempt += 1;
+        self.retrying(idempotent, || self.session.execute_unpaged(stmt, values))
+            .await
+    }
+
+    /// A batch insert: its rows in batches of at most MAX_BATCH_ROWS, one after another
+    /// (a single row goes as a plain statement, as cassandra-stress sends it).
+    async fn run_batch(&self, op: usize, key: i64, cycle: u64) -> Result<Outcome, OpError> {
+        let plan = &self.workload.ops[op];
+        let stmt = &self.prepared[op][0];
+        let template = self.batches[op]
+            .as_ref()
+            .expect("batch operations have a batch");
+        let (rows, partitions) = self.workload.batch_rows(op, key, cycle);
+        for chunk in rows.chunks(MAX_BATCH_ROWS) {
+            let values: Vec<Vec<crate::gen::Value>> = chunk
+                .iter()
+                .map(|r| self.workload.row_values(op, 0, r, cycle))
+                .collect();
+            let result = if let [one] = values.as_slice() {
+                self.exec(stmt, one, plan.idempotent).await
+            } else {
+                let mut batch = template.clone();
+                for _ in chunk {
+                    batch.append_statement(stmt.clone());
                 }
-                Err(e) => return Err(e),
-            }
+                self.retrying(plan.idempotent, || self.session.batch(&batch, &values))
+                    .await
+            };
+            result.map_err(|e| OpError::Exec(Box::new(e)))?;
         }
+        Ok(Outcome {
+            rows: rows.len() as u64,
+            partitions,
+            ..Outcome::default()
+        })
     }
 
     async fn run_op(&self, op: usize, key: i64, cycle: u64) -> Result<Outcome, OpError> {
         let plan = &self.workload.ops[op];
+        if plan.batch.is_some() {
+            return self.run_batch(op, key, cycle).await;
+        }
         let stmts = &self.prepared[op];
+        let target = RowRef {
+            key,
+            row: self.workload.pick_row(op, key, cycle),
+        };
         let mut last = None;
         for (s, stmt) in stmts.iter().enumerate() {
-            let values = self.workload.values(op, s, key, cycle);
+            let values = self.workload.row_values(op, s, &target, cycle);
             let r = self
                 .exec(stmt, &values, plan.idempotent)
                 .await
@@ -306,11 +380,15 @@ impl Engine {
             }
             last = Some(r);
         }
-        let mut out = Outcome::default();
+        let mut out = Outcome {
+            partitions: 1,
+            ..Outcome::default()
+        };
         let Some(result) = last else {
             return Ok(out);
         };
         if !result.is_rows() {
+            out.rows = 1; // a write: one row
             return Ok(out);
         }
         let rows = result
@@ -352,18 +430,21 @@ impl Engine {
         let mut s = shard.lock().unwrap_or_else(|p| p.into_inner());
         match result {
             Ok(o) => {
-                let acc = &mut s.ops[op];
+                let slot = self.workload.slots[op];
+                let acc = &mut s.ops[slot];
                 acc.record(response_ns, service_ns);
                 acc.rows += o.rows;
+                acc.partitions += o.partitions;
                 acc.not_found += o.not_found as u64;
                 if let Some(m) = o.mismatch {
                     acc.mismatches += 1;
-                    s.sample_error(op, || m);
+                    s.sample_error(slot, || m);
                 }
             }
             Err(e) => {
-                s.ops[op].errors += 1;
-                s.sample_error(op, || e.message());
+                let slot = self.workload.slots[op];
+                s.ops[slot].errors += 1;
+                s.sample_error(slot, || e.message());
             }
         }
     }
@@ -480,7 +561,10 @@ impl Recorder {
             hdr,
             engine_start,
             interval: Duration::from_secs_f64(spec.output.interval_s),
-            names: spec.operations.iter().map(|o| o.name.clone()).collect(),
+            names: {
+                let names: Vec<&str> = spec.operations.iter().map(|o| o.name.as_str()).collect();
+                report_names(&names).0
+            },
             n_shards: n_shards.max(1),
             interrupt,
             interrupted,
@@ -716,7 +800,7 @@ fn bounds(load: Load, ops: Option<u64>, duration_s: Option<f64>) -> (Option<u64>
 
 /// Warm-up (discarded), then the measured phase or the thread ramp, then the summary.
 pub async fn run(spec: &WorkloadSpec, engine: Arc<Engine>, rec: &mut Recorder) {
-    let n = spec.operations.len();
+    let n = rec.names.len();
     if spec.warmup_s > 0.0 && !rec.is_interrupted() {
         let load = match spec.rate {
             Rate::Closed { threads } => Load::Closed { threads },

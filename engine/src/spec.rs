@@ -91,6 +91,10 @@ pub struct Generator {
     pub hashed: bool,
     #[serde(default = "default_true")]
     pub per_key: bool,
+    /// 0: a function of the partition key; i >= 1: of the partition key and the row's
+    /// positions on clustering levels 1..=i.
+    #[serde(default)]
+    pub level: usize,
 }
 
 // ---------------------------------------------------------------- operations
@@ -135,6 +139,34 @@ fn default_consistency() -> Consistency {
     Consistency::LocalOne
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BatchType {
+    Logged,
+    Unlogged,
+    Counter,
+}
+
+fn default_divisor() -> f64 {
+    1.0
+}
+fn default_batch_type() -> BatchType {
+    BatchType::Logged
+}
+
+/// cassandra-stress `insert:`: partitions per operation and the share of each partition's
+/// rows written in one visit.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct InsertBatch {
+    pub partitions: Distribution,
+    pub select: Distribution,
+    #[serde(default = "default_divisor")]
+    pub select_divisor: f64,
+    #[serde(default = "default_batch_type")]
+    pub batch_type: BatchType,
+}
+
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Operation {
@@ -152,6 +184,11 @@ pub struct Operation {
     pub validate_columns: Vec<Generator>,
     #[serde(default = "default_true")]
     pub idempotent: bool,
+    /// Values per partition on each clustering level (rows = their product).
+    #[serde(default)]
+    pub clustering: Vec<Distribution>,
+    #[serde(default)]
+    pub batch: Option<InsertBatch>,
 }
 
 // ---------------------------------------------------------------- load shape
@@ -330,6 +367,41 @@ impl WorkloadSpec {
             if op.statements.is_empty() {
                 return Err(format!("operation {:?} has no statements", op.name));
             }
+            let depth = op.clustering.len();
+            if let Some(g) = op
+                .statements
+                .iter()
+                .flat_map(|s| &s.binds)
+                .find(|g| g.level > depth)
+            {
+                return Err(format!(
+                    "operation {:?}: column {:?} has level {} but the partition has {depth} \
+                     clustering level(s)",
+                    op.name, g.column, g.level
+                ));
+            }
+            if op.clustering.iter().any(|d| d.min < 1) {
+                return Err(format!(
+                    "operation {:?}: clustering counts must be >= 1",
+                    op.name
+                ));
+            }
+            if let Some(b) = &op.batch {
+                if !matches!(op.kind, OpKind::Write | OpKind::CounterWrite)
+                    || op.statements.len() != 1
+                {
+                    return Err(format!(
+                        "operation {:?}: batch needs a write with exactly one statement",
+                        op.name
+                    ));
+                }
+                if b.select_divisor.is_nan() || b.select_divisor <= 0.0 || b.partitions.min < 1 {
+                    return Err(format!(
+                        "operation {:?}: batch needs partitions >= 1 and select_divisor > 0",
+                        op.name
+                    ));
+                }
+            }
             if op.kind == OpKind::ReadModifyWrite && op.statements.len() < 2 {
                 return Err(format!(
                     "operation {:?}: read_modify_write needs 2 statements (read, write), got {}",
@@ -396,6 +468,7 @@ pub struct OpStats {
     pub errors: u64,
     pub op_rate: f64,
     pub rows: u64,
+    pub partitions: u64,
     pub not_found: u64,
     pub mismatches: u64,
     pub response: LatencyStats,

@@ -28,6 +28,7 @@ pub struct OpAcc {
     pub service: Histogram<u64>,
     pub errors: u64,
     pub rows: u64,
+    pub partitions: u64,
     pub not_found: u64,
     pub mismatches: u64,
 }
@@ -45,6 +46,7 @@ impl OpAcc {
             service: new_histogram(),
             errors: 0,
             rows: 0,
+            partitions: 0,
             not_found: 0,
             mismatches: 0,
         }
@@ -70,6 +72,7 @@ impl OpAcc {
             .expect("histograms share bounds");
         self.errors += other.errors;
         self.rows += other.rows;
+        self.partitions += other.partitions;
         self.not_found += other.not_found;
         self.mismatches += other.mismatches;
     }
@@ -79,6 +82,7 @@ impl OpAcc {
         self.service.reset();
         self.errors = 0;
         self.rows = 0;
+        self.partitions = 0;
         self.not_found = 0;
         self.mismatches = 0;
     }
@@ -94,6 +98,7 @@ impl OpAcc {
                 0.0
             },
             rows: self.rows,
+            partitions: self.partitions,
             not_found: self.not_found,
             mismatches: self.mismatches,
             response: latency_stats(&self.response),

@@ -209,6 +209,143 @@ def test_stress_user_profile(cluster: LocalCluster, tmp_path: Path) -> None:
     assert simple.rows == simple.count
 
 
+WIDE_PROFILE = """
+keyspace: k20wide
+keyspace_definition: |
+  CREATE KEYSPACE k20wide WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+table: events
+table_definition: |
+  CREATE TABLE events (src text, day int, seq bigint, body blob,
+    PRIMARY KEY (src, day, seq))
+columnspec:
+  - name: src
+    size: fixed(12)
+  - name: day
+    cluster: fixed(2)
+  - name: seq
+    cluster: fixed(5)
+  - name: body
+    size: fixed(100)
+insert:
+  partitions: fixed(1)
+  select: fixed(1)/2
+  batchtype: UNLOGGED
+queries:
+  row:
+    cql: select * from events where src = ? and day = ? and seq = ?
+  since:
+    cql: select * from events where src = ? and day = ? and seq >= ?
+"""
+
+
+def test_stress_user_profile_batches_rows_of_wide_partitions(
+    cluster: LocalCluster, tmp_path: Path
+) -> None:
+    """A partition of 2 x 5 rows; `select: fixed(1)/2` writes 5 of them per insert, in one
+    UNLOGGED batch; `-insert` overrides give all 10 rows, then 4 partitions per batch."""
+    (tmp_path / "wide.yaml").write_text(WIDE_PROFILE)
+    common = ("-rate", "threads=4", "-node", NODE)
+    _, half = run_json(
+        "stress",
+        "user",
+        "profile=wide.yaml",
+        "ops(insert=1)",
+        "n=200",
+        "-pop",
+        "seq=1..200",
+        *common,
+        cwd=tmp_path,
+    )
+    assert (half.total.count, half.total.errors) == (200, 0)
+    assert (half.total.partitions, half.total.rows) == (200, 1000)
+    assert scalar(cluster, "SELECT count(*) FROM k20wide.events") == 1000
+    _, full = run_json(
+        "stress",
+        "user",
+        "profile=wide.yaml",
+        "ops(insert=1)",
+        "n=200",
+        "-pop",
+        "seq=1..200",
+        "-insert",
+        "select-ratio=fixed(1)/1",
+        *common,
+        cwd=tmp_path,
+    )
+    assert (full.total.rows, full.total.errors) == (2000, 0)
+    assert scalar(cluster, "SELECT count(*) FROM k20wide.events") == 2000
+    _, reads = run_json(
+        "stress",
+        "user",
+        "profile=wide.yaml",
+        "ops(row=1,since=1)",
+        "n=400",
+        "-pop",
+        "dist=UNIFORM(1..200)",
+        *common,
+        cwd=tmp_path,
+    )
+    assert reads.total.errors == 0
+    row, since = reads.ops["row"], reads.ops["since"]
+    assert (row.not_found, row.rows) == (0, row.count), "every row a query binds exists"
+    assert since.not_found == 0
+    assert row.count < since.rows <= 5 * since.count
+    _, multi = run_json(
+        "stress",
+        "user",
+        "profile=wide.yaml",
+        "ops(insert=1)",
+        "n=50",
+        "-pop",
+        "seq=201..400",
+        "-insert",
+        "partitions=fixed(4)",
+        "select-ratio=fixed(1)/1",
+        "batchtype=logged",
+        *common,
+        cwd=tmp_path,
+    )
+    assert (multi.total.count, multi.total.partitions, multi.total.errors) == (50, 200, 0)
+    assert scalar(cluster, "SELECT count(*) FROM k20wide.events") == 4000
+    text = casslab(
+        "stress",
+        "user",
+        "profile=wide.yaml",
+        "ops(insert=1)",
+        "n=50",
+        "-pop",
+        "seq=1..50",
+        "-insert",
+        "partitions=fixed(2)",
+        *common,
+        cwd=tmp_path,
+    ).stdout
+    results = text[text.index("Results:") :]
+    assert "Total partitions          :        100" in results, results
+
+
+def test_shipped_user_profile_runs_as_the_seed_ran_it(cluster: LocalCluster) -> None:
+    """The seed's 90/10 user command on the shipped wide-row profile: inserts write about
+    half of each partition's 20..40 x 1..4 rows in one UNLOGGED batch."""
+    profile = Path(__file__).parents[2] / "experiments" / "profiles" / "user-profile.yaml"
+    _, summary = run_json(
+        "stress",
+        "user",
+        f"profile={profile}",
+        r"ops\(insert=9,simple1=1\)",
+        "n=300",
+        "-rate",
+        "threads=4",
+        "-node",
+        NODE,
+    )
+    assert (summary.total.count, summary.total.errors) == (300, 0)
+    insert = summary.ops["insert"]
+    assert insert.partitions == insert.count
+    assert 10 * insert.count < insert.rows < 160 * insert.count
+    assert scalar(cluster, "SELECT count(*) FROM stresscql.typestest") > 10 * insert.count
+
+
 def test_ycsb_load_and_workloads_a_to_f(cluster: LocalCluster) -> None:
     common = ["-p", f"hosts={NODE}", "-p", "cassandra.keyspace=k20ycsb", "-p", "recordcount=1000"]
     _, load = run_json("ycsb", "load", "-P", "workloada", *common, "-threads", "8")

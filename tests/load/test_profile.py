@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from casslab.errors import WorkloadSyntaxError
 from casslab.load.profile import (
     StressProfile,
+    apply_insert_options,
     column_generator,
     insert_statement,
     load_profile,
@@ -18,7 +20,7 @@ from casslab.load.profile import (
     profile_schema_cql,
     query_statement,
 )
-from casslab.load.spec import Consistency, DistKind, GenKind, OpKind
+from casslab.load.spec import BatchType, Consistency, DistKind, GenKind, OpKind
 
 # A profile in the shape of the seeds' tools/cqlstress-level.yaml (stress's blog example
 # with a leveled compaction table).
@@ -99,7 +101,7 @@ def test_parse_profile(level: StressProfile) -> None:
     assert level.columnspec["published_date"].cluster.max == 1000
     assert level.columnspec["body"].size.kind is DistKind.GAUSSIAN
     assert level.spec_of("author").population.max == 100_000_000_000  # stress default
-    assert (level.insert.select_divisor, level.insert.batchtype) == (1000.0, "UNLOGGED")
+    assert (level.insert.select_divisor, level.insert.batchtype) == (1000.0, BatchType.UNLOGGED)
     assert set(level.queries) == {"simple1", "range1", "old_style"}
     assert level.queries["range1"].fields == "multirow"
 
@@ -148,20 +150,18 @@ def test_schema_is_idempotent_and_qualified(level: StressProfile) -> None:
     assert profile_schema_cql(already) == ["CREATE TABLE IF NOT EXISTS k.t (a int PRIMARY KEY)"]
 
 
-def test_generators_follow_the_per_key_model(level: StressProfile) -> None:
+def test_generators_follow_the_row_model(level: StressProfile) -> None:
+    assert [(d.kind, d.max) for d in level.levels()] == [(DistKind.FIXED, 1000)]
     domain = column_generator(level, "domain")
-    assert (domain.kind, domain.per_key) == (GenKind.TEXT, True)
+    assert (domain.kind, domain.per_key, domain.level) == (GenKind.TEXT, True, 0)
     assert domain.size is not None
     assert (domain.size.min, domain.size.max) == (5, 100)
     published = column_generator(level, "published_date")
-    assert (published.kind, published.per_key) == (GenKind.BIGINT, False)
+    assert (published.kind, published.per_key, published.level) == (GenKind.BIGINT, True, 1)
     assert published.values is not None
-    assert (published.values.min, published.values.max) == (
-        1,
-        1000,
-    )
+    assert (published.values.min, published.values.max) == (1, 100_000_000_000)  # stress default
     body = column_generator(level, "body")
-    assert (body.kind, body.per_key) == (GenKind.TEXT, True)
+    assert (body.kind, body.per_key, body.level) == (GenKind.TEXT, True, 1)
     key_int = parse_profile(
         "keyspace: k\ntable: t\ntable_definition: CREATE TABLE t (id bigint PRIMARY KEY, "
         "n int, at timestamp, u uuid, d double)\n"
@@ -199,6 +199,60 @@ def test_operations_with_weights(level: StressProfile) -> None:
         ("insert", OpKind.WRITE, 9, Consistency.QUORUM),
         ("simple1", OpKind.READ, 1, Consistency.QUORUM),
     ]
+    insert, simple = ops
+    assert insert.batch is not None
+    assert (insert.batch.batch_type, insert.batch.select_divisor) == (BatchType.UNLOGGED, 1000)
+    assert insert.clustering == simple.clustering == level.levels()
+    assert simple.batch is None
+
+
+def test_a_partition_of_one_row_has_no_levels() -> None:
+    profile = parse_profile(
+        "keyspace: k\ntable: t\ntable_definition: CREATE TABLE t (k text, c int, v text, "
+        "PRIMARY KEY (k, c))\n"
+    )
+    assert profile.levels() == []
+    [op] = profile_operations(profile, {"insert": 1}, Consistency.ONE)
+    assert op.clustering == []
+    assert [b.level for b in op.statements[0].binds] == [0, 0, 0]
+    assert op.batch is not None
+    assert op.batch.batch_type is BatchType.LOGGED  # stress's default
+
+
+def test_command_line_insert_options_win() -> None:
+    profile = parse_profile(LEVEL_PROFILE)
+    merged = apply_insert_options(
+        profile, {"partitions": "fixed(2)", "select-ratio": "fixed(1)/10", "batchtype": "logged"}
+    )
+    assert merged.insert.partitions.min == 2
+    assert merged.insert.select_divisor == 10
+    assert merged.insert.batchtype is BatchType.LOGGED
+    assert apply_insert_options(profile, {}) is profile
+    same = apply_insert_options(profile, {"visits": "fixed(1)"})
+    assert same.insert == profile.insert
+    for options, message in [
+        ({"batchsize": "fixed(1)"}, "unknown option 'batchsize'"),
+        ({"batchtype": "atomic"}, "'atomic' is not a batch type"),
+        ({"visits": "fixed(5)"}, "cannot run visits other than its default"),
+        ({"select-ratio": "often"}, "-insert (profile ).select-ratio"),
+    ]:
+        with pytest.raises(WorkloadSyntaxError, match=re.escape(message)):
+            apply_insert_options(profile, options)
+
+
+def test_batches_stress_would_refuse_are_refused() -> None:
+    wide = LEVEL_PROFILE.replace("select: fixed(1)/1000", "select: fixed(1)/1").replace(
+        "partitions: fixed(1)", "partitions: fixed(100)"
+    )
+    logged = parse_profile(wide.replace("batchtype: UNLOGGED", "batchtype: LOGGED"))
+    with pytest.raises(WorkloadSyntaxError, match="at most 65,535"):
+        profile_operations(logged, {"insert": 1}, Consistency.ONE)
+    unlogged = parse_profile(wide)
+    [op] = profile_operations(unlogged, {"insert": 1}, Consistency.ONE)
+    assert op.batch is not None
+    huge = parse_profile(wide.replace("fixed(100)", "fixed(2000)"))
+    with pytest.raises(WorkloadSyntaxError, match="casslab allows 1,000,000"):
+        profile_operations(huge, {"insert": 1}, Consistency.ONE)
 
 
 def test_counter_table_inserts_with_update() -> None:
@@ -207,6 +261,8 @@ def test_counter_table_inserts_with_update() -> None:
     )
     [op] = profile_operations(profile, {"insert": 1}, Consistency.ONE)
     assert op.kind is OpKind.COUNTER_WRITE
+    assert op.batch is not None
+    assert op.batch.batch_type is BatchType.COUNTER
     assert not op.idempotent
     assert op.statements[0].cql == "UPDATE k.c SET hits = hits + ? WHERE k = ?"
     assert [b.kind for b in op.statements[0].binds] == [GenKind.COUNTER_DELTA, GenKind.TEXT]

@@ -133,6 +133,7 @@ def stress(
     Options: n= duration= cl= ratio(..) ops(..) profile= no-warmup truncate=
 
     Groups: -pop -rate -col -schema -node -port -mode -log -graph -errors -insert
+    -transport
 
     Shell-escaped forms such as ratio\\(write=9,read=1\\) are accepted.
 

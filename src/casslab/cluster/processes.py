@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import time
 
 import psutil
+
+from casslab import procgroup
 
 
 def alive(pid: int | None, start_time: float | None) -> bool:
@@ -32,31 +32,13 @@ def create_time(pid: int) -> float | None:
 
 def stop_group(pid: int, start_time: float | None, deadline_s: float = 30.0) -> bool:
     """SIGTERM the process group led by ``pid`` (we start every JVM in its own session),
-    then SIGKILL it after ``deadline_s``. Returns True if it had to be killed."""
+    then SIGKILL it after ``deadline_s``; only while ``pid`` is still the process started at
+    ``start_time``. Returns True if it had to be killed."""
     if not alive(pid, start_time):
         return False
-    _signal_group(pid, signal.SIGTERM)
-    end = time.monotonic() + deadline_s
-    while time.monotonic() < end:
-        if not alive(pid, start_time):
-            _reap(pid)
-            return False
-        time.sleep(0.1)
-    _signal_group(pid, signal.SIGKILL)
-    end = time.monotonic() + 10.0
-    while alive(pid, start_time) and time.monotonic() < end:
-        time.sleep(0.05)
+    killed = procgroup.stop_group(pid, lambda: alive(pid, start_time), grace_s=deadline_s)
     _reap(pid)
-    return True
-
-
-def _signal_group(pid: int, sig: signal.Signals) -> None:
-    try:
-        os.killpg(pid, sig)
-    except ProcessLookupError:
-        return
-    except PermissionError:
-        os.kill(pid, sig)
+    return killed
 
 
 def _reap(pid: int) -> None:

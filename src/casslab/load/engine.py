@@ -9,9 +9,7 @@ interrupted; :func:`run` collects a whole run into an :class:`EngineResult`.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import subprocess
 import threading
 from collections.abc import Callable, Generator
@@ -20,6 +18,7 @@ from typing import IO
 
 from pydantic import Field, TypeAdapter, ValidationError
 
+from casslab import procgroup
 from casslab.errors import EngineError
 from casslab.load.spec import (
     EngineRecord,
@@ -80,17 +79,10 @@ def parse_record(line: str | bytes) -> EngineRecord:
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """Stop the engine's whole process group: SIGTERM, then SIGKILL after the grace time."""
-    if proc.poll() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=KILL_GRACE_S)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    """Stop the engine's whole process group: SIGTERM, then SIGKILL after the grace time;
+    the engine is reaped (``poll``/``wait``), so no zombie is left."""
+    procgroup.stop_group(proc.pid, lambda: proc.poll() is None, grace_s=KILL_GRACE_S)
+    proc.wait()
 
 
 def _tail(path: Path) -> str:

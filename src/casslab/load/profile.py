@@ -4,14 +4,20 @@
 reads a file. :func:`profile_operations` turns a profile and ``ops(...)`` weights into
 engine operations.
 
-How casslab maps the profile onto its per-key model (documented differences from stress):
+How casslab maps a profile onto the engine (documented differences from stress):
 
-* Each ``insert`` operation writes one row with one prepared ``INSERT`` (``UPDATE`` for
-  counter tables); ``partitions``/``select``/``batchtype`` are recorded, not batched.
-* Partition-key and regular columns are a function of ``(seed, key index, column)``, so a
-  query bound by partition key finds what an insert wrote. Clustering columns are too when
-  their ``cluster`` distribution is ``fixed(1)``; otherwise they vary per operation (numeric
-  ones within ``1..cluster max``), so partitions grow rows over time.
+* A partition has rows as in stress: clustering column *i* has ``cluster`` values per
+  partition (drawn once per partition), so the partition has their product in rows. Values
+  are a function of ``(seed, partition key, the row's positions down to that column)``:
+  partition-key columns of the key, a clustering column of its prefix of the row, regular
+  columns of the whole row. A query bound by a clustering column picks a row that exists.
+  stress draws a count per parent value; casslab draws one count per level and partition.
+* ``insert`` writes, per operation, ``partitions`` partitions (the first is the cycle's
+  key; more are drawn from the population) and of each a ``select`` share of its rows (at
+  least one), in one batch of ``batchtype`` (default ``LOGGED``, as stress; counter tables
+  always ``COUNTER``). A batch of one row goes as a plain statement. The rows are chosen
+  uniformly without replacement; stress includes each row with that chance.
+* ``n=`` counts operations (stress counts partitions; the same with ``partitions: fixed(1)``).
 * Supported column types: text, varchar, ascii, blob, int, bigint, double, uuid,
   timestamp, counter.
 """
@@ -27,11 +33,13 @@ from pydantic import Field
 
 from casslab.errors import WorkloadSyntaxError
 from casslab.load.spec import (
+    BatchType,
     Consistency,
     DistKind,
     Distribution,
     Generator,
     GenKind,
+    InsertBatch,
     Operation,
     OpKind,
     Record,
@@ -54,6 +62,10 @@ _TYPE_KINDS = {
 DEFAULT_SIZE = Distribution(kind=DistKind.UNIFORM, min=4, max=8)
 DEFAULT_POPULATION = Distribution(kind=DistKind.UNIFORM, min=1, max=100_000_000_000)
 DEFAULT_CLUSTER = Distribution(kind=DistKind.FIXED, min=1, max=1)
+INT_POPULATION = Distribution(kind=DistKind.UNIFORM, min=1, max=2**31 - 1)
+# A LOGGED batch holds at most 65535 rows (stress refuses more); any batch at most a million.
+MAX_LOGGED_BATCH_ROWS = 65_535
+MAX_BATCH_ROWS = 1_000_000
 # 2017-07-14 .. 2023-11-14 in ms: timestamps stay in a plausible range.
 DEFAULT_TIMESTAMPS = Distribution(
     kind=DistKind.UNIFORM, min=1_500_000_000_000, max=1_700_000_000_000
@@ -78,7 +90,7 @@ class InsertSpec(Record):
     partitions: Distribution = DEFAULT_CLUSTER
     select: Distribution = DEFAULT_CLUSTER
     select_divisor: float = 1.0
-    batchtype: str | None = None
+    batchtype: BatchType | None = None  # None: LOGGED, as stress
 
 
 class QuerySpec(Record):
@@ -101,6 +113,21 @@ class StressProfile(Record):
 
     def spec_of(self, column: str) -> ColumnSpec:
         return self.columnspec.get(column, ColumnSpec(name=column))
+
+    def levels(self) -> list[Distribution]:
+        """Values per partition on each clustering level; empty when every level has one
+        value (a partition is one row)."""
+        levels = [self.spec_of(c).cluster for c in self.clustering]
+        return levels if any(d.max > 1 for d in levels) else []
+
+    def level_of(self, column: str) -> int:
+        """0 for partition-key columns; clustering column *i* is level *i*; regular
+        columns the deepest level (always 0 when :meth:`levels` is empty)."""
+        if not self.levels() or column in self.partition_key:
+            return 0
+        if column in self.clustering:
+            return self.clustering.index(column) + 1
+        return len(self.clustering)
 
     def type_of(self, column: str) -> str:
         for col in self.columns:
@@ -195,21 +222,73 @@ def _columnspec(raw: Any, names: set[str], source: str) -> dict[str, ColumnSpec]
     return specs
 
 
+_BATCH_TYPES = ", ".join(b.name for b in BatchType)
+
+
+def _batch_type(value: str, what: str) -> BatchType:
+    try:
+        return BatchType(value.strip().lower())
+    except ValueError:
+        raise WorkloadSyntaxError(
+            f"{what}: {value!r} is not a batch type; use one of {_BATCH_TYPES}"
+        ) from None
+
+
 def _insert(raw: Any, source: str) -> InsertSpec:
     if raw is None:
         return InsertSpec()
     if not isinstance(raw, dict):
         raise WorkloadSyntaxError(f"user profile {source}: insert: must be a mapping")
-    values: dict[str, Any] = {}
     what = f"user profile {source}: insert"
-    if "partitions" in raw:
-        values["partitions"] = parse_distribution(str(raw["partitions"]), what=f"{what}.partitions")
-    if "select" in raw:
-        dist, divisor = parse_ratio_distribution(str(raw["select"]), what=f"{what}.select")
-        values["select"], values["select_divisor"] = dist, divisor
-    if "batchtype" in raw:
-        values["batchtype"] = str(raw["batchtype"]).upper()
+    return _insert_options(
+        {str(k).lower(): str(v) for k, v in raw.items()}, InsertSpec(), what, select="select"
+    )
+
+
+# Options stress accepts that casslab can only run at their defaults.
+_DEFAULT_ONLY = {"visits": "fixed(1)", "revisit": "uniform(1..1M)", "row-population-ratio": None}
+
+
+def _insert_options(
+    options: dict[str, str], base: InsertSpec, what: str, *, select: str
+) -> InsertSpec:
+    values: dict[str, Any] = base.model_dump()
+    for key, raw in options.items():
+        if key == "partitions":
+            values["partitions"] = parse_distribution(raw, what=f"{what}.partitions")
+        elif key == select:
+            dist, divisor = parse_ratio_distribution(raw, what=f"{what}.{select}")
+            values["select"], values["select_divisor"] = dist, divisor
+        elif key == "batchtype":
+            values["batchtype"] = _batch_type(raw, f"{what}.batchtype")
+        elif key in _DEFAULT_ONLY:
+            default = _DEFAULT_ONLY[key]
+            if default is None or raw.replace(" ", "").lower() != default.lower():
+                raise WorkloadSyntaxError(
+                    f"{what}.{key}={raw}: casslab writes each partition in one visit and "
+                    f"cannot run {key} other than its default; remove it"
+                )
+        else:
+            raise WorkloadSyntaxError(
+                f"{what}: unknown option {key!r}; accepted: partitions, {select}, batchtype"
+            )
     return InsertSpec.model_validate(values)
+
+
+def apply_insert_options(
+    profile: StressProfile, options: dict[str, str], *, source: str = ""
+) -> StressProfile:
+    """The profile with ``-insert partitions=... select-ratio=... batchtype=...`` applied
+    (the command line wins over the profile's ``insert:``, as in stress)."""
+    if not options:
+        return profile
+    insert = _insert_options(
+        {k.lower(): v for k, v in options.items()},
+        profile.insert,
+        f"-insert (profile {source})",
+        select="select-ratio",
+    )
+    return profile.model_copy(update={"insert": insert})
 
 
 def _queries(raw: Any, source: str) -> dict[str, QuerySpec]:
@@ -353,23 +432,29 @@ def column_generator(profile: StressProfile, column: str, *, source: str = "") -
             "in table_definition"
         )
     spec = profile.spec_of(column)
-    per_key = column not in profile.clustering or spec.cluster.max <= 1
+    level = profile.level_of(column)
+    per_key = True
     values: Distribution | None = None
     size: Distribution | None = None
+    explicit = column in profile.columnspec and "population" in spec.model_fields_set
     if kind in (GenKind.TEXT, GenKind.BLOB):
         size = spec.size
     elif kind is GenKind.COUNTER_DELTA:
         values, per_key = Distribution(kind=DistKind.FIXED, min=1, max=1), False
     elif kind is GenKind.TIMESTAMP:
-        values = spec.population if column in profile.columnspec else DEFAULT_TIMESTAMPS
-    elif kind in (GenKind.INT, GenKind.BIGINT, GenKind.DOUBLE):
-        if column in profile.clustering and spec.cluster.max > 1:
-            values = Distribution(kind=DistKind.UNIFORM, min=1, max=spec.cluster.max)
-        elif column in profile.columnspec and column not in profile.partition_key:
+        values = spec.population if explicit else DEFAULT_TIMESTAMPS
+    elif kind in (GenKind.INT, GenKind.BIGINT, GenKind.DOUBLE) and column not in (
+        profile.partition_key
+    ):
+        if explicit:
             values = spec.population
+        elif level > 0:
+            values = INT_POPULATION if kind is GenKind.INT else DEFAULT_POPULATION
     if column in profile.partition_key and kind is GenKind.BIGINT:
         kind = GenKind.KEY_BIGINT
-    return Generator(kind=kind, column=column, size=size, values=values, per_key=per_key)
+    return Generator(
+        kind=kind, column=column, size=size, values=values, per_key=per_key, level=level
+    )
 
 
 def insert_statement(profile: StressProfile, *, source: str = "") -> Statement:
@@ -419,6 +504,34 @@ def query_statement(profile: StressProfile, query: QuerySpec, *, source: str = "
     return Statement(cql=cql, binds=binds)
 
 
+def insert_batch(profile: StressProfile, *, counter: bool, source: str = "") -> InsertBatch:
+    """The batch an ``insert`` writes; refuses batches stress would refuse, or that would
+    not fit in memory."""
+    insert = profile.insert
+    batch_type = BatchType.COUNTER if counter else (insert.batchtype or BatchType.LOGGED)
+    rows = float(insert.partitions.max) * min(1.0, insert.select.max / insert.select_divisor)
+    for level in profile.levels():
+        rows *= level.max
+    if batch_type is BatchType.LOGGED and rows > MAX_LOGGED_BATCH_ROWS:
+        raise WorkloadSyntaxError(
+            f"user profile {source}: insert writes up to {rows:,.0f} rows per LOGGED batch; a "
+            f"batch holds at most {MAX_LOGGED_BATCH_ROWS:,}. Lower insert partitions/select "
+            "or use batchtype: UNLOGGED"
+        )
+    if rows > MAX_BATCH_ROWS:
+        raise WorkloadSyntaxError(
+            f"user profile {source}: insert writes up to {rows:,.0f} rows per operation "
+            f"(partitions x select x cluster sizes); casslab allows {MAX_BATCH_ROWS:,}. Lower "
+            "insert select (e.g. select: fixed(1)/1000) or the cluster distributions"
+        )
+    return InsertBatch(
+        partitions=insert.partitions,
+        select=insert.select,
+        select_divisor=insert.select_divisor,
+        batch_type=batch_type,
+    )
+
+
 def profile_operations(
     profile: StressProfile,
     weights: dict[str, float],
@@ -428,6 +541,7 @@ def profile_operations(
 ) -> list[Operation]:
     """Operations for ``ops(insert=W, QUERY=W, ...)``."""
     operations: list[Operation] = []
+    levels = profile.levels()
     for name, weight in weights.items():
         if name == "insert":
             statement = insert_statement(profile, source=source)
@@ -440,6 +554,8 @@ def profile_operations(
                     statements=[statement],
                     consistency=consistency,
                     idempotent=not counter,
+                    clustering=levels,
+                    batch=insert_batch(profile, counter=counter, source=source),
                 )
             )
             continue
@@ -460,6 +576,7 @@ def profile_operations(
                 statements=[statement],
                 consistency=consistency,
                 idempotent=is_select,
+                clustering=levels,
             )
         )
     return operations

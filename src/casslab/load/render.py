@@ -90,9 +90,16 @@ def relative_stderr(rates: list[float]) -> float:
 
 
 def _row_rate(stats: OpStats, seconds: float) -> float:
-    """Rows per second: rows returned by reads and scans, one row per other operation."""
+    """Rows per second: rows returned by reads and scans, rows written by writes."""
     if (stats.rows or stats.not_found) and seconds > 0:
         return stats.rows / seconds
+    return stats.op_rate
+
+
+def _pk_rate(stats: OpStats, seconds: float) -> float:
+    """Partitions per second (a batch insert may write several per operation)."""
+    if stats.partitions and seconds > 0:
+        return stats.partitions / seconds
     return stats.op_rate
 
 
@@ -116,7 +123,7 @@ def _row(
     rows = _row_rate(stats, seconds) if row_rate is None else row_rate
     values = (
         f"{stats.op_rate:.0f}",
-        f"{stats.op_rate:.0f}",
+        f"{_pk_rate(stats, seconds):.0f}",
         f"{rows:.0f}",
         f"{lat.mean_ms:.1f}",
         f"{lat.p50_ms:.1f}",
@@ -182,6 +189,10 @@ def _per_op(summary: SummaryRecord, fmt: str, attr: str, latency: str | None = N
             value = getattr(getattr(stats, latency), attr)
         elif attr == "row_rate":
             value = _row_rate(stats, summary.duration_s)
+        elif attr == "pk_rate":
+            value = _pk_rate(stats, summary.duration_s)
+        elif attr == "partition_count":
+            value = stats.partitions or stats.count
         else:
             value = getattr(stats, attr)
         parts.append(f"{display_name(name)}: {fmt.format(value)}")
@@ -197,12 +208,13 @@ def stress_results(summary: SummaryRecord) -> list[str]:
     """The ``Results:`` block (cassandra-stress 4.x layout, milliseconds)."""
     total = summary.total
     op_rates = _per_op(summary, "{:,.0f} op/s", "op_rate")
-    pk_rates = _per_op(summary, "{:,.0f} pk/s", "op_rate")
+    pk_rates = _per_op(summary, "{:,.0f} pk/s", "pk_rate")
     row_rates = _per_op(summary, "{:,.0f} row/s", "row_rate")
     lines = [
         "Results:",
         f"Op rate                   : {total.op_rate:>8,.0f} op/s  {op_rates}",
-        f"Partition rate            : {total.op_rate:>8,.0f} pk/s  {pk_rates}",
+        f"Partition rate            : {_pk_rate(total, summary.duration_s):>8,.0f} pk/s  "
+        f"{pk_rates}",
         f"Row rate                  : "
         f"{_total_row_rate(total, summary.ops, summary.duration_s):>8,.0f} row/s "
         f"{row_rates}",
@@ -226,7 +238,8 @@ def stress_results(summary: SummaryRecord) -> list[str]:
             per_op = _per_op(summary, "{:.1f} ms", attr, latency="service")
             lines.append(f"{service_label:<26}: {value:>8.1f} ms {per_op}")
     lines += [
-        f"Total partitions          : {total.count:>10,} {_per_op(summary, '{:,}', 'count')}",
+        f"Total partitions          : {total.partitions or total.count:>10,} "
+        f"{_per_op(summary, '{:,}', 'partition_count')}",
         f"Total errors              : {total.errors:>10,} {_per_op(summary, '{:,}', 'errors')}",
     ]
     if total.mismatches or any(s.mismatches for s in summary.ops.values()):

@@ -98,6 +98,10 @@ class Generator(Record):
     prefix: str = ""  # KEY_TEXT
     hashed: bool = False  # KEY_TEXT: YCSB insertorder=hashed
     per_key: bool = True
+    # Rows of a partition (an operation with `clustering`): 0 = a function of the partition
+    # key; i >= 1 = of the partition key and the row's positions on clustering levels 1..i
+    # (clustering column i has level i; regular columns have the deepest level).
+    level: int = Field(default=0, ge=0)
 
 
 # ---------------------------------------------------------------- operations
@@ -134,8 +138,34 @@ class Statement(Record):
     binds: list[Generator] = Field(default_factory=list)
 
 
+class BatchType(StrEnum):
+    LOGGED = "logged"
+    UNLOGGED = "unlogged"
+    COUNTER = "counter"
+
+
+class InsertBatch(Record):
+    """cassandra-stress ``insert:``: each operation writes a batch of rows.
+
+    ``partitions`` partitions per operation (the first is the cycle's key, the others are
+    drawn from the key distribution); of each, a fraction ``select / select_divisor`` of
+    its rows (at least one). More than 65535 rows are sent as consecutive batches.
+    """
+
+    partitions: Distribution
+    select: Distribution
+    select_divisor: float = Field(default=1.0, gt=0)
+    batch_type: BatchType = BatchType.LOGGED
+
+
 class Operation(Record):
-    """A named operation type, chosen per cycle with probability weight/sum(weights)."""
+    """A named operation type, chosen per cycle with probability weight/sum(weights).
+
+    ``clustering`` gives each partition rows, cassandra-stress style: level *i* of the
+    clustering key has ``clustering[i]`` values in a partition (drawn once per partition),
+    so a partition has their product in rows. A single-row operation picks one row per
+    cycle; ``batch`` writes several.
+    """
 
     name: str  # reported name: "write", "read", "insert", "simple1", "UPDATE", ...
     kind: OpKind
@@ -146,6 +176,28 @@ class Operation(Record):
     keys: Distribution | None = None  # overrides WorkloadSpec.keys for this operation
     validate_columns: list[Generator] = Field(default_factory=list)  # READ: expected row
     idempotent: bool = True
+    clustering: list[Distribution] = Field(default_factory=list)
+    batch: InsertBatch | None = None
+
+    @model_validator(mode="after")
+    def _rows(self) -> Operation:
+        depth = len(self.clustering)
+        for statement in self.statements:
+            for bind in statement.binds:
+                if bind.level > depth:
+                    raise ValueError(
+                        f"operation {self.name!r}: column {bind.column!r} has level {bind.level}"
+                        f" but the partition has {depth} clustering level(s)"
+                    )
+        if any(d.min < 1 for d in self.clustering):
+            raise ValueError(f"operation {self.name!r}: clustering counts must be >= 1")
+        if self.batch is not None and (
+            self.kind not in (OpKind.WRITE, OpKind.COUNTER_WRITE) or len(self.statements) != 1
+        ):
+            raise ValueError(
+                f"operation {self.name!r}: batch needs a write with exactly one statement"
+            )
+        return self
 
 
 # ---------------------------------------------------------------- load shape
@@ -285,7 +337,8 @@ class OpStats(Record):
     count: int
     errors: int
     op_rate: float
-    rows: int = 0  # rows returned by reads / scans
+    rows: int = 0  # rows returned by reads / scans, rows written by writes
+    partitions: int = 0  # partitions the successful operations touched
     not_found: int = 0  # reads that found no row
     mismatches: int = 0  # validated reads whose values differ from what was written
     response: LatencyStats

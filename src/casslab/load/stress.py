@@ -16,7 +16,8 @@ Accepted command line (the cassandra-stress syntax)::
     replication(strategy=S,factor=F,..) compaction(strategy=S,..) compression=C]
     [-node HOST[,HOST..] [datacenter=DC]] [-port native=N] [-mode native cql3 user=U password=P]
     [-log file=F interval=1s hdrfile=H] [-graph file=F title=T revision=R] [-errors ignore
-    retries=N skip-read-validation] [-insert ...]
+    retries=N skip-read-validation] [-insert ...] [-transport truststore=FILE
+    truststore-password=PW ssl-protocol=TLS ssl-alg=A ssl-ciphers=C,..]
 
 Shell-escaped forms (``ratio\\(write=9,read=1\\)``, ``threads\\=450``), a leading
 ``sudo ./tools/bin/cassandra-stress``, an en dash for a hyphen (``\u2013rate``, as copied from
@@ -54,6 +55,7 @@ from casslab.load.stress_model import (
     StressPopulation,
     StressRate,
     StressSchema,
+    StressTransport,
     Truncate,
 )
 
@@ -68,6 +70,7 @@ __all__ = [
     "StressPopulation",
     "StressRate",
     "StressSchema",
+    "StressTransport",
     "Truncate",
     "parse_stress",
     "tokenize",

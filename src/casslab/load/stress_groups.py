@@ -27,6 +27,7 @@ from casslab.load.stress_model import (
     StressPopulation,
     StressRate,
     StressSchema,
+    StressTransport,
 )
 
 
@@ -405,6 +406,72 @@ def _insert(kind: StressCommandKind, args: list[str], fields: dict[str, object])
     fields["insert"] = insert
 
 
+TRANSPORT_FORM = (
+    "-transport truststore=FILE truststore-password=PW [ssl-protocol=TLS] [ssl-alg=A] "
+    "[ssl-ciphers=C1,C2] [store-type=JKS|PKCS12] [hostname-verification=true|false]"
+)
+_TRANSPORT_KEYS = {
+    "truststore": "truststore",
+    "truststore-password": "truststore_password",
+    "store-type": "store_type",
+    "ssl-protocol": "ssl_protocol",
+    "ssl-alg": "ssl_alg",
+    "ssl-ciphers": "ssl_ciphers",
+    "hostname-verification": "hostname_verification",
+    "factory": "factory",
+}
+
+
+def _transport(kind: StressCommandKind, args: list[str], fields: dict[str, object]) -> None:
+    """``-transport``: TLS settings; also accepts its options quoted as one word
+    (``-transport "truststore=F truststore-password=P"``)."""
+    transport: dict[str, object] = {}
+    for token in (word for arg in args for word in arg.split()):
+        option = split_option(token)
+        if option is not None and option[0] in ("keystore", "keystore-password"):
+            raise WorkloadSyntaxError(
+                f"-transport {token!r}: casslab's engine cannot present a client certificate, "
+                "so keystore= and keystore-password= are not supported; drop them (a node with "
+                "require_client_auth: false needs only the truststore); accepted form: "
+                f"{TRANSPORT_FORM}"
+            )
+        if option is None or option[1] != "=" or option[0] not in _TRANSPORT_KEYS:
+            raise WorkloadSyntaxError(
+                f"-transport: unknown option {token!r}; accepted form: {TRANSPORT_FORM}"
+            )
+        key, _, value = option
+        if not value:
+            raise WorkloadSyntaxError(
+                f"-transport {token!r}: give a value, e.g. {key}="
+                + {"truststore": "truststore.jks", "truststore-password": "PW"}.get(key, "...")
+                + f"; accepted form: {TRANSPORT_FORM}"
+            )
+        field = _TRANSPORT_KEYS[key]
+        if field in transport:
+            raise WorkloadSyntaxError(f"-transport: {key}= given twice; keep one")
+        if key == "ssl-ciphers":
+            transport[field] = [c.strip() for c in value.split(",") if c.strip()]
+        elif key == "hostname-verification":
+            if value.lower() not in ("true", "false"):
+                raise WorkloadSyntaxError(
+                    f"-transport {token!r}: use hostname-verification=true|false"
+                )
+            transport[field] = value.lower() == "true"
+        else:
+            transport[field] = value
+    if "truststore_password" in transport and "truststore" not in transport:
+        raise WorkloadSyntaxError(
+            "-transport: truststore-password= without truststore=; name the store, e.g. "
+            "-transport truststore=truststore.jks truststore-password=PW"
+        )
+    if "truststore" not in transport:
+        raise WorkloadSyntaxError(
+            f"-transport {' '.join(args) or '(no options)'}: TLS needs truststore=FILE (JKS, "
+            f"PKCS12 or PEM holding the cluster's CA certificate); accepted form: {TRANSPORT_FORM}"
+        )
+    fields["transport"] = StressTransport.model_validate(transport)
+
+
 GROUP_PARSERS = {
     "-pop": _pop,
     "-rate": _rate,
@@ -417,4 +484,5 @@ GROUP_PARSERS = {
     "-graph": _graph,
     "-errors": _errors,
     "-insert": _insert,
+    "-transport": _transport,
 }

@@ -47,6 +47,7 @@ GROUPS = (
     "-graph",
     "-errors",
     "-insert",
+    "-transport",
 )
 
 
@@ -117,6 +118,29 @@ class StressErrors(Record):
     skip_read_validation: bool = False
 
 
+class StressTransport(Record):
+    """``-transport``: TLS to the native port; a ``truststore=`` turns it on.
+
+    The engine (OpenSSL) verifies each node's certificate, including its IP address, against
+    the truststore's certificates. ``ssl-protocol=``, ``ssl-alg=``, ``ssl-ciphers=``,
+    ``store-type=``, ``hostname-verification=`` and ``factory=`` are recorded, not applied:
+    OpenSSL negotiates the protocol and cipher, and keytool detects the store type.
+    """
+
+    truststore: str | None = None  # JKS, PKCS12 or PEM file
+    truststore_password: str | None = None
+    store_type: str | None = None
+    ssl_protocol: str = "TLS"
+    ssl_alg: str | None = None
+    ssl_ciphers: list[str] = Field(default_factory=list)
+    hostname_verification: bool | None = None
+    factory: str | None = None
+
+    @property
+    def tls(self) -> bool:
+        return self.truststore is not None
+
+
 class StressCommand(Record):
     """One parsed cassandra-stress command line (values as given; defaults resolved later)."""
 
@@ -148,7 +172,8 @@ class StressCommand(Record):
     log: StressLog = Field(default_factory=StressLog)
     graph: StressGraph = Field(default_factory=StressGraph)
     errors: StressErrors = Field(default_factory=StressErrors)
-    insert: dict[str, str] = Field(default_factory=dict)  # -insert, accepted and recorded
+    insert: dict[str, str] = Field(default_factory=dict)  # -insert: overrides profile insert:
+    transport: StressTransport = Field(default_factory=StressTransport)
 
     def contact_points(self, default: Sequence[str]) -> list[str]:
         """``host:port`` for every ``-node`` host, or ``default`` when none was given."""
@@ -158,8 +183,9 @@ class StressCommand(Record):
         return [_with_port(node, port) for node in self.nodes]
 
     def display(self) -> str:
-        """The command as typed, with any ``password=`` value masked."""
-        return " ".join(re.sub(r"^(password=).+$", r"\1***", t) for t in self.tokens)
+        """The command as typed, with any ``password=`` (also ``truststore-password=``,
+        ``keystore-password=``) value masked."""
+        return " ".join(_mask_passwords(t) for t in self.tokens)
 
     def to_spec(
         self,
@@ -180,6 +206,16 @@ class StressCommand(Record):
         return build_spec(
             self, connection, seed=seed, output=output, profile_dir=profile_dir, profile=profile
         )
+
+
+_PASSWORD_KEY = r"(?:truststore-|keystore-)?password="
+_PASSWORD_TOKEN = re.compile(rf"^({_PASSWORD_KEY}).+$", re.I | re.S)
+_PASSWORD_INSIDE = re.compile(rf"(\s{_PASSWORD_KEY})\S+", re.I)
+
+
+def _mask_passwords(token: str) -> str:
+    """``password=secret`` -> ``password=***``, also inside a quoted multi-option token."""
+    return _PASSWORD_INSIDE.sub(r"\1***", _PASSWORD_TOKEN.sub(r"\1***", token))
 
 
 def _with_port(node: str, port: int) -> str:

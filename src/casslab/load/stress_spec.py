@@ -26,6 +26,7 @@ from casslab.errors import WorkloadSyntaxError
 from casslab.load import defaults
 from casslab.load.profile import (
     StressProfile,
+    apply_insert_options,
     load_profile,
     profile_operations,
     profile_schema_cql,
@@ -48,6 +49,7 @@ from casslab.load.spec import (
     WorkloadSpec,
 )
 from casslab.load.stress_model import StressCommand, StressCommandKind, Truncate
+from casslab.load.truststore import ca_file, store_path
 
 _WRITES = (StressCommandKind.WRITE, StressCommandKind.COUNTER_WRITE)
 
@@ -198,6 +200,7 @@ def build_spec(
         source = command.profile or "<profile>"
         if profile is None:
             profile, source = _profile(command, profile_dir)
+        profile = apply_insert_options(profile, command.insert, source=source)
         operations = profile_operations(profile, command.ops, command.consistency, source=source)
         schema = profile_schema_cql(profile)
         keyspace = profile.keyspace
@@ -237,6 +240,10 @@ def build_spec(
         updates["password"] = command.mode.password
     if command.datacenter is not None and connection.local_dc is None:
         updates["local_dc"] = command.datacenter
+    if command.transport.truststore is not None and connection.tls_ca_file is None:
+        store = store_path(command.transport.truststore, profile_dir)
+        updates["tls"] = True
+        updates["tls_ca_file"] = str(ca_file(store, command.transport.truststore_password))
     return WorkloadSpec(
         connection=connection.model_copy(update=updates),
         schema_cql=schema,

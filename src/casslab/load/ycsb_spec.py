@@ -63,24 +63,32 @@ def ycsb_operations(workload: CoreWorkload, phase: YcsbPhase) -> list[Operation]
     )
     size = _length(workload.fieldlengthdistribution, 1, workload.fieldlength)
     stored = [Generator(kind=GenKind.TEXT, column=f, size=size) for f in fields]
-    written = fields if workload.writeallfields else fields[:1]
-    fresh = [Generator(kind=GenKind.TEXT, column=f, size=size, per_key=False) for f in written]
     marks = ", ".join("?" for _ in fields)
     insert = Statement(
         cql=f"INSERT INTO {table} ({defaults.YCSB_KEY_COLUMN}, {', '.join(fields)}) "
         f"VALUES (?, {marks})",
         binds=[key, *stored],
     )
-    selected = "*" if workload.readallfields else fields[0]
-    read = Statement(
-        cql=f"SELECT {selected} FROM {table} WHERE {defaults.YCSB_KEY_COLUMN} = ? LIMIT 1",
-        binds=[key],
-    )
-    update = Statement(
-        cql=f"UPDATE {table} SET {', '.join(f'{f} = ?' for f in written)} "
-        f"WHERE {defaults.YCSB_KEY_COLUMN} = ?",
-        binds=[*fresh, key],
-    )
+    # readallfields=false reads one field and writeallfields=false updates one field,
+    # chosen per operation as YCSB does: one statement per field, the operation's weight
+    # shared equally (operations of one name report as one).
+    read_sets = ["*"] if workload.readallfields else fields
+    write_sets = [fields] if workload.writeallfields else [[f] for f in fields]
+
+    def read(selected: str) -> Statement:
+        return Statement(
+            cql=f"SELECT {selected} FROM {table} WHERE {defaults.YCSB_KEY_COLUMN} = ? LIMIT 1",
+            binds=[key],
+        )
+
+    def update(written: list[str]) -> Statement:
+        fresh = [Generator(kind=GenKind.TEXT, column=f, size=size, per_key=False) for f in written]
+        return Statement(
+            cql=f"UPDATE {table} SET {', '.join(f'{f} = ?' for f in written)} "
+            f"WHERE {defaults.YCSB_KEY_COLUMN} = ?",
+            binds=[*fresh, key],
+        )
+
     scan_length = Generator(
         kind=GenKind.SCAN_LENGTH,
         column="limit",
@@ -89,11 +97,14 @@ def ycsb_operations(workload: CoreWorkload, phase: YcsbPhase) -> list[Operation]
         ),
         per_key=False,
     )
-    scan = Statement(
-        cql=f"SELECT {selected} FROM {table} WHERE token({defaults.YCSB_KEY_COLUMN}) >= "
-        f"token(?) LIMIT ?",
-        binds=[key, scan_length],
-    )
+
+    def scan(selected: str) -> Statement:
+        return Statement(
+            cql=f"SELECT {selected} FROM {table} WHERE token({defaults.YCSB_KEY_COLUMN}) >= "
+            f"token(?) LIMIT ?",
+            binds=[key, scan_length],
+        )
+
     read_cl, write_cl = workload.read_consistency, workload.write_consistency
     if phase is YcsbPhase.LOAD:
         return [
@@ -110,52 +121,80 @@ def ycsb_operations(workload: CoreWorkload, phase: YcsbPhase) -> list[Operation]
         min=workload.recordcount,
         max=workload.recordcount + max(workload.operationcount, 1) - 1,
     )
-    candidates = [
+    candidates: list[tuple[float, list[Operation]]] = [
         (
             workload.readproportion,
-            Operation(
-                name="READ", kind=OpKind.READ, weight=1.0, statements=[read], consistency=read_cl
-            ),
+            [
+                Operation(
+                    name="READ",
+                    kind=OpKind.READ,
+                    weight=1.0,
+                    statements=[read(selected)],
+                    consistency=read_cl,
+                )
+                for selected in read_sets
+            ],
         ),
         (
             workload.updateproportion,
-            Operation(
-                name="UPDATE",
-                kind=OpKind.WRITE,
-                weight=1.0,
-                statements=[update],
-                consistency=write_cl,
-            ),
+            [
+                Operation(
+                    name="UPDATE",
+                    kind=OpKind.WRITE,
+                    weight=1.0,
+                    statements=[update(written)],
+                    consistency=write_cl,
+                )
+                for written in write_sets
+            ],
         ),
         (
             workload.insertproportion,
-            Operation(
-                name="INSERT",
-                kind=OpKind.WRITE,
-                weight=1.0,
-                statements=[insert],
-                consistency=write_cl,
-                keys=new_keys,
-            ),
+            [
+                Operation(
+                    name="INSERT",
+                    kind=OpKind.WRITE,
+                    weight=1.0,
+                    statements=[insert],
+                    consistency=write_cl,
+                    keys=new_keys,
+                )
+            ],
         ),
         (
             workload.scanproportion,
-            Operation(
-                name="SCAN", kind=OpKind.SCAN, weight=1.0, statements=[scan], consistency=read_cl
-            ),
+            [
+                Operation(
+                    name="SCAN",
+                    kind=OpKind.SCAN,
+                    weight=1.0,
+                    statements=[scan(selected)],
+                    consistency=read_cl,
+                )
+                for selected in read_sets
+            ],
         ),
         (
             workload.readmodifywriteproportion,
-            Operation(
-                name="READ-MODIFY-WRITE",
-                kind=OpKind.READ_MODIFY_WRITE,
-                weight=1.0,
-                statements=[read, update],
-                consistency=write_cl,
-            ),
+            [
+                Operation(
+                    name="READ-MODIFY-WRITE",
+                    kind=OpKind.READ_MODIFY_WRITE,
+                    weight=1.0,
+                    statements=[read(selected), update(written)],
+                    consistency=write_cl,
+                )
+                for selected in read_sets
+                for written in write_sets
+            ],
         ),
     ]
-    operations = [op.model_copy(update={"weight": w}) for w, op in candidates if w > 0]
+    operations = [
+        op.model_copy(update={"weight": weight / len(variants)})
+        for weight, variants in candidates
+        if weight > 0
+        for op in variants
+    ]
     if not operations:
         raise WorkloadSyntaxError(
             "YCSB run: every proportion is 0; "
