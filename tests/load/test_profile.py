@@ -332,3 +332,9 @@ def test_bad_operations(level: StressProfile) -> None:
     )
     with pytest.raises(WorkloadSyntaxError, match="LIMIT"):
         profile_operations(limit, {"q": 1}, Consistency.ONE)
+
+
+def test_a_batch_of_no_partitions_is_refused() -> None:
+    profile = parse_profile(LEVEL_PROFILE.replace("partitions: fixed(1)", "partitions: fixed(0)"))
+    with pytest.raises(WorkloadSyntaxError, match=r"partitions 0\.\.0 can be 0"):
+        profile_operations(profile, {"insert": 1}, Consistency.ONE)

@@ -508,6 +508,12 @@ def insert_batch(profile: StressProfile, *, counter: bool, source: str = "") -> 
     """The batch an ``insert`` writes; refuses batches stress would refuse, or that would
     not fit in memory."""
     insert = profile.insert
+    if insert.partitions.min < 1:
+        raise WorkloadSyntaxError(
+            f"user profile {source}: insert partitions {insert.partitions.min}.."
+            f"{insert.partitions.max} can be 0; an insert writes at least one partition "
+            "(e.g. partitions: fixed(1))"
+        )
     batch_type = BatchType.COUNTER if counter else (insert.batchtype or BatchType.LOGGED)
     rows = float(insert.partitions.max) * min(1.0, insert.select.max / insert.select_divisor)
     for level in profile.levels():

@@ -157,6 +157,15 @@ class InsertBatch(Record):
     select_divisor: float = Field(default=1.0, gt=0)
     batch_type: BatchType = BatchType.LOGGED
 
+    @model_validator(mode="after")
+    def _counts(self) -> InsertBatch:
+        if self.partitions.min < 1 or self.select.min < 0:
+            raise ValueError(
+                f"batch: partitions must be >= 1 (got {self.partitions.min}..{self.partitions.max})"
+                f" and select >= 0 (got {self.select.min}..{self.select.max})"
+            )
+        return self
+
 
 class Operation(Record):
     """A named operation type, chosen per cycle with probability weight/sum(weights).
