@@ -219,16 +219,7 @@ mod tests {
     use crate::hash::mix;
 
     fn dist(kind: DistKind, min: i64, max: i64) -> Distribution {
-        Distribution {
-            kind,
-            min,
-            max,
-            mean: None,
-            stdev: None,
-            zipf_theta: 0.99,
-            hot_fraction: 0.2,
-            hot_ops_fraction: 0.8,
-        }
+        Distribution::range(kind, min, max)
     }
 
     const ALL: [DistKind; 8] = [

@@ -100,17 +100,8 @@ pub struct RowPos {
 }
 
 fn fixed(n: i64) -> Dist {
-    Dist::new(&crate::spec::Distribution {
-        kind: DistKind::Fixed,
-        min: n,
-        max: n,
-        mean: None,
-        stdev: None,
-        zipf_theta: 0.99,
-        hot_fraction: 0.2,
-        hot_ops_fraction: 0.8,
-    })
-    .expect("a fixed distribution is always valid")
+    Dist::new(&crate::spec::Distribution::range(DistKind::Fixed, n, n))
+        .expect("a fixed distribution is always valid")
 }
 
 impl Gen {
@@ -264,16 +255,7 @@ mod tests {
     }
 
     fn range(kind: DistKind, min: i64, max: i64) -> Distribution {
-        Distribution {
-            kind,
-            min,
-            max,
-            mean: None,
-            stdev: None,
-            zipf_theta: 0.99,
-            hot_fraction: 0.2,
-            hot_ops_fraction: 0.8,
-        }
+        Distribution::range(kind, min, max)
     }
 
     #[test]

@@ -26,8 +26,8 @@ use tokio::task::JoinSet;
 
 use crate::output::Sink;
 use crate::spec::{
-    BatchType, Connection, Consistency, ErrorRecord, IntervalRecord, OpKind, Phase, RampStep, Rate,
-    RecordType, SummaryRecord, WorkloadSpec, SCHEMA_VERSION,
+    BatchType, Connection, Consistency, ErrorRecord, IntervalRecord, OpKind, OpStats, Phase,
+    RampStep, Rate, RecordType, SummaryRecord, WorkloadSpec, SCHEMA_VERSION,
 };
 use crate::stats::{drain, total, HdrLog, OpAcc, Shard};
 use crate::workload::{
@@ -579,6 +579,15 @@ impl Recorder {
         t.duration_since(self.engine_start).as_secs_f64()
     }
 
+    /// Each operation name's figures over `duration_s`.
+    fn stats_by_name(&self, accs: &[OpAcc], duration_s: f64) -> BTreeMap<String, OpStats> {
+        self.names
+            .iter()
+            .zip(accs)
+            .map(|(name, acc)| (name.clone(), acc.stats(duration_s)))
+            .collect()
+    }
+
     /// Drain the shards and write one interval (plus error samples and HDR lines).
     fn emit_interval(
         &mut self,
@@ -591,10 +600,7 @@ impl Recorder {
     ) {
         let samples = drain(shards, scratch);
         let dur = end.duration_since(start).as_secs_f64();
-        let mut ops = BTreeMap::new();
-        for (name, acc) in self.names.iter().zip(scratch.iter()) {
-            ops.insert(name.clone(), acc.stats(dur));
-        }
+        let ops = self.stats_by_name(scratch, dur);
         let rec = IntervalRecord {
             schema_version: SCHEMA_VERSION,
             record_type: RecordType::Interval,
@@ -761,10 +767,7 @@ impl Recorder {
         ramp: Vec<RampStep>,
         best: Option<u32>,
     ) {
-        let mut by_name = BTreeMap::new();
-        for (name, acc) in self.names.iter().zip(ops.iter()) {
-            by_name.insert(name.clone(), acc.stats(duration_s));
-        }
+        let by_name = self.stats_by_name(ops, duration_s);
         let rec = SummaryRecord {
             schema_version: SCHEMA_VERSION,
             record_type: RecordType::Summary,

@@ -52,6 +52,22 @@ pub struct Distribution {
     pub hot_ops_fraction: f64,
 }
 
+impl Distribution {
+    /// `kind` over `min..=max`, every other parameter at its default (as in the JSON).
+    pub fn range(kind: DistKind, min: i64, max: i64) -> Distribution {
+        Distribution {
+            kind,
+            min,
+            max,
+            mean: None,
+            stdev: None,
+            zipf_theta: default_theta(),
+            hot_fraction: default_hot_fraction(),
+            hot_ops_fraction: default_hot_ops_fraction(),
+        }
+    }
+}
+
 // ---------------------------------------------------------------- value generators
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]

@@ -187,15 +187,6 @@ impl Workload {
         (op, dist.sample(i, mix(self.seed, STREAM_KEY, i)))
     }
 
-    /// Bind values of statement `stmt` of operation `op` for `key` at cycle `i`.
-    #[cfg(test)]
-    pub fn values(&self, op: usize, stmt: usize, key: i64, i: u64) -> Vec<Value> {
-        self.ops[op].binds[stmt]
-            .iter()
-            .map(|g| g.value(self.seed, key, i))
-            .collect()
-    }
-
     /// Bind values of statement `stmt` of operation `op` for one row at cycle `i`.
     pub fn row_values(&self, op: usize, stmt: usize, r: &RowRef, i: u64) -> Vec<Value> {
         self.ops[op].binds[stmt]
@@ -428,7 +419,8 @@ mod tests {
         for i in 0..1000 {
             assert_eq!(a.plan(i), b.plan(i));
             let (op, key) = a.plan(i);
-            assert_eq!(a.values(op, 0, key, i), b.values(op, 0, key, i));
+            let r = RowRef { key, row: None };
+            assert_eq!(a.row_values(op, 0, &r, i), b.row_values(op, 0, &r, i));
             if op == 1 {
                 assert!((1..=5).contains(&key), "per-op keys override: {key}");
             } else {
@@ -444,7 +436,7 @@ mod tests {
     #[test]
     fn a_read_expects_what_the_write_of_that_key_stored() {
         let w = Workload::new(&spec(MIXED)).unwrap();
-        let written = w.values(0, 0, 3, 11);
+        let written = w.row_values(0, 0, &RowRef { key: 3, row: None }, 11);
         let expected = w.expected_row(1, 3, 999);
         assert_eq!(written[1], expected[0]);
     }

@@ -361,6 +361,27 @@ def test_username_and_password_against_password_authenticator(tmp_path: Path) ->
             run_as("cassandra", "wrong", "bad")
 
 
+def tls_node_spec(name: str, address: str, jmx_port_base: int, store: Path) -> ClusterSpec:
+    """One node that requires client encryption, serving the certificate in ``store``
+    (a PKCS12 store from :func:`_keystore`)."""
+    return ClusterSpec(
+        name=name,
+        nodes=1,
+        heap="512M",
+        base_address=address,
+        jmx_port_base=jmx_port_base,
+        settings={
+            "client_encryption_options": {
+                "enabled": True,
+                "optional": False,
+                "keystore": str(store),
+                "keystore_password": "casslab",
+                "store_type": "PKCS12",
+            }
+        },
+    )
+
+
 def _keystore(directory: Path, address: str) -> tuple[Path, Path]:
     """A self-signed PKCS12 keystore for the node (JDK keytool) and its certificate as PEM,
     which the engine trusts as its CA."""
@@ -423,22 +444,7 @@ def test_tls_to_a_node_that_requires_it(tmp_path: Path) -> None:
     node's certificate; without TLS it cannot connect and says so."""
     address = "127.0.12.1"
     store, pem = _keystore(tmp_path, address)
-    spec = ClusterSpec(
-        name="tls",
-        nodes=1,
-        heap="512M",
-        base_address=address,
-        jmx_port_base=7120,
-        settings={
-            "client_encryption_options": {
-                "enabled": True,
-                "optional": False,
-                "keystore": str(store),
-                "keystore_password": "casslab",
-                "store_type": "PKCS12",
-            }
-        },
-    )
+    spec = tls_node_spec("tls", address, 7120, store)
     with LocalCluster.create(spec, tmp_path / "clusters", remove_on_exit=True) as cluster:
         base = workload(
             cluster,

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import LocalCluster
 from casslab.load.spec import SummaryRecord
-from load.test_engine_integration import _keystore, have_engine
+from load.test_engine_integration import _keystore, have_engine, tls_node_spec
 
 pytestmark = [pytest.mark.integration, pytest.mark.engine]
 
@@ -38,22 +38,7 @@ def test_stress_over_tls_with_a_java_truststore(tmp_path: Path) -> None:
     if not have_engine():
         pytest.skip("engine not built: run `make engine`")
     store, _ = _keystore(tmp_path, ADDRESS)
-    spec = ClusterSpec(
-        name="k13tls",
-        nodes=1,
-        heap="512M",
-        base_address=ADDRESS,
-        jmx_port_base=7130,
-        settings={
-            "client_encryption_options": {
-                "enabled": True,
-                "optional": False,
-                "keystore": str(store),
-                "keystore_password": "casslab",
-                "store_type": "PKCS12",
-            }
-        },
-    )
+    spec = tls_node_spec("k13tls", ADDRESS, 7130, store)
     with LocalCluster.create(spec, tmp_path / "clusters", remove_on_exit=True):
         common = ["write", "n=500", "-rate", "threads=4", "-node", ADDRESS, "--json"]
         done = casslab_stress(

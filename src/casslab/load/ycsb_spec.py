@@ -7,6 +7,7 @@ from casslab.load import defaults
 from casslab.load.spec import (
     ClosedLoop,
     Connection,
+    Consistency,
     DistKind,
     Distribution,
     Generator,
@@ -106,94 +107,67 @@ def ycsb_operations(workload: CoreWorkload, phase: YcsbPhase) -> list[Operation]
         )
 
     read_cl, write_cl = workload.read_consistency, workload.write_consistency
-    if phase is YcsbPhase.LOAD:
+
+    def share(
+        proportion: float,
+        name: str,
+        kind: OpKind,
+        variants: list[list[Statement]],
+        consistency: Consistency,
+        keys: Distribution | None = None,
+    ) -> list[Operation]:
+        """One operation per statement variant, the proportion shared equally."""
+        if proportion <= 0:
+            return []
         return [
             Operation(
-                name="INSERT",
-                kind=OpKind.WRITE,
-                weight=1.0,
-                statements=[insert],
-                consistency=write_cl,
+                name=name,
+                kind=kind,
+                weight=proportion / len(variants),
+                statements=statements,
+                consistency=consistency,
+                keys=keys,
             )
+            for statements in variants
         ]
+
+    if phase is YcsbPhase.LOAD:
+        return share(1.0, "INSERT", OpKind.WRITE, [[insert]], write_cl)
     new_keys = Distribution(
         kind=DistKind.SEQ,
         min=workload.recordcount,
         max=workload.recordcount + max(workload.operationcount, 1) - 1,
     )
-    candidates: list[tuple[float, list[Operation]]] = [
-        (
-            workload.readproportion,
-            [
-                Operation(
-                    name="READ",
-                    kind=OpKind.READ,
-                    weight=1.0,
-                    statements=[read(selected)],
-                    consistency=read_cl,
-                )
-                for selected in read_sets
-            ],
-        ),
-        (
-            workload.updateproportion,
-            [
-                Operation(
-                    name="UPDATE",
-                    kind=OpKind.WRITE,
-                    weight=1.0,
-                    statements=[update(written)],
-                    consistency=write_cl,
-                )
-                for written in write_sets
-            ],
-        ),
-        (
-            workload.insertproportion,
-            [
-                Operation(
-                    name="INSERT",
-                    kind=OpKind.WRITE,
-                    weight=1.0,
-                    statements=[insert],
-                    consistency=write_cl,
-                    keys=new_keys,
-                )
-            ],
-        ),
-        (
-            workload.scanproportion,
-            [
-                Operation(
-                    name="SCAN",
-                    kind=OpKind.SCAN,
-                    weight=1.0,
-                    statements=[scan(selected)],
-                    consistency=read_cl,
-                )
-                for selected in read_sets
-            ],
-        ),
-        (
-            workload.readmodifywriteproportion,
-            [
-                Operation(
-                    name="READ-MODIFY-WRITE",
-                    kind=OpKind.READ_MODIFY_WRITE,
-                    weight=1.0,
-                    statements=[read(selected), update(written)],
-                    consistency=write_cl,
-                )
-                for selected in read_sets
-                for written in write_sets
-            ],
-        ),
-    ]
     operations = [
-        op.model_copy(update={"weight": weight / len(variants)})
-        for weight, variants in candidates
-        if weight > 0
-        for op in variants
+        *share(
+            workload.readproportion,
+            "READ",
+            OpKind.READ,
+            [[read(selected)] for selected in read_sets],
+            read_cl,
+        ),
+        *share(
+            workload.updateproportion,
+            "UPDATE",
+            OpKind.WRITE,
+            [[update(written)] for written in write_sets],
+            write_cl,
+        ),
+        *share(workload.insertproportion, "INSERT", OpKind.WRITE, [[insert]], write_cl, new_keys),
+        *share(
+            workload.scanproportion,
+            "SCAN",
+            OpKind.SCAN,
+            [[scan(selected)] for selected in read_sets],
+            read_cl,
+        ),
+        *share(
+            workload.readmodifywriteproportion,
+            "READ-MODIFY-WRITE",
+            OpKind.READ_MODIFY_WRITE,
+            [[read(selected), update(written)] for selected in read_sets for written in write_sets],
+            write_cl,
+        ),
     ]
     if not operations:
         raise WorkloadSyntaxError(
