@@ -93,13 +93,11 @@ pub struct Dist {
 }
 
 impl Dist {
-    pub fn new(d: &Distribution) -> Result<Dist, String> {
-        if d.max < d.min {
-            return Err(format!(
-                "distribution {:?}({}..{}): max is below min; write it as min..max",
-                d.kind, d.min, d.max
-            ));
-        }
+    /// Compile a checked distribution: `Distribution::check` (run on every spec by
+    /// `WorkloadSpec::from_json`) guarantees `min <= max`, a zipf theta in (0, 1) and
+    /// hotspot fractions in 0..=1, which the constants below rely on.
+    pub fn new(d: &Distribution) -> Dist {
+        debug_assert!(d.check().is_ok(), "compile a checked distribution: {d:?}");
         let span = (d.max as i128 - d.min as i128 + 1) as u64;
         let width = (d.max - d.min) as f64;
         let (mean, stdev) = match d.kind {
@@ -113,27 +111,11 @@ impl Dist {
             _ => (0.0, 0.0),
         };
         let zipf = match d.kind {
-            DistKind::Zipfian => {
-                if !(0.0..1.0).contains(&d.zipf_theta) || d.zipf_theta == 0.0 {
-                    return Err(format!(
-                        "zipfian theta {} must be in (0, 1); YCSB uses 0.99",
-                        d.zipf_theta
-                    ));
-                }
-                Some(Zipf::new(YCSB_ITEM_COUNT, d.zipf_theta))
-            }
+            DistKind::Zipfian => Some(Zipf::new(YCSB_ITEM_COUNT, d.zipf_theta)),
             DistKind::Latest => Some(Zipf::new(span.max(1), d.zipf_theta)),
             _ => None,
         };
-        if d.kind == DistKind::Hotspot
-            && !((0.0..=1.0).contains(&d.hot_fraction) && (0.0..=1.0).contains(&d.hot_ops_fraction))
-        {
-            return Err(format!(
-                "hotspot fractions must be in 0..1 (hot_fraction={}, hot_ops_fraction={})",
-                d.hot_fraction, d.hot_ops_fraction
-            ));
-        }
-        Ok(Dist {
+        Dist {
             kind: d.kind,
             min: d.min,
             max: d.max,
@@ -143,7 +125,7 @@ impl Dist {
             hot_items: ((span as f64) * d.hot_fraction) as u64,
             hot_ops_fraction: d.hot_ops_fraction,
             zipf,
-        })
+        }
     }
 
     fn clamp(&self, v: f64) -> i64 {
@@ -238,8 +220,8 @@ mod tests {
         for kind in ALL {
             for (min, max) in [(1, 1), (1, 10), (5, 1_000_000), (-50, 50)] {
                 let spec = dist(kind, min, max);
-                let d = Dist::new(&spec).unwrap();
-                let again = Dist::new(&spec).unwrap();
+                let d = Dist::new(&spec);
+                let again = Dist::new(&spec);
                 for i in 0..20_000u64 {
                     let h = mix(42, 9, i);
                     let v = d.sample(i, h);
@@ -252,16 +234,16 @@ mod tests {
 
     #[test]
     fn seq_wraps_and_fixed_is_min() {
-        let d = Dist::new(&dist(DistKind::Seq, 3, 5)).unwrap();
+        let d = Dist::new(&dist(DistKind::Seq, 3, 5));
         let got: Vec<i64> = (0..7).map(|i| d.sample(i, 0)).collect();
         assert_eq!(got, vec![3, 4, 5, 3, 4, 5, 3]);
-        let f = Dist::new(&dist(DistKind::Fixed, 7, 7)).unwrap();
+        let f = Dist::new(&dist(DistKind::Fixed, 7, 7));
         assert_eq!(f.sample(99, 12345), 7);
     }
 
     #[test]
     fn uniform_covers_the_range_evenly() {
-        let d = Dist::new(&dist(DistKind::Uniform, 1, 10)).unwrap();
+        let d = Dist::new(&dist(DistKind::Uniform, 1, 10));
         let mut counts = [0u32; 10];
         for i in 0..100_000u64 {
             counts[(d.sample(i, mix(1, 2, i)) - 1) as usize] += 1;
@@ -273,7 +255,7 @@ mod tests {
 
     #[test]
     fn gaussian_centres_on_the_middle() {
-        let d = Dist::new(&dist(DistKind::Gaussian, 0, 600)).unwrap();
+        let d = Dist::new(&dist(DistKind::Gaussian, 0, 600));
         let n = 50_000u64;
         let xs: Vec<f64> = (0..n).map(|i| d.sample(i, mix(3, 4, i)) as f64).collect();
         let mean = xs.iter().sum::<f64>() / n as f64;
@@ -285,12 +267,12 @@ mod tests {
     #[test]
     fn exp_and_latest_and_zipf_are_skewed() {
         let n = 50_000u64;
-        let exp = Dist::new(&dist(DistKind::Exp, 1, 1000)).unwrap();
+        let exp = Dist::new(&dist(DistKind::Exp, 1, 1000));
         let low = (0..n)
             .filter(|&i| exp.sample(i, mix(5, 6, i)) <= 100)
             .count();
         assert!(low as f64 / n as f64 > 0.45, "exp low share {low}");
-        let latest = Dist::new(&dist(DistKind::Latest, 1, 1000)).unwrap();
+        let latest = Dist::new(&dist(DistKind::Latest, 1, 1000));
         let newest = (0..n)
             .filter(|&i| latest.sample(i, mix(5, 7, i)) >= 990)
             .count();
@@ -298,7 +280,7 @@ mod tests {
             newest as f64 / n as f64 > 0.3,
             "latest newest share {newest}"
         );
-        let zipf = Dist::new(&dist(DistKind::Zipfian, 1, 1000)).unwrap();
+        let zipf = Dist::new(&dist(DistKind::Zipfian, 1, 1000));
         let mut counts = vec![0u32; 1001];
         for i in 0..n {
             counts[zipf.sample(i, mix(5, 8, i)) as usize] += 1;
@@ -311,7 +293,7 @@ mod tests {
 
     #[test]
     fn hotspot_sends_most_ops_to_the_hot_set() {
-        let d = Dist::new(&dist(DistKind::Hotspot, 1, 1000)).unwrap();
+        let d = Dist::new(&dist(DistKind::Hotspot, 1, 1000));
         let n = 50_000u64;
         let hot = (0..n).filter(|&i| d.sample(i, mix(8, 8, i)) <= 200).count();
         let share = hot as f64 / n as f64;
@@ -331,10 +313,9 @@ mod tests {
     }
 
     #[test]
-    fn bad_ranges_are_rejected() {
-        assert!(Dist::new(&dist(DistKind::Uniform, 5, 1)).is_err());
-        let mut z = dist(DistKind::Zipfian, 1, 10);
-        z.zipf_theta = 1.5;
-        assert!(Dist::new(&z).is_err());
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "compile a checked distribution")]
+    fn an_unchecked_distribution_is_a_bug() {
+        Dist::new(&dist(DistKind::Uniform, 5, 1));
     }
 }

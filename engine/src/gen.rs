@@ -101,41 +101,30 @@ pub struct RowPos {
 
 fn fixed(n: i64) -> Dist {
     Dist::new(&crate::spec::Distribution::range(DistKind::Fixed, n, n))
-        .expect("a fixed distribution is always valid")
 }
 
 impl Gen {
-    pub fn new(g: &Generator) -> Result<Gen, String> {
+    /// Compile a checked generator: `Generator::check` (run on every spec by
+    /// `WorkloadSpec::from_json`) guarantees its distributions are valid and its sizes
+    /// are >= 0 bytes.
+    pub fn new(g: &Generator) -> Gen {
+        debug_assert!(g.check().is_ok(), "compile a checked generator: {g:?}");
         let size = match (&g.size, g.kind) {
-            (Some(d), _) => {
-                if d.min < 0 {
-                    return Err(format!(
-                        "column {:?}: size {}..{} is negative; sizes are bytes >= 0",
-                        g.column, d.min, d.max
-                    ));
-                }
-                Some(Dist::new(d).map_err(|e| format!("column {:?} size: {e}", g.column))?)
-            }
+            (Some(d), _) => Some(Dist::new(d)),
             (None, GenKind::KeyBlob) => Some(fixed(DEFAULT_KEY_BYTES)),
             (None, GenKind::Blob | GenKind::Text) => Some(fixed(DEFAULT_VALUE_BYTES)),
             (None, _) => None,
         };
-        let values = match &g.values {
-            Some(d) => {
-                Some(Dist::new(d).map_err(|e| format!("column {:?} values: {e}", g.column))?)
-            }
-            None => None,
-        };
-        Ok(Gen {
+        Gen {
             kind: g.kind,
             column_id: fnv1a_str(&g.column),
             size,
-            values,
+            values: g.values.as_ref().map(Dist::new),
             prefix: g.prefix.clone(),
             hashed: g.hashed,
             per_key: g.per_key && g.kind != GenKind::ScanLength,
             level: g.level,
-        })
+        }
     }
 
     /// The value for `key` at `cycle` under `seed`.
@@ -260,11 +249,11 @@ mod tests {
 
     #[test]
     fn per_key_values_depend_on_seed_key_and_column_only() {
-        let g = Gen::new(&gen(GenKind::Blob, "C0")).unwrap();
+        let g = Gen::new(&gen(GenKind::Blob, "C0"));
         assert_eq!(g.value(1, 5, 0), g.value(1, 5, 999));
         assert_ne!(g.value(1, 5, 0), g.value(1, 6, 0));
         assert_ne!(g.value(1, 5, 0), g.value(2, 5, 0));
-        let other = Gen::new(&gen(GenKind::Blob, "C1")).unwrap();
+        let other = Gen::new(&gen(GenKind::Blob, "C1"));
         assert_ne!(g.value(1, 5, 0), other.value(1, 5, 0));
     }
 
@@ -273,7 +262,7 @@ mod tests {
         let mut spec = gen(GenKind::Bigint, "v");
         spec.per_key = false;
         spec.values = Some(range(DistKind::Uniform, 0, 1 << 40));
-        let g = Gen::new(&spec).unwrap();
+        let g = Gen::new(&spec);
         assert_eq!(g.value(1, 5, 7), g.value(1, 6, 7));
         assert_ne!(g.value(1, 5, 7), g.value(1, 5, 8));
     }
@@ -282,7 +271,7 @@ mod tests {
     fn sizes_follow_the_size_distribution() {
         let mut spec = gen(GenKind::Text, "f");
         spec.size = Some(range(DistKind::Uniform, 3, 17));
-        let g = Gen::new(&spec).unwrap();
+        let g = Gen::new(&spec);
         for k in 0..2_000 {
             match g.value(0, k, 0) {
                 Value::Text(s) => {
@@ -292,7 +281,7 @@ mod tests {
                 v => panic!("{v:?}"),
             }
         }
-        let b = Gen::new(&gen(GenKind::Blob, "C0")).unwrap();
+        let b = Gen::new(&gen(GenKind::Blob, "C0"));
         for k in 0..100 {
             assert!(matches!(b.value(0, k, 0), Value::Blob(v) if v.len() == 34));
         }
@@ -303,32 +292,29 @@ mod tests {
 
     #[test]
     fn keys_render_like_stress_and_ycsb() {
-        let kb = Gen::new(&gen(GenKind::KeyBlob, "key")).unwrap();
+        let kb = Gen::new(&gen(GenKind::KeyBlob, "key"));
         assert_eq!(
             kb.value(0, 258, 0),
             Value::Blob(vec![0, 0, 0, 0, 0, 0, 0, 0, 1, 2])
         );
         let mut t = gen(GenKind::KeyText, "y_id");
         t.prefix = "user".into();
-        assert_eq!(
-            Gen::new(&t).unwrap().value(0, 42, 0),
-            Value::Text("user42".into())
-        );
+        assert_eq!(Gen::new(&t).value(0, 42, 0), Value::Text("user42".into()));
         t.hashed = true;
-        let hashed = Gen::new(&t).unwrap().value(0, 42, 0);
+        let hashed = Gen::new(&t).value(0, 42, 0);
         assert_eq!(hashed, Value::Text(format!("user{}", ycsb_fnvhash64(42))));
         assert_eq!(key_blob(258, 1), vec![2]);
     }
 
     #[test]
     fn numeric_generators_use_values_or_key() {
-        let g = Gen::new(&gen(GenKind::Int, "i")).unwrap();
+        let g = Gen::new(&gen(GenKind::Int, "i"));
         assert_eq!(g.value(0, 12, 0), Value::Int(12));
         let mut c = gen(GenKind::CounterDelta, "c");
-        assert_eq!(Gen::new(&c).unwrap().value(0, 12, 0), Value::Counter(1));
+        assert_eq!(Gen::new(&c).value(0, 12, 0), Value::Counter(1));
         c.values = Some(range(DistKind::Fixed, 5, 5));
-        assert_eq!(Gen::new(&c).unwrap().value(0, 12, 0), Value::Counter(5));
-        let u = Gen::new(&gen(GenKind::Uuid, "u")).unwrap();
+        assert_eq!(Gen::new(&c).value(0, 12, 0), Value::Counter(5));
+        let u = Gen::new(&gen(GenKind::Uuid, "u"));
         match u.value(3, 4, 0) {
             Value::Uuid(x) => assert_eq!(x.get_version_num(), 4),
             v => panic!("{v:?}"),
@@ -341,8 +327,8 @@ mod tests {
         top.level = 1;
         let mut leaf = gen(GenKind::Blob, "value");
         leaf.level = 2;
-        let (top, leaf) = (Gen::new(&top).unwrap(), Gen::new(&leaf).unwrap());
-        let pk = Gen::new(&gen(GenKind::Text, "name")).unwrap();
+        let (top, leaf) = (Gen::new(&top), Gen::new(&leaf));
+        let pk = Gen::new(&gen(GenKind::Text, "name"));
         let row = |a: u64, b: u64| RowPos {
             positions: vec![a, b],
             ids: vec![mix(7, 1, a), mix(7, 2, a * 31 + b)],

@@ -1,13 +1,28 @@
 //! casslab-engine: reads one workload spec (JSON), runs it against Cassandra, writes JSON
 //! lines (one per interval, error samples, a final summary).
 //!
-//! Exit codes: 0 done, 1 fatal run error (cannot connect, schema failed), 2 bad arguments
-//! or spec. A fatal error is also written as an ErrorRecord with `fatal: true`.
+//! Exit statuses (set here and nowhere else, from the kind of [`EngineError`]):
+//!
+//! | status | meaning |
+//! |---|---|
+//! | 0 | done, the summary is written (also after a first SIGINT/SIGTERM) |
+//! | 1 | fatal error during the run: a schema statement, `USE` or a prepare failed, or the runtime could not start (`EngineError::Run`) |
+//! | 2 | bad arguments or spec, including `--check` rejecting it (`Usage`, `Spec`) |
+//! | 3 | its parent (casslab) went away (`parent::ORPHAN_EXIT`) |
+//! | 4 | cannot connect or authenticate: unreachable contact points, TLS, credentials (`Connect`) |
+//! | 5 | output error: `output.jsonl` or `output.hdr_log` cannot be created (`Output`) |
+//! | 130 | a second SIGINT/SIGTERM: stopped at once, no summary |
+//!
+//! Every non-zero status but 3 and 130 is preceded by an `ErrorRecord` with `fatal: true`
+//! on the record stream (standard output when `output.jsonl` cannot be opened) and an
+//! `Error: ...` line on standard error.
 
 mod dist;
+mod error;
 mod gen;
 mod hash;
 mod output;
+mod parent;
 mod runner;
 mod spec;
 mod stats;
@@ -21,8 +36,9 @@ use std::time::Instant;
 
 use tokio::sync::Notify;
 
+use crate::error::EngineError;
 use crate::output::Sink;
-use crate::runner::{Engine, Fatal, Recorder};
+use crate::runner::{open_hdr_log, Engine, Recorder};
 use crate::spec::{ErrorRecord, WorkloadSpec};
 use crate::workload::Workload;
 
@@ -81,15 +97,29 @@ fn read_spec(path: &str) -> Result<WorkloadSpec, String> {
     WorkloadSpec::from_json(&text)
 }
 
-/// Report a fatal error on the record stream and on stderr.
-fn fatal(sink: Option<&mut Sink>, message: &str, code: u8) -> ExitCode {
-    let rec = ErrorRecord::new(None, message.to_string(), true);
+/// Status of interrupting the engine twice.
+const INTERRUPTED_TWICE_EXIT: i32 = 130;
+
+/// The process exit status of each kind of error (see the module docs).
+fn exit_status(e: &EngineError) -> u8 {
+    match e {
+        EngineError::Run(_) => 1,
+        EngineError::Usage(_) | EngineError::Spec(_) => 2,
+        EngineError::Connect(_) => 4,
+        EngineError::Output(_) => 5,
+    }
+}
+
+/// Report a fatal error on the record stream (standard output without a sink) and on
+/// stderr; the exit status follows its kind.
+fn fatal(sink: Option<&mut Sink>, error: &EngineError) -> ExitCode {
+    let rec = ErrorRecord::new(None, error.message().to_string(), true);
     match sink {
         Some(s) => s.emit(&rec),
         None => Sink::open(None).map(|mut s| s.emit(&rec)).unwrap_or(()),
     }
-    eprintln!("Error: {message}");
-    ExitCode::from(code)
+    eprintln!("Error: {error}");
+    ExitCode::from(exit_status(error))
 }
 
 fn main() -> ExitCode {
@@ -104,29 +134,29 @@ fn main() -> ExitCode {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
         }
-        Err(e) => return fatal(None, &format!("{e}\n{USAGE}"), 2),
+        Err(e) => return fatal(None, &EngineError::Usage(format!("{e}\n{USAGE}"))),
     };
     let spec = match read_spec(&args.spec) {
         Ok(s) => s,
-        Err(e) => return fatal(None, &e, 2),
+        Err(e) => return fatal(None, &EngineError::Spec(e)),
     };
     if args.check_only {
-        return match Workload::new(&spec) {
-            Ok(_) => ExitCode::SUCCESS,
-            Err(e) => fatal(None, &e, 2),
-        };
+        // `read_spec` ran every rule, so compiling cannot fail; it builds what a run would.
+        let _workload = Workload::new(&spec);
+        return ExitCode::SUCCESS;
+    }
+    match parent::Watched::from_env() {
+        Ok(watched) => parent::watch(watched),
+        Err(e) => return fatal(None, &EngineError::Usage(e)),
     }
     let mut sink = match Sink::open(spec.output.jsonl.as_deref()) {
         Ok(s) => s,
         Err(e) => {
             let msg = format!("cannot open output.jsonl {:?}: {e}", spec.output.jsonl);
-            return fatal(None, &msg, 2);
+            return fatal(None, &EngineError::Output(msg));
         }
     };
-    let workload = match Workload::new(&spec) {
-        Ok(w) => w,
-        Err(e) => return fatal(Some(&mut sink), &e, 2),
-    };
+    let workload = Workload::new(&spec);
     let threads = args.runtime_threads.unwrap_or_else(default_runtime_threads);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
@@ -135,32 +165,31 @@ fn main() -> ExitCode {
     {
         Ok(r) => r,
         Err(e) => {
-            return fatal(
-                Some(&mut sink),
-                &format!("cannot start the runtime: {e}"),
-                1,
-            )
+            let error = EngineError::Run(format!("cannot start the runtime: {e}"));
+            return fatal(Some(&mut sink), &error);
         }
     };
     let interrupt = Arc::new(Notify::new());
     let interrupted = Arc::new(AtomicBool::new(false));
-    let result: Result<(), (Fatal, Sink)> = runtime.block_on(async {
+    let result: Result<(), (EngineError, Sink)> = runtime.block_on(async {
         spawn_signal_handler(Arc::clone(&interrupt), Arc::clone(&interrupted));
         let engine = match Engine::connect(&spec, workload).await {
             Ok(e) => Arc::new(e),
-            Err(f) => return Err((f, sink)),
+            Err(e) => return Err((e, sink)),
         };
-        let mut rec = match Recorder::new(
+        let hdr = match open_hdr_log(&spec, engine_start) {
+            Ok(h) => h,
+            Err(e) => return Err((e, sink)),
+        };
+        let mut rec = Recorder::new(
             &spec,
             sink,
+            hdr,
             engine_start,
             threads * 2,
             interrupt,
             interrupted,
-        ) {
-            Ok(r) => r,
-            Err(f) => return Err((f, Sink::open(None).expect("stdout is always there"))),
-        };
+        );
         runner::run(&spec, engine, &mut rec).await;
         Ok(())
     });
@@ -168,7 +197,7 @@ fn main() -> ExitCode {
     runtime.shutdown_background();
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err((Fatal(msg), mut sink)) => fatal(Some(&mut sink), &msg, 1),
+        Err((error, mut sink)) => fatal(Some(&mut sink), &error),
     }
 }
 
@@ -196,7 +225,7 @@ fn spawn_signal_handler(interrupt: Arc<Notify>, interrupted: Arc<AtomicBool>) {
                 _ = int.recv() => {}
             }
             if round == 1 {
-                std::process::exit(130);
+                std::process::exit(INTERRUPTED_TWICE_EXIT);
             }
             interrupted.store(true, Ordering::SeqCst);
             interrupt.notify_one();
@@ -223,5 +252,25 @@ mod tests {
         assert!(args(&[]).unwrap_err().contains("missing --spec"));
         assert!(args(&["--runtime-threads", "0", "--spec", "x"]).is_err());
         assert!(args(&["--bogus"]).unwrap_err().contains("--bogus"));
+    }
+
+    #[test]
+    fn each_error_kind_has_its_own_status() {
+        let status = |e: EngineError| exit_status(&e);
+        assert_eq!(status(EngineError::Run("schema".into())), 1);
+        assert_eq!(status(EngineError::Usage("--bogus".into())), 2);
+        assert_eq!(status(EngineError::Spec("rate".into())), 2);
+        assert_eq!(status(EngineError::Connect("refused".into())), 4);
+        assert_eq!(status(EngineError::Output("hdr".into())), 5);
+        let taken = [0, 130, parent::ORPHAN_EXIT];
+        for e in [
+            EngineError::Run(String::new()),
+            EngineError::Spec(String::new()),
+            EngineError::Connect(String::new()),
+            EngineError::Output(String::new()),
+        ] {
+            assert!(!taken.contains(&i32::from(exit_status(&e))), "{e:?}");
+        }
+        assert_eq!(INTERRUPTED_TWICE_EXIT, 130);
     }
 }

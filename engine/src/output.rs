@@ -18,6 +18,12 @@ impl Sink {
         Ok(Sink { out })
     }
 
+    /// Records into any writer (tests read them back).
+    #[cfg(test)]
+    pub fn to_writer(out: Box<dyn Write + Send>) -> Sink {
+        Sink { out }
+    }
+
     /// One record as one line, flushed so a reader sees it at once.
     pub fn emit<T: Serialize>(&mut self, record: &T) {
         let line = serde_json::to_string(record).expect("records always serialize");

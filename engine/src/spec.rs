@@ -1,11 +1,27 @@
-//! The workload spec and output records: a serde mirror of `src/casslab/load/spec.py`.
+//! The workload spec: a serde mirror of `src/casslab/load/spec.py`.
 //!
 //! Field names, defaults and enum spellings follow the Python models exactly; unknown
 //! fields are rejected on both sides. Bump [`SCHEMA_VERSION`] together with the Python side.
+//!
+//! | module | job |
+//! |---|---|
+//! | this file | the spec's records and [`WorkloadSpec::from_json`] |
+//! | `defaults` | the value of each optional field that is left out |
+//! | `check` | the rules a spec must satisfy, with the messages of the Python validators |
+//! | `contract` | (tests) the fixtures in `engine/contract/` that both sides test the rules with |
+//! | `records` | the records the engine writes: intervals, summary, error samples |
 
-use std::collections::BTreeMap;
+use serde::{Deserialize, Deserializer, Serialize};
 
-use serde::{Deserialize, Serialize};
+mod check;
+#[cfg(test)]
+mod contract;
+mod defaults;
+mod records;
+
+pub use records::{
+    ErrorRecord, IntervalRecord, LatencyStats, OpStats, Phase, RampStep, RecordType, SummaryRecord,
+};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -24,16 +40,6 @@ pub enum DistKind {
     Hotspot,
 }
 
-fn default_theta() -> f64 {
-    0.99
-}
-fn default_hot_fraction() -> f64 {
-    0.2
-}
-fn default_hot_ops_fraction() -> f64 {
-    0.8
-}
-
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Distribution {
@@ -44,11 +50,11 @@ pub struct Distribution {
     pub mean: Option<f64>,
     #[serde(default)]
     pub stdev: Option<f64>,
-    #[serde(default = "default_theta")]
+    #[serde(default = "defaults::zipf_theta")]
     pub zipf_theta: f64,
-    #[serde(default = "default_hot_fraction")]
+    #[serde(default = "defaults::hot_fraction")]
     pub hot_fraction: f64,
-    #[serde(default = "default_hot_ops_fraction")]
+    #[serde(default = "defaults::hot_ops_fraction")]
     pub hot_ops_fraction: f64,
 }
 
@@ -61,9 +67,9 @@ impl Distribution {
             max,
             mean: None,
             stdev: None,
-            zipf_theta: default_theta(),
-            hot_fraction: default_hot_fraction(),
-            hot_ops_fraction: default_hot_ops_fraction(),
+            zipf_theta: defaults::zipf_theta(),
+            hot_fraction: defaults::hot_fraction(),
+            hot_ops_fraction: defaults::hot_ops_fraction(),
         }
     }
 }
@@ -87,10 +93,6 @@ pub enum GenKind {
     ScanLength,
 }
 
-fn default_true() -> bool {
-    true
-}
-
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Generator {
@@ -105,7 +107,7 @@ pub struct Generator {
     pub prefix: String,
     #[serde(default)]
     pub hashed: bool,
-    #[serde(default = "default_true")]
+    #[serde(default = "defaults::yes")]
     pub per_key: bool,
     /// 0: a function of the partition key; i >= 1: of the partition key and the row's
     /// positions on clustering levels 1..=i.
@@ -151,23 +153,12 @@ pub struct Statement {
     pub binds: Vec<Generator>,
 }
 
-fn default_consistency() -> Consistency {
-    Consistency::LocalOne
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BatchType {
     Logged,
     Unlogged,
     Counter,
-}
-
-fn default_divisor() -> f64 {
-    1.0
-}
-fn default_batch_type() -> BatchType {
-    BatchType::Logged
 }
 
 /// cassandra-stress `insert:`: partitions per operation and the share of each partition's
@@ -177,9 +168,9 @@ fn default_batch_type() -> BatchType {
 pub struct InsertBatch {
     pub partitions: Distribution,
     pub select: Distribution,
-    #[serde(default = "default_divisor")]
+    #[serde(default = "defaults::select_divisor")]
     pub select_divisor: f64,
-    #[serde(default = "default_batch_type")]
+    #[serde(default = "defaults::batch_type")]
     pub batch_type: BatchType,
 }
 
@@ -190,7 +181,7 @@ pub struct Operation {
     pub kind: OpKind,
     pub weight: f64,
     pub statements: Vec<Statement>,
-    #[serde(default = "default_consistency")]
+    #[serde(default = "defaults::consistency")]
     pub consistency: Consistency,
     #[serde(default)]
     pub serial_consistency: Option<Consistency>,
@@ -198,7 +189,7 @@ pub struct Operation {
     pub keys: Option<Distribution>,
     #[serde(default)]
     pub validate_columns: Vec<Generator>,
-    #[serde(default = "default_true")]
+    #[serde(default = "defaults::yes")]
     pub idempotent: bool,
     /// Values per partition on each clustering level (rows = their product).
     #[serde(default)]
@@ -209,22 +200,6 @@ pub struct Operation {
 
 // ---------------------------------------------------------------- load shape
 
-fn default_max_in_flight() -> u32 {
-    1024
-}
-fn default_factor() -> f64 {
-    1.5
-}
-fn default_step_duration() -> f64 {
-    10.0
-}
-fn default_min_gain() -> f64 {
-    5.0
-}
-fn default_patience() -> u32 {
-    3
-}
-
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(tag = "mode", rename_all = "lowercase", deny_unknown_fields)]
 pub enum Rate {
@@ -233,19 +208,19 @@ pub enum Rate {
     },
     Open {
         rate_per_s: f64,
-        #[serde(default = "default_max_in_flight")]
+        #[serde(default = "defaults::max_in_flight")]
         max_in_flight: u32,
     },
     Ramp {
         min: u32,
         max: u32,
-        #[serde(default = "default_factor")]
+        #[serde(default = "defaults::factor")]
         factor: f64,
-        #[serde(default = "default_step_duration")]
+        #[serde(default = "defaults::step_duration_s")]
         step_duration_s: f64,
-        #[serde(default = "default_min_gain")]
+        #[serde(default = "defaults::min_gain_pct")]
         min_gain_pct: f64,
-        #[serde(default = "default_patience")]
+        #[serde(default = "defaults::patience")]
         patience: u32,
         /// Explicit ascending concurrency steps; when non-empty they replace `factor`.
         #[serde(default)]
@@ -264,16 +239,6 @@ pub struct Stop {
 
 // ---------------------------------------------------------------- connection
 
-fn default_request_timeout() -> f64 {
-    12.0
-}
-fn default_retries() -> u32 {
-    3
-}
-fn default_backoff() -> f64 {
-    50.0
-}
-
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Connection {
@@ -282,22 +247,44 @@ pub struct Connection {
     pub local_dc: Option<String>,
     #[serde(default)]
     pub username: Option<String>,
+    /// For a hand-written spec only: casslab never writes a password to a spec file; it
+    /// names an environment variable in `password_env` instead.
     #[serde(default)]
     pub password: Option<String>,
+    /// The environment variable that holds the password (casslab sets
+    /// `CASSLAB_ENGINE_PASSWORD` in the engine's environment).
+    #[serde(default)]
+    pub password_env: Option<String>,
     #[serde(default)]
     pub tls: bool,
     #[serde(default)]
     pub tls_ca_file: Option<String>,
-    #[serde(default = "default_request_timeout")]
+    #[serde(default = "defaults::request_timeout_s")]
     pub request_timeout_s: f64,
-    #[serde(default = "default_retries")]
+    #[serde(default = "defaults::retries")]
     pub retries: u32,
-    #[serde(default = "default_backoff")]
+    #[serde(default = "defaults::retry_backoff_ms")]
     pub retry_backoff_ms: f64,
 }
 
-fn default_interval() -> f64 {
-    1.0
+impl Connection {
+    /// The password: given in the spec, or read from the variable `password_env` names.
+    pub fn password(&self) -> Result<Option<String>, String> {
+        let Some(name) = &self.password_env else {
+            return Ok(self.password.clone());
+        };
+        match std::env::var(name) {
+            Ok(value) => Ok(Some(value)),
+            Err(std::env::VarError::NotPresent) => Err(format!(
+                "connection.password_env: the environment variable {name} is not set; set it \
+                 to the password in the engine's environment (casslab does this for \
+                 password= and password-env=)"
+            )),
+            Err(std::env::VarError::NotUnicode(_)) => Err(format!(
+                "connection.password_env: the environment variable {name} is not valid UTF-8"
+            )),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -307,7 +294,7 @@ pub struct Output {
     pub jsonl: Option<String>,
     #[serde(default)]
     pub hdr_log: Option<String>,
-    #[serde(default = "default_interval")]
+    #[serde(default = "defaults::interval_s")]
     pub interval_s: f64,
 }
 
@@ -316,19 +303,15 @@ impl Default for Output {
         Output {
             jsonl: None,
             hdr_log: None,
-            interval_s: default_interval(),
+            interval_s: defaults::interval_s(),
         }
     }
-}
-
-fn default_schema_version() -> u32 {
-    SCHEMA_VERSION
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadSpec {
-    #[serde(default = "default_schema_version")]
+    #[serde(default = "defaults::schema_version")]
     pub schema_version: u32,
     pub connection: Connection,
     #[serde(default)]
@@ -341,7 +324,8 @@ pub struct WorkloadSpec {
     pub stop: Stop,
     #[serde(default)]
     pub warmup_s: f64,
-    #[serde(default)]
+    /// 0 <= seed < 2**63 (Python's rule); a larger number fails here with that message.
+    #[serde(default, deserialize_with = "seed_in_range")]
     pub seed: i64,
     #[serde(default)]
     pub validate_reads: bool,
@@ -358,213 +342,12 @@ impl WorkloadSpec {
         spec.check()?;
         Ok(spec)
     }
-
-    pub fn check(&self) -> Result<(), String> {
-        if self.schema_version != SCHEMA_VERSION {
-            return Err(format!(
-                "workload spec schema_version {} is not supported by this engine (expects {}); \
-                 rebuild the engine with `make engine`",
-                self.schema_version, SCHEMA_VERSION
-            ));
-        }
-        if self.connection.contact_points.is_empty() {
-            return Err("connection.contact_points is empty; give at least one host:port".into());
-        }
-        if self.operations.is_empty() {
-            return Err("operations is empty; give at least one operation".into());
-        }
-        for op in &self.operations {
-            if op.weight.is_nan() || op.weight <= 0.0 {
-                return Err(format!(
-                    "operation {:?}: weight {} must be > 0",
-                    op.name, op.weight
-                ));
-            }
-            if op.statements.is_empty() {
-                return Err(format!("operation {:?} has no statements", op.name));
-            }
-            let depth = op.clustering.len();
-            if let Some(g) = op
-                .statements
-                .iter()
-                .flat_map(|s| &s.binds)
-                .find(|g| g.level > depth)
-            {
-                return Err(format!(
-                    "operation {:?}: column {:?} has level {} but the partition has {depth} \
-                     clustering level(s)",
-                    op.name, g.column, g.level
-                ));
-            }
-            if op.clustering.iter().any(|d| d.min < 1) {
-                return Err(format!(
-                    "operation {:?}: clustering counts must be >= 1",
-                    op.name
-                ));
-            }
-            if let Some(b) = &op.batch {
-                if !matches!(op.kind, OpKind::Write | OpKind::CounterWrite)
-                    || op.statements.len() != 1
-                {
-                    return Err(format!(
-                        "operation {:?}: batch needs a write with exactly one statement",
-                        op.name
-                    ));
-                }
-                if b.select_divisor.is_nan() || b.select_divisor <= 0.0 || b.partitions.min < 1 {
-                    return Err(format!(
-                        "operation {:?}: batch needs partitions >= 1 and select_divisor > 0",
-                        op.name
-                    ));
-                }
-            }
-            if op.kind == OpKind::ReadModifyWrite && op.statements.len() < 2 {
-                return Err(format!(
-                    "operation {:?}: read_modify_write needs 2 statements (read, write), got {}",
-                    op.name,
-                    op.statements.len()
-                ));
-            }
-        }
-        match &self.rate {
-            Rate::Closed { threads } if *threads == 0 => {
-                return Err("rate.threads must be >= 1".into())
-            }
-            Rate::Open {
-                rate_per_s,
-                max_in_flight,
-            } if rate_per_s.is_nan() || *rate_per_s <= 0.0 || *max_in_flight == 0 => {
-                return Err(format!(
-                    "rate: rate_per_s {rate_per_s} must be > 0 and max_in_flight {max_in_flight} >= 1"
-                ))
-            }
-            Rate::Ramp {
-                min, max, factor, ..
-            } if *min == 0 || *max < *min || factor.is_nan() || *factor <= 1.0 => {
-                return Err(format!(
-                    "rate: ramp needs 1 <= min <= max and factor > 1 (got min={min} max={max} factor={factor})"
-                ))
-            }
-            _ => {}
-        }
-        if self.stop.ops.is_none() && self.stop.duration_s.is_none() {
-            if let Rate::Ramp { .. } = self.rate {
-            } else {
-                return Err("stop: give ops or duration_s (or both)".into());
-            }
-        }
-        if self.output.interval_s.is_nan() || self.output.interval_s <= 0.0 {
-            return Err(format!(
-                "output.interval_s {} must be > 0",
-                self.output.interval_s
-            ));
-        }
-        Ok(())
-    }
 }
 
-// ---------------------------------------------------------------- engine output
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct LatencyStats {
-    pub count: u64,
-    pub mean_ms: f64,
-    pub p50_ms: f64,
-    pub p95_ms: f64,
-    pub p99_ms: f64,
-    pub p999_ms: f64,
-    pub max_ms: f64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct OpStats {
-    pub count: u64,
-    pub errors: u64,
-    pub op_rate: f64,
-    pub rows: u64,
-    pub partitions: u64,
-    pub not_found: u64,
-    pub mismatches: u64,
-    pub response: LatencyStats,
-    pub service: LatencyStats,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Phase {
-    Warmup,
-    Measure,
-    Ramp,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RecordType {
-    Interval,
-    Summary,
-    Error,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct IntervalRecord {
-    pub schema_version: u32,
-    #[serde(rename = "type")]
-    pub record_type: RecordType,
-    pub phase: Phase,
-    pub t_start_s: f64,
-    pub t_end_s: f64,
-    pub threads: u32,
-    pub total: OpStats,
-    pub ops: BTreeMap<String, OpStats>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RampStep {
-    pub threads: u32,
-    pub op_rate: f64,
-    pub p99_ms: f64,
-    pub errors: u64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SummaryRecord {
-    pub schema_version: u32,
-    #[serde(rename = "type")]
-    pub record_type: RecordType,
-    pub duration_s: f64,
-    pub total: OpStats,
-    pub ops: BTreeMap<String, OpStats>,
-    pub ramp: Vec<RampStep>,
-    pub best_threads: Option<u32>,
-    pub engine_version: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ErrorRecord {
-    pub schema_version: u32,
-    #[serde(rename = "type")]
-    pub record_type: RecordType,
-    pub op: Option<String>,
-    pub message: String,
-    pub fatal: bool,
-}
-
-impl ErrorRecord {
-    pub fn new(op: Option<String>, message: String, fatal: bool) -> ErrorRecord {
-        ErrorRecord {
-            schema_version: SCHEMA_VERSION,
-            record_type: RecordType::Error,
-            op,
-            message,
-            fatal,
-        }
-    }
+/// The seed as the engine's i64, or the spec rule's message when it does not fit.
+fn seed_in_range<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+    let seed = i128::deserialize(d)?;
+    i64::try_from(seed).map_err(|_| serde::de::Error::custom(check::seed_message(seed)))
 }
 
 #[cfg(test)]
@@ -611,7 +394,7 @@ mod tests {
             .replace("\"weight\": 1.0,", "\"weight\": 1.0, \"consistency\": \"LOCAL_QUORUM\", \"serial_consistency\": \"LOCAL_SERIAL\",")
             .replace("\"kind\": \"write\"", "\"kind\": \"read_modify_write\"");
         let err = WorkloadSpec::from_json(&text).unwrap_err();
-        assert!(err.contains("read_modify_write needs 2"), "{err}");
+        assert!(err.contains("read_modify_write needs exactly 2"), "{err}");
         let ramp = MINIMAL.replace(
             "{\"mode\": \"closed\", \"threads\": 4}",
             "{\"mode\": \"ramp\", \"min\": 2, \"max\": 8}",
@@ -628,13 +411,57 @@ mod tests {
         ));
     }
 
+    fn with_connection(extra: &str) -> Result<WorkloadSpec, String> {
+        let text = MINIMAL.replace(
+            "\"contact_points\": [\"127.0.0.1:9042\"]",
+            &format!("\"contact_points\": [\"127.0.0.1:9042\"], {extra}"),
+        );
+        WorkloadSpec::from_json(&text)
+    }
+
     #[test]
-    fn records_serialize_with_type_tags() {
-        let e = ErrorRecord::new(Some("read".into()), "boom".into(), true);
-        let v: serde_json::Value = serde_json::to_value(&e).unwrap();
-        assert_eq!(v["type"], "error");
-        assert_eq!(v["fatal"], true);
-        let p = serde_json::to_value(Phase::Ramp).unwrap();
-        assert_eq!(p, "ramp");
+    fn credentials_follow_the_python_rules() {
+        let both = with_connection(r#""username": "u", "password": "p", "password_env": "P""#);
+        assert!(both.unwrap_err().contains("not both"));
+        let bad_name = with_connection(r#""username": "u", "password_env": "1-X""#);
+        assert!(bad_name
+            .unwrap_err()
+            .contains("not an environment variable name"));
+        let alone = with_connection(r#""username": "u""#);
+        assert!(alone
+            .unwrap_err()
+            .contains("give both username and password"));
+        let no_user = with_connection(r#""password_env": "P""#);
+        assert!(no_user
+            .unwrap_err()
+            .contains("give both username and password"));
+        let inline = with_connection(r#""username": "u", "password": "p""#).unwrap();
+        assert_eq!(inline.connection.password().unwrap().as_deref(), Some("p"));
+        assert_eq!(
+            WorkloadSpec::from_json(MINIMAL)
+                .unwrap()
+                .connection
+                .password()
+                .unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn password_env_is_read_from_the_environment() {
+        let name = "CASSLAB_ENGINE_TEST_PASSWORD_7F3A";
+        let spec =
+            with_connection(&format!(r#""username": "u", "password_env": "{name}""#)).unwrap();
+        let missing = spec.connection.password().unwrap_err();
+        assert!(
+            missing.contains(name) && missing.contains("not set"),
+            "{missing}"
+        );
+        std::env::set_var(name, "s3cret");
+        assert_eq!(
+            spec.connection.password().unwrap().as_deref(),
+            Some("s3cret")
+        );
+        std::env::remove_var(name);
     }
 }

@@ -1,0 +1,304 @@
+//! Execution of one operation: cycle `i` becomes its statements (or a batch), each sent
+//! under the retry rule (`retry`), the result read (rows, not found, read-back
+//! validation), and the outcome timed and recorded into the worker's shard. A failed
+//! operation counts in `errors`; it never stops the run.
+
+use std::sync::Mutex;
+use std::time::Instant;
+
+use scylla::client::session::Session;
+use scylla::errors::ExecutionError;
+use scylla::response::query_result::QueryResult;
+use scylla::statement::batch::Batch;
+use scylla::statement::prepared::PreparedStatement;
+use scylla::value::{CqlValue, Row};
+
+use super::retry::Retry;
+use super::session::{self, Prepared};
+use crate::error::EngineError;
+use crate::gen::Value;
+use crate::spec::{OpKind, WorkloadSpec};
+use crate::stats::Shard;
+use crate::workload::{RowRef, Workload, MAX_BATCH_ROWS};
+
+/// What one successful operation saw.
+#[derive(Default)]
+struct Outcome {
+    rows: u64,
+    partitions: u64,
+    not_found: bool,
+    mismatch: Option<String>,
+}
+
+enum OpError {
+    Exec(Box<ExecutionError>),
+    Result(String),
+}
+
+impl OpError {
+    fn message(&self) -> String {
+        match self {
+            OpError::Exec(e) => e.to_string(),
+            OpError::Result(s) => s.clone(),
+        }
+    }
+}
+
+/// The connected, prepared engine, shared by every worker.
+pub struct Engine {
+    session: Session,
+    workload: Workload,
+    prepared: Vec<Vec<PreparedStatement>>,
+    batches: Vec<Option<Batch>>, // per operation: an empty batch carrying its settings
+    retry: Retry,
+    validate: bool,
+}
+
+impl Engine {
+    /// Connect, apply the schema and prepare (see `session`).
+    pub async fn connect(spec: &WorkloadSpec, workload: Workload) -> Result<Engine, EngineError> {
+        let Prepared {
+            session,
+            statements,
+            batches,
+        } = session::connect(spec).await?;
+        Ok(Engine {
+            session,
+            workload,
+            prepared: statements,
+            batches,
+            retry: Retry::of(&spec.connection),
+            validate: spec.validate_reads,
+        })
+    }
+
+    /// Run `attempt` until it succeeds, fails for good, or (idempotent requests only)
+    /// the retries with exponential backoff are used up.
+    async fn retrying<F, Fut>(
+        &self,
+        idempotent: bool,
+        attempt: F,
+    ) -> Result<QueryResult, ExecutionError>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<QueryResult, ExecutionError>>,
+    {
+        let mut tries = 0u32;
+        loop {
+            match attempt().await {
+                Ok(r) => return Ok(r),
+                Err(e) => match self.retry.pause(idempotent, tries, &e) {
+                    Some(pause) => {
+                        tokio::time::sleep(pause).await;
+                        tries += 1;
+                    }
+                    None => return Err(e),
+                },
+            }
+        }
+    }
+
+    async fn exec(
+        &self,
+        stmt: &PreparedStatement,
+        values: &Vec<Value>,
+        idempotent: bool,
+    ) -> Result<QueryResult, ExecutionError> {
+        self.retrying(idempotent, || self.session.execute_unpaged(stmt, values))
+            .await
+    }
+
+    /// A batch insert: its rows in batches of at most MAX_BATCH_ROWS, one after another
+    /// (a single row goes as a plain statement, as cassandra-stress sends it).
+    async fn run_batch(&self, op: usize, key: i64, cycle: u64) -> Result<Outcome, OpError> {
+        let plan = &self.workload.ops[op];
+        let stmt = &self.prepared[op][0];
+        let template = self.batches[op]
+            .as_ref()
+            .expect("batch operations have a batch");
+        let (rows, partitions) = self.workload.batch_rows(op, key, cycle);
+        for chunk in rows.chunks(MAX_BATCH_ROWS) {
+            let values: Vec<Vec<Value>> = chunk
+                .iter()
+                .map(|r| self.workload.row_values(op, 0, r, cycle))
+                .collect();
+            let result = if let [one] = values.as_slice() {
+                self.exec(stmt, one, plan.idempotent).await
+            } else {
+                let mut batch = template.clone();
+                for _ in chunk {
+                    batch.append_statement(stmt.clone());
+                }
+                self.retrying(plan.idempotent, || self.session.batch(&batch, &values))
+                    .await
+            };
+            result.map_err(|e| OpError::Exec(Box::new(e)))?;
+        }
+        Ok(Outcome {
+            rows: rows.len() as u64,
+            partitions,
+            ..Outcome::default()
+        })
+    }
+
+    async fn run_op(&self, op: usize, key: i64, cycle: u64) -> Result<Outcome, OpError> {
+        let plan = &self.workload.ops[op];
+        if plan.batch.is_some() {
+            return self.run_batch(op, key, cycle).await;
+        }
+        let stmts = &self.prepared[op];
+        let target = RowRef {
+            key,
+            row: self.workload.pick_row(op, key, cycle),
+        };
+        let mut last = None;
+        for (s, stmt) in stmts.iter().enumerate() {
+            let values = self.workload.row_values(op, s, &target, cycle);
+            let r = self
+                .exec(stmt, &values, plan.idempotent)
+                .await
+                .map_err(|e| OpError::Exec(Box::new(e)))?;
+            if plan.kind == OpKind::ReadModifyWrite && s == 0 {
+                continue; // the read half: only its latency counts
+            }
+            last = Some(r);
+        }
+        let mut out = Outcome {
+            partitions: 1,
+            ..Outcome::default()
+        };
+        let Some(result) = last else {
+            return Ok(out);
+        };
+        if !result.is_rows() {
+            out.rows = 1; // a write: one row
+            return Ok(out);
+        }
+        let rows = result
+            .into_rows_result()
+            .map_err(|e| OpError::Result(format!("reading the result failed: {e}")))?;
+        out.rows = rows.rows_num() as u64;
+        if matches!(plan.kind, OpKind::Read | OpKind::CounterRead) && out.rows == 0 {
+            out.not_found = true;
+        }
+        if self.validate && plan.kind == OpKind::Read && !plan.validate.is_empty() && out.rows > 0 {
+            let row: Row = rows
+                .first_row()
+                .map_err(|e| OpError::Result(format!("decoding the row failed: {e}")))?;
+            let expected = self.workload.expected_row(op, key, cycle);
+            out.mismatch = mismatch(key, &expected, &row);
+        }
+        Ok(out)
+    }
+
+    /// Run cycle `i`, timing from `due` (open loop) or the send (closed loop).
+    pub async fn execute(&self, i: u64, due: Option<Instant>, shard: &Mutex<Shard>) {
+        let (op, key) = self.workload.plan(i);
+        let sent = Instant::now();
+        let result = self.run_op(op, key, i).await;
+        let done = Instant::now();
+        let service_ns = done.duration_since(sent).as_nanos() as u64;
+        let response_ns = done.duration_since(due.unwrap_or(sent)).as_nanos() as u64;
+        let mut s = shard.lock().unwrap_or_else(|p| p.into_inner());
+        match result {
+            Ok(o) => {
+                let slot = self.workload.slots[op];
+                let acc = &mut s.ops[slot];
+                acc.record(response_ns, service_ns);
+                acc.rows += o.rows;
+                acc.partitions += o.partitions;
+                acc.not_found += o.not_found as u64;
+                if let Some(m) = o.mismatch {
+                    acc.mismatches += 1;
+                    s.sample_error(slot, || m);
+                }
+            }
+            Err(e) => {
+                let slot = self.workload.slots[op];
+                s.ops[slot].errors += 1;
+                s.sample_error(slot, || e.message());
+            }
+        }
+    }
+}
+
+/// The first column of a read row that differs from what the write of `key` stored.
+fn mismatch(key: i64, expected: &[Value], row: &Row) -> Option<String> {
+    for (i, want) in expected.iter().enumerate() {
+        let got = row.columns.get(i).and_then(|c| c.as_ref());
+        if !want.matches(got) {
+            return Some(format!(
+                "validation: key {key} column {i}: read {}, the write of that key \
+                 stores {}; was the data written with this seed and generators?",
+                describe_cql(got),
+                describe(want)
+            ));
+        }
+    }
+    None
+}
+
+fn hex_prefix(b: &[u8]) -> String {
+    b.iter().take(8).map(|x| format!("{x:02x}")).collect()
+}
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Blob(b) => format!("blob[{}] 0x{}..", b.len(), hex_prefix(b)),
+        Value::Text(t) => format!("text[{}] {:?}..", t.len(), &t[..t.len().min(16)]),
+        other => format!("{other:?}"),
+    }
+}
+
+fn describe_cql(v: Option<&CqlValue>) -> String {
+    match v {
+        None => "null".into(),
+        Some(CqlValue::Blob(b)) => format!("blob[{}] 0x{}..", b.len(), hex_prefix(b)),
+        Some(CqlValue::Text(t) | CqlValue::Ascii(t)) => {
+            let end = t.char_indices().nth(16).map_or(t.len(), |(i, _)| i);
+            format!("text[{}] {:?}..", t.len(), &t[..end])
+        }
+        Some(other) => {
+            let s = format!("{other:?}");
+            s.chars().take(60).collect()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validation_names_the_first_differing_column() {
+        let expected = [Value::Blob(vec![1, 2, 3]), Value::Text("abc".into())];
+        let same = Row {
+            columns: vec![
+                Some(CqlValue::Blob(vec![1, 2, 3])),
+                Some(CqlValue::Text("abc".into())),
+            ],
+        };
+        assert_eq!(mismatch(7, &expected, &same), None);
+        let other = Row {
+            columns: vec![Some(CqlValue::Blob(vec![1, 2, 3])), None],
+        };
+        let m = mismatch(7, &expected, &other).unwrap();
+        assert!(
+            m.starts_with("validation: key 7 column 1: read null"),
+            "{m}"
+        );
+        assert!(m.contains("text[3] \"abc\".."), "{m}");
+    }
+
+    #[test]
+    fn descriptions_are_short() {
+        let long = CqlValue::Blob((0..100).collect());
+        assert_eq!(describe_cql(Some(&long)), "blob[100] 0x0001020304050607..");
+        let text = CqlValue::Text("é".repeat(20));
+        assert_eq!(
+            describe_cql(Some(&text)),
+            format!("text[40] {:?}..", "é".repeat(16))
+        );
+        assert_eq!(describe(&Value::Blob(vec![0xab; 3])), "blob[3] 0xababab..");
+    }
+}

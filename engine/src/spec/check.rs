@@ -1,0 +1,315 @@
+//! The rules a workload spec must satisfy, in the order and with the messages of the
+//! pydantic validators in `src/casslab/load/spec.py`.
+//!
+//! Both sides run the fixtures in `engine/contract/` (see its README): a spec in `valid/`
+//! is accepted by both, a spec in `invalid/` is rejected by both with messages that contain
+//! its `reason`. Change a rule here, there and in a fixture together.
+
+use super::{
+    Connection, DistKind, Distribution, GenKind, Generator, OpKind, Operation, Output, Rate, Stop,
+    WorkloadSpec, SCHEMA_VERSION,
+};
+
+/// `x > 0`, false for NaN.
+fn positive(x: f64) -> bool {
+    x > 0.0
+}
+
+fn fraction(x: f64) -> bool {
+    (0.0..=1.0).contains(&x)
+}
+
+fn kind_name(kind: DistKind) -> String {
+    format!("{kind:?}").to_lowercase()
+}
+
+pub(super) fn is_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+impl Distribution {
+    pub fn check(&self) -> Result<(), String> {
+        if self.max < self.min {
+            return Err(format!(
+                "{} distribution {}..{}: max is below min; write it as min..max",
+                kind_name(self.kind),
+                self.min,
+                self.max
+            ));
+        }
+        if !(positive(self.zipf_theta) && self.zipf_theta < 1.0) {
+            return Err(format!(
+                "zipf_theta must be between 0 and 1, exclusive (got {}); YCSB uses 0.99",
+                self.zipf_theta
+            ));
+        }
+        if !(fraction(self.hot_fraction) && fraction(self.hot_ops_fraction)) {
+            return Err(format!(
+                "hot_fraction and hot_ops_fraction must be between 0 and 1 (got {}, {})",
+                self.hot_fraction, self.hot_ops_fraction
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Generator {
+    pub fn check(&self) -> Result<(), String> {
+        let column = &self.column;
+        if let Some(d) = &self.size {
+            d.check()
+                .map_err(|e| format!("column {column:?} size: {e}"))?;
+        }
+        if let Some(d) = &self.values {
+            d.check()
+                .map_err(|e| format!("column {column:?} values: {e}"))?;
+        }
+        if let Some(d) = self.size.as_ref().filter(|d| d.min < 0) {
+            return Err(format!(
+                "column {column:?}: size must be >= 0 bytes (got {}..{})",
+                d.min, d.max
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Operation {
+    /// Nested records first, then the operation's own rules (pydantic's order).
+    pub fn check(&self) -> Result<(), String> {
+        let ctx = |e: String| format!("operation {:?}: {e}", self.name);
+        for g in self.statements.iter().flat_map(|s| &s.binds) {
+            g.check().map_err(ctx)?;
+        }
+        if let Some(d) = &self.keys {
+            d.check().map_err(|e| ctx(format!("keys: {e}")))?;
+        }
+        for g in &self.validate_columns {
+            g.check().map_err(ctx)?;
+        }
+        for d in &self.clustering {
+            d.check().map_err(|e| ctx(format!("clustering: {e}")))?;
+        }
+        if let Some(b) = &self.batch {
+            b.partitions
+                .check()
+                .map_err(|e| ctx(format!("batch partitions: {e}")))?;
+            b.select
+                .check()
+                .map_err(|e| ctx(format!("batch select: {e}")))?;
+            if b.partitions.min < 1 || b.select.min < 0 {
+                return Err(ctx(format!(
+                    "batch partitions must be >= 1 and select >= 0 (got partitions {}..{}, \
+                     select {}..{})",
+                    b.partitions.min, b.partitions.max, b.select.min, b.select.max
+                )));
+            }
+            if !positive(b.select_divisor) {
+                return Err(ctx(format!(
+                    "batch select_divisor must be > 0 (got {})",
+                    b.select_divisor
+                )));
+            }
+        }
+        if !positive(self.weight) {
+            return Err(ctx(format!("weight must be > 0 (got {})", self.weight)));
+        }
+        if self.statements.is_empty() {
+            return Err(ctx(
+                "statements is empty; give at least one statement".into()
+            ));
+        }
+        let depth = self.clustering.len();
+        if let Some(g) = self
+            .statements
+            .iter()
+            .flat_map(|s| &s.binds)
+            .find(|g| g.level > depth)
+        {
+            return Err(ctx(format!(
+                "column {:?} has level {} but the partition has {depth} clustering level(s)",
+                g.column, g.level
+            )));
+        }
+        if self.clustering.iter().any(|d| d.min < 1) {
+            return Err(ctx("clustering counts must be >= 1".into()));
+        }
+        if self.batch.is_some()
+            && (!matches!(self.kind, OpKind::Write | OpKind::CounterWrite)
+                || self.statements.len() != 1)
+        {
+            return Err(ctx("batch needs a write with exactly one statement".into()));
+        }
+        if self.kind == OpKind::ReadModifyWrite && self.statements.len() != 2 {
+            return Err(ctx(format!(
+                "read_modify_write needs exactly 2 statements (a read, then a write), got {}",
+                self.statements.len()
+            )));
+        }
+        if self
+            .validate_columns
+            .iter()
+            .any(|g| g.kind == GenKind::ScanLength)
+        {
+            return Err(ctx(
+                "validate_columns cannot hold scan_length (it is a LIMIT, not a column); \
+                 remove it"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Rate {
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            Rate::Closed { threads } => {
+                if *threads < 1 {
+                    return Err(format!("rate.threads must be >= 1 (got {threads})"));
+                }
+            }
+            Rate::Open {
+                rate_per_s,
+                max_in_flight,
+            } => {
+                if !positive(*rate_per_s) {
+                    return Err(format!("rate.rate_per_s must be > 0 (got {rate_per_s})"));
+                }
+                if *max_in_flight < 1 {
+                    return Err(format!(
+                        "rate.max_in_flight must be >= 1 (got {max_in_flight})"
+                    ));
+                }
+            }
+            Rate::Ramp {
+                min,
+                max,
+                factor,
+                step_duration_s,
+                patience,
+                steps,
+                ..
+            } => {
+                if !(1 <= *min && min <= max) {
+                    return Err(format!(
+                        "rate: ramp needs 1 <= min <= max (got min={min} max={max}); in \
+                         stress syntax threads>=MIN threads<=MAX"
+                    ));
+                }
+                if factor.is_nan() || *factor <= 1.0 {
+                    return Err(format!("rate.factor must be > 1 (got {factor})"));
+                }
+                if !positive(*step_duration_s) {
+                    return Err(format!(
+                        "rate.step_duration_s must be > 0 (got {step_duration_s})"
+                    ));
+                }
+                if *patience < 1 {
+                    return Err(format!("rate.patience must be >= 1 (got {patience})"));
+                }
+                if steps.windows(2).any(|w| w[1] <= w[0]) || steps.iter().any(|&s| s < 1) {
+                    return Err(format!(
+                        "rate.steps must be ascending and >= 1 (got {steps:?}); each step is \
+                         a thread count above the one before"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Stop {
+    pub fn check(&self) -> Result<(), String> {
+        if let Some(ops) = self.ops.filter(|&n| n < 1) {
+            return Err(format!(
+                "stop.ops must be >= 1 (got {ops}); leave it out for no limit"
+            ));
+        }
+        if let Some(d) = self.duration_s.filter(|&d| !positive(d)) {
+            return Err(format!(
+                "stop.duration_s must be > 0 (got {d}); leave it out for no limit"
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Connection {
+    pub fn check(&self) -> Result<(), String> {
+        if self.contact_points.is_empty() {
+            return Err("connection.contact_points is empty; give at least one host:port".into());
+        }
+        if self.password.is_some() && self.password_env.is_some() {
+            return Err("connection: give password or password_env, not both".into());
+        }
+        if let Some(name) = &self.password_env {
+            if !is_env_name(name) {
+                return Err(format!(
+                    "connection.password_env {name:?}: not an environment variable name; use \
+                     letters, digits and _ (e.g. CASSANDRA_PASSWORD)"
+                ));
+            }
+        }
+        if self.username.is_some() != (self.password.is_some() || self.password_env.is_some()) {
+            return Err(
+                "connection: give both username and password (or password_env), or neither".into(),
+            );
+        }
+        Ok(())
+    }
+}
+
+impl Output {
+    pub fn check(&self) -> Result<(), String> {
+        if !positive(self.interval_s) {
+            return Err(format!(
+                "output.interval_s must be > 0 (got {})",
+                self.interval_s
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl WorkloadSpec {
+    /// Every rule of the Python models: fields in declaration order (nested records first),
+    /// then the spec's own rules.
+    pub fn check(&self) -> Result<(), String> {
+        if self.schema_version != SCHEMA_VERSION {
+            return Err(format!(
+                "workload spec schema_version {} is not supported by this engine (expects {}); \
+                 rebuild the engine with `make engine`",
+                self.schema_version, SCHEMA_VERSION
+            ));
+        }
+        self.connection.check()?;
+        for op in &self.operations {
+            op.check()?;
+        }
+        self.keys.check().map_err(|e| format!("keys: {e}"))?;
+        self.rate.check()?;
+        self.stop.check()?;
+        self.output.check()?;
+        if self.operations.is_empty() {
+            return Err("operations is empty; give at least one operation".into());
+        }
+        if self.seed < 0 {
+            return Err(seed_message(self.seed));
+        }
+        if self.stop.ops.is_none()
+            && self.stop.duration_s.is_none()
+            && !matches!(self.rate, Rate::Ramp { .. })
+        {
+            return Err("stop: give ops (n=) or duration_s (duration=); a run must end".into());
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn seed_message(seed: impl std::fmt::Display) -> String {
+    format!("seed must be >= 0 and < 2**63 (got {seed})")
+}
