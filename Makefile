@@ -7,17 +7,33 @@ CASSANDRA_VERSION ?= 5.0.9
 ENGINE := target/release/casslab-engine
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: setup venv engine cassandra browser lint test test-fast demo demo-cluster bench clean docs
+.PHONY: setup venv lock engine cassandra browser lint test test-fast demo demo-cluster bench clean docs
 
 setup: venv engine cassandra
 
 venv: $(BIN)/.installed
 
-$(BIN)/.installed: pyproject.toml
+# Dependencies at the versions CI tested (requirements.lock), then casslab itself; pip check
+# fails when pyproject.toml needs a package the lock lacks (then: make lock).
+$(BIN)/.installed: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -r requirements.lock
+	$(BIN)/pip install --quiet --no-deps -e .
+	$(BIN)/pip check
 	touch $@
+
+# Re-resolve requirements.lock from pyproject.toml in a scratch virtualenv (after a
+# dependency change); review the diff before committing it.
+LOCK_VENV := .lock-venv
+lock:
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/pip install --quiet --upgrade pip
+	$(LOCK_VENV)/bin/pip install --quiet -e '.[dev]'
+	{ sed -n '/^#/p' requirements.lock; $(LOCK_VENV)/bin/pip freeze --exclude-editable; } > requirements.lock.new
+	mv requirements.lock.new requirements.lock
+	rm -rf $(LOCK_VENV)
 
 engine:
 	@if [ -f Cargo.toml ]; then cargo build --release --quiet -p casslab-engine; fi
@@ -65,4 +81,4 @@ docs: venv
 	@if [ -f src/casslab/metrics/catalogue.py ]; then $(BIN)/python -m casslab.metrics.catalogue > docs/metrics.md; fi
 
 clean:
-	rm -rf $(VENV) target build .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(LOCK_VENV) target build .mypy_cache .ruff_cache .pytest_cache

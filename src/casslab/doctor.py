@@ -7,12 +7,12 @@ from enum import StrEnum
 from pathlib import Path
 
 import psutil
-from pydantic import BaseModel, ConfigDict
 
 from casslab.cluster import distribution, jdk
 from casslab.cluster.heap import OVERHEAD_MIB
 from casslab.cluster.wait import port_free
 from casslab.errors import SetupError
+from casslab.record import Record
 
 GIB = 1024**3
 
@@ -23,9 +23,7 @@ class Verdict(StrEnum):
     FAIL = "fail"
 
 
-class Check(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class Check(Record):
     name: str
     verdict: Verdict
     detail: str

@@ -36,6 +36,14 @@ class EngineError(CasslabError):
     """The load engine could not be built, started, or reported an error."""
 
 
+class SpecRejectedError(EngineError):
+    """The load engine's ``--check`` rejects a workload spec; ``reason`` is its own word."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 class MetricsError(CasslabError):
     """A metrics source or sink failed in a way the sampler cannot record as a gap."""
 
@@ -50,3 +58,20 @@ class AnalysisError(CasslabError):
 
 class ReportError(CasslabError):
     """A report could not be rendered from a results directory."""
+
+
+class StoreError(CasslabError):
+    """A run directory's file is missing, unreadable or not the record it should be.
+
+    ``detail`` is the problem alone (``not valid JSON (...)``), for callers that word
+    their own message around it (the runner's "its trial will be run again").
+    """
+
+    def __init__(self, message: str, detail: str = "") -> None:
+        super().__init__(message)
+        self.detail = detail or message
+
+
+class NewerSchemaError(StoreError):
+    """A file was written by a newer casslab: its ``schema_version`` is above the one this
+    casslab reads. Never loaded silently; the fix is to upgrade casslab."""

@@ -20,7 +20,7 @@ from casslab.analysis import (
     trial_kpis,
 )
 from casslab.errors import AnalysisError
-from casslab.load.spec import IntervalRecord, LatencyStats, OpStats, SummaryRecord
+from casslab.load.records import IntervalRecord, LatencyStats, OpStats, SummaryRecord
 
 
 def latency(count: int, mean: float, p99: float, top: float) -> LatencyStats:

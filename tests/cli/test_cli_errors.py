@@ -2,42 +2,24 @@
 
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import psutil
 import pytest
 
-
-def _casslab(
-    home: Path, *args: str, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "CASSLAB_HOME": str(home), "COLUMNS": "200", **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "casslab", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=environment,
-        check=False,
-    )
+from cli_entry import casslab, processes_under
 
 
 def _started_nothing(home: Path) -> bool:
-    for process in psutil.process_iter(["cmdline"]):
-        if str(home) in " ".join(process.info["cmdline"] or []):
-            return False
-    return True
+    return processes_under(home) == []
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["up", "--nodes", "0"], "--nodes 0: a cluster needs at least 1 node"),
+        (["up", "--nodes", "0"], "--nodes 0: a local cluster has 1 to 9 nodes"),
         (
             ["up", "--set", "memtable_flush_writer=6"],
             "memtable_flush_writer: unknown cassandra.yaml setting in Cassandra 5.0.9 "
@@ -52,7 +34,14 @@ def _started_nothing(home: Path) -> bool:
             "compaction_throughput: expected a rate like 16MiB/s",
         ),
         (["up", "--set", "listen_address=127.0.0.9"], "listen_address: set by casslab"),
-        (["up", "--heap", "64M"], "heap: Value error, heap '64M': Cassandra needs at least 256M"),
+        (["up", "--heap", "64M"], "--heap: heap '64M': Cassandra needs at least 256M"),
+        (["up", "--nodes", "10"], "--nodes 10: a local cluster has 1 to 9 nodes"),
+        (
+            ["up", "--set", "concurrent_compactors=-5"],
+            "concurrent_compactors: -5 is out of range; Cassandra 5.0.9 requires at least 1",
+        ),
+        (["up", "--heap", "100G"], "heap 102400M x 1 node(s) needs about 100.5 GiB"),
+        (["up", "--name", "a b"], "--name: cluster name 'a b': use letters, digits"),
         (["up", "--version", "4.1.5"], "Cassandra 4.1.5 needs JDK 8 or 11"),
         (["up", "--version", "5.0.99"], "Cassandra 5.0.99 is not on Maven Central"),
         (["up", "--version", "five"], "is not of the form X.Y.Z"),
@@ -62,7 +51,7 @@ def _started_nothing(home: Path) -> bool:
 def test_bad_input_is_named_and_nothing_starts(
     tmp_path: Path, args: list[str], message: str
 ) -> None:
-    result = _casslab(tmp_path, *args)
+    result = casslab(tmp_path, *args)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "Error:" in result.stderr
     assert message in " ".join(result.stderr.split()), result.stderr
@@ -71,7 +60,7 @@ def test_bad_input_is_named_and_nothing_starts(
 
 def test_missing_jdk(tmp_path: Path) -> None:
     bin_dir = Path(sys.executable).parent
-    result = _casslab(tmp_path, "up", env={"PATH": str(bin_dir), "JAVA_HOME": ""})
+    result = casslab(tmp_path, "up", env={"PATH": str(bin_dir), "JAVA_HOME": ""})
     assert result.returncode == 1
     assert "no java on PATH" in result.stderr
     assert "JDK 11 or 17" in result.stderr
@@ -88,7 +77,7 @@ def busy_cql_port() -> Iterator[str]:
 
 
 def test_busy_port(tmp_path: Path, busy_cql_port: str) -> None:
-    result = _casslab(tmp_path, "up", "--base-address", busy_cql_port, "--jmx-port-base", "7490")
+    result = casslab(tmp_path, "up", "--base-address", busy_cql_port, "--jmx-port-base", "7490")
     assert result.returncode == 1
     text = " ".join(result.stderr.split())
     assert f"CQL port {busy_cql_port}:9042 is busy" in text
@@ -97,6 +86,6 @@ def test_busy_port(tmp_path: Path, busy_cql_port: str) -> None:
 
 
 def test_unknown_command_option_exits_non_zero(tmp_path: Path) -> None:
-    result = _casslab(tmp_path, "up", "--bogus")
+    result = casslab(tmp_path, "up", "--bogus")
     assert result.returncode != 0
     assert "No such option" in result.stderr

@@ -8,32 +8,22 @@ interval counts. Address block 127.0.20.x (JMX 7200+).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from casslab.cli.stress_graph import revisions_from_html
 from casslab.cluster import ClusterSpec, LocalCluster
-from casslab.load.engine import engine_binary
-from casslab.load.graph import revisions_from_html
-from casslab.load.spec import IntervalRecord, SummaryRecord
-
-
-def _engine_available() -> bool:
-    try:
-        return engine_binary().is_file()
-    except Exception:  # noqa: BLE001 - any failure to locate it means "not built"
-        return False
-
+from casslab.load.records import IntervalRecord, SummaryRecord
+from cli_entry import NEEDS_ENGINE
+from cli_entry import casslab as run_casslab
 
 pytestmark = [
     pytest.mark.integration,
-    pytest.mark.engine,
-    pytest.mark.skipif(not _engine_available(), reason="engine binary not built"),
+    *NEEDS_ENGINE,
 ]
 
 NODE = "127.0.20.1"
@@ -48,15 +38,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
 
 
 def casslab(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "casslab", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env={**os.environ, "COLUMNS": "250"},
-        cwd=cwd,
-        check=False,
-    )
+    done = run_casslab(None, *args, timeout_s=180, cwd=cwd, columns=250)
     assert done.returncode == 0, f"casslab {' '.join(args)}\n{done.stdout}\n{done.stderr}"
     return done
 
@@ -377,3 +359,69 @@ def test_ycsb_load_and_workloads_a_to_f(cluster: LocalCluster) -> None:
     assert done.stdout.startswith("[OVERALL], RunTime(ms), ")
     assert "[OVERALL], Throughput(ops/sec), " in done.stdout
     assert "[READ], Operations, " in done.stdout
+
+
+def casslab_status(*args: str) -> tuple[int, str, str]:
+    done = run_casslab(None, *args, timeout_s=180, columns=250)
+    return done.returncode, done.stdout, " ".join(done.stderr.split())
+
+
+# Replication factor 3 on one node at consistency ALL: every operation fails (Unavailable),
+# the run itself goes on to the end.
+UNAVAILABLE_STRESS = [
+    "stress",
+    "write",
+    "n=200",
+    "cl=ALL",
+    "-schema",
+    "keyspace=k20unavailable",
+    "replication(factor=3)",
+    "-rate",
+    "threads=4",
+    "-errors",
+    "retries=0",
+    "-node",
+    NODE,
+]
+
+
+def test_stress_exits_non_zero_when_operations_fail(cluster: LocalCluster) -> None:
+    code, stdout, stderr = casslab_status(*UNAVAILABLE_STRESS)
+    assert code == 1, stdout + stderr
+    assert "Error: 200 of 200 operations failed; first errors: write: " in stderr, stderr
+    assert "`-errors ignore` keeps the exit status 0" in stderr
+    assert "Results:" in stdout  # the report is printed all the same
+
+
+def test_stress_errors_ignore_exits_zero_and_still_says_so(cluster: LocalCluster) -> None:
+    errors = UNAVAILABLE_STRESS.index("retries=0")
+    ignoring = [*UNAVAILABLE_STRESS[:errors], "ignore", *UNAVAILABLE_STRESS[errors:]]
+    code, stdout, stderr = casslab_status(*ignoring)
+    assert code == 0, stdout + stderr
+    assert "200 of 200 operations failed" in stderr
+    assert "exit status 0 as -errors ignore asks" in stderr
+
+
+def test_ycsb_exits_non_zero_when_operations_fail(cluster: LocalCluster) -> None:
+    code, stdout, stderr = casslab_status(
+        "ycsb",
+        "load",
+        "-P",
+        "workloada",
+        "-p",
+        f"hosts={NODE}",
+        "-p",
+        "cassandra.keyspace=k20ycsbunavailable",
+        "-p",
+        "cassandra.replication_factor=3",
+        "-p",
+        "cassandra.writeconsistencylevel=ALL",
+        "-p",
+        "recordcount=20",
+        "-threads",
+        "10",
+    )
+    assert code == 1, stdout + stderr
+    assert "Error: 20 of 20 operations failed; first errors: INSERT: " in stderr, stderr
+    assert "casslab ycsb exits non-zero when any operation fails" in stderr
+    assert "[OVERALL], RunTime(ms), " in stdout

@@ -15,7 +15,8 @@ import pytest
 
 import casslab.results
 from browser_check import CHROMIUM, figure_divs, open_page, screenshot
-from casslab.experiment.records import RunLayout, TrialResult, TrialStatus
+from casslab.store.layout import RunLayout
+from casslab.store.records import TrialResult, TrialStatus
 
 pytestmark = [pytest.mark.integration, pytest.mark.engine]
 

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from casslab.experiment import loader
+from casslab.experiment.commands import Tool
+from casslab.experiment.design import expand
 from casslab.experiment.model import Design, parse_duration_s
-from casslab.experiment.plan import Plan, Tool, expand
+from casslab.experiment.plan_records import Plan
 
 EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
 SHIPPED = sorted(EXPERIMENTS.glob("*.yaml"))

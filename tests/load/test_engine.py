@@ -19,16 +19,15 @@ import pytest
 
 from casslab.errors import EngineError
 from casslab.load import engine
+from casslab.load.records import ErrorRecord, IntervalRecord, SummaryRecord
 from casslab.load.spec import (
     ClosedLoop,
     Connection,
     Consistency,
     DistKind,
     Distribution,
-    ErrorRecord,
     Generator,
     GenKind,
-    IntervalRecord,
     OpenLoop,
     Operation,
     OpKind,
@@ -36,7 +35,6 @@ from casslab.load.spec import (
     Rate,
     Statement,
     Stop,
-    SummaryRecord,
     ThreadRamp,
     WorkloadSpec,
 )
@@ -365,7 +363,7 @@ def reject(tmp_path: Path, raw: dict[str, Any]) -> ErrorRecord:
         ({"keys": {"kind": "uniform", "min": 5, "max": 1}}, "max is below min"),
         ({"keys": {"kind": "zipfian", "min": 1, "max": 9, "zipf_theta": 1.5}}, "theta"),
         ({"keys": {"kind": "zipf", "min": 1, "max": 9}}, "unknown variant `zipf`"),
-        ({"stop": {}}, "give ops or duration_s"),
+        ({"stop": {}}, "a run must end"),
         ({"schema_version": 2}, "schema_version"),
         ({"rate": {"mode": "closed", "threads": 1, "rate_per_s": 5}}, "rate_per_s"),
         ({"surprise": True}, "surprise"),

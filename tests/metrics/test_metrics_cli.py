@@ -13,13 +13,21 @@ from casslab.metrics.catalogue import CATALOGUE
 
 @pytest.mark.parametrize(
     ("text", "seconds"),
-    [("60s", 60.0), ("2m", 120.0), ("500ms", 0.5), ("1h", 3600.0), ("1.5", 1.5), (" 3 s ", 3.0)],
+    [
+        ("60s", 60.0),
+        ("2m", 120.0),
+        ("500ms", 0.5),
+        ("1h", 3600.0),
+        ("1.5", 1.5),
+        (" 3 s ", 3.0),
+        ("1d", 86400.0),
+    ],
 )
 def test_parse_duration(text: str, seconds: float) -> None:
     assert parse_duration_s(text, "--duration") == pytest.approx(seconds)
 
 
-@pytest.mark.parametrize("text", ["", "0s", "-1s", "ten", "5d"])
+@pytest.mark.parametrize("text", ["", "0s", "-1s", "ten", "5w"])
 def test_bad_duration_names_the_option(text: str) -> None:
     with pytest.raises(ConfigError, match="--interval"):
         parse_duration_s(text, "--interval")

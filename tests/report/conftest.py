@@ -4,7 +4,8 @@ Two cells (``compaction=STCS`` the baseline, ``compaction=LCS``) x 3 iterations,
 failed LCS trial with no engine or metrics file. LCS is clearly faster (op rate ~6,000 vs
 ~5,000 ops/s); p99 latency does not differ significantly. Each trial has 3 warm-up and
 20 measured one-second intervals with write/read operations, a summary, and a metrics
-Parquet file for one node.
+Parquet file for one node. ``with_plan=False`` leaves out ``plan.json``: the layout of a
+run written before plan.json existed.
 """
 
 from __future__ import annotations
@@ -20,15 +21,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from casslab.analysis import trial_kpis
+from casslab.experiment.design import expand
 from casslab.experiment.model import Experiment
-from casslab.experiment.records import (
-    HostFacts,
-    RunLayout,
-    RunManifest,
-    TrialResult,
-    TrialStatus,
-)
-from casslab.load.spec import IntervalRecord, LatencyStats, OpStats, SummaryRecord
+from casslab.experiment.stored_plan import plan_json
+from casslab.load.records import IntervalRecord, LatencyStats, OpStats, SummaryRecord
+from casslab.store.layout import RunLayout
+from casslab.store.plan_file import write_plan_file
+from casslab.store.records import HostFacts, RunManifest, TrialResult, TrialStatus
 
 STCS = "compaction=STCS"
 LCS = "compaction=LCS"
@@ -258,6 +257,7 @@ def build_run(
     with_metrics: bool = True,
     record_kpis: bool = True,
     iterations: int = 3,
+    with_plan: bool = True,
 ) -> Path:
     """Write the synthetic run into ``root`` (created); returns ``root``."""
     layout = RunLayout(root=root)
@@ -268,6 +268,8 @@ def build_run(
         manifest("synthetic", root.name, planned, experiment).model_dump_json(indent=2),
         encoding="utf-8",
     )
+    if with_plan:
+        write_plan_file(layout, plan_json(expand(Experiment.model_validate(experiment))))
     # a randomized-looking order: cells alternate
     order = sorted(range(len(trials)), key=lambda i: (trials[i][1], i % 2 == 0))
     for position, index in enumerate(order):

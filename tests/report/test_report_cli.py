@@ -9,7 +9,7 @@ import typer
 from typer.testing import CliRunner
 
 from casslab.cli.report import register
-from casslab.errors import ReportError
+from casslab.errors import StoreError
 
 RunFactory = Callable[..., Path]
 
@@ -45,9 +45,25 @@ def test_compare_command_writes_into_out(make_run: RunFactory, tmp_path: Path) -
     assert (out / "compare.md").is_file()
 
 
-def test_report_of_a_directory_without_manifest_is_a_report_error(tmp_path: Path) -> None:
+def test_report_of_a_directory_without_manifest_is_a_store_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(_app(), ["report", str(tmp_path)])
 
     assert result.exit_code != 0
-    assert isinstance(result.exception, ReportError)
+    assert isinstance(result.exception, StoreError)
     assert "manifest.json not found" in str(result.exception)
+
+
+def test_report_command_warns_of_an_unreadable_summary(make_run: RunFactory) -> None:
+    run = make_run("run-a")
+    summary = sorted(run.glob("trials/*/*/summary.json"))[0]
+    summary.write_text(summary.read_text(encoding="utf-8")[:60], encoding="utf-8")
+    where = summary.relative_to(run).as_posix()
+
+    result = CliRunner().invoke(_app(), ["report", str(run)], terminal_width=400)
+
+    assert result.exit_code == 0, result.output
+    output = " ".join(result.output.split())
+    assert f"warning: {where}: not a trial summary (not valid JSON (" in output
+    assert "its trial is left out of the report" in output
+    assert "validation error for" not in output
+    assert f"report: {run / 'report.html'}" in output

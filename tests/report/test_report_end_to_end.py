@@ -13,9 +13,10 @@ import plotly.offline
 import pytest
 
 from casslab.analysis import Verdict
-from casslab.errors import ReportError
+from casslab.errors import StoreError
 from casslab.report import build_report, load_run, trials_frame, write_report
-from casslab.report.frames import intervals_frame, metric_series, trial_kpis_of
+from casslab.report.frames import metric_series
+from casslab.store.frames import intervals_frame, trial_kpis_of
 
 RunFactory = Callable[..., Path]
 Trials = tuple[tuple[str, int, float, float, float, float, float], ...]
@@ -49,8 +50,8 @@ def test_load_run_reads_every_trial_and_tolerates_missing_files(run_dir: Path) -
     assert failed.problems == ("engine.jsonl is missing", "metrics.parquet is missing")
 
 
-def test_load_run_without_manifest_is_a_report_error(tmp_path: Path) -> None:
-    with pytest.raises(ReportError, match=r"manifest\.json not found"):
+def test_load_run_without_manifest_is_a_store_error(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match=r"manifest\.json not found"):
         load_run(tmp_path)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import casslab.results
-from casslab.errors import ReportError
+from casslab.errors import StoreError
 
 
 def test_frames_of_a_run(run_dir: Path) -> None:
@@ -23,5 +23,5 @@ def test_frames_of_a_run(run_dir: Path) -> None:
 
 
 def test_not_a_run_directory(tmp_path: Path) -> None:
-    with pytest.raises(ReportError):
+    with pytest.raises(StoreError, match=r"manifest\.json not found"):
         casslab.results.load(tmp_path)

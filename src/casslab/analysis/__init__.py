@@ -45,6 +45,7 @@ from casslab.analysis.kpis import (
     trial_kpis,
 )
 from casslab.analysis.records import (
+    DEFAULT_KPIS,
     KPI_CATALOGUE,
     Analysis,
     AnalysisOptions,
@@ -67,6 +68,7 @@ from casslab.analysis.records import (
 from casslab.analysis.stats import cell_stats, describe, t_quantile, values_by_cell
 
 __all__ = [
+    "DEFAULT_KPIS",
     "KPI_CATALOGUE",
     "METRIC_RULES",
     "AcrossNodes",

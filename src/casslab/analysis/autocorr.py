@@ -29,13 +29,13 @@ from casslab.analysis.records import (
     AnalysisWarning,
     Direction,
     RatioEstimate,
-    Record,
     Verdict,
     WarningCode,
     WelchTest,
     kpi_spec,
 )
 from casslab.errors import AnalysisError
+from casslab.record import Record
 
 ESS_METHOD = "lag-1 autocorrelation (AR(1)): n_eff = n (1 - r1) / (1 + r1)"
 

@@ -31,9 +31,10 @@ import numpy.typing as npt
 import pandas as pd
 from pydantic import Field
 
-from casslab.analysis.records import Record, TrialKpis
+from casslab.analysis.records import TrialKpis
 from casslab.errors import AnalysisError
-from casslab.load.spec import IntervalRecord, LatencyStats, OpStats, SummaryRecord
+from casslab.load.records import IntervalRecord, LatencyStats, OpStats, SummaryRecord
+from casslab.record import Record
 
 # ---------------------------------------------------------------- engine records
 

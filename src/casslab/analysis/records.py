@@ -13,17 +13,12 @@ import math
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from casslab.errors import AnalysisError
+from casslab.record import Record
 
 SCHEMA_VERSION: Literal[1] = 1
-
-
-class Record(BaseModel):
-    """Base of every analysis record: frozen, no unknown fields."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 # ---------------------------------------------------------------- the KPI catalogue
@@ -113,6 +108,10 @@ KPI_CATALOGUE: dict[str, KpiSpec] = {
         _spec("sstables_max", "count", _N, "live SSTables, largest sample on any node"),
     )
 }
+
+
+DEFAULT_KPIS = ("op_rate", "latency_mean_ms", "latency_p99_ms", "errors")
+"""The KPIs an experiment reports when its file names none."""
 
 
 def kpi_spec(name: str) -> KpiSpec:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shlex
 import time
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -18,10 +20,14 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from casslab.cli.interrupt import Interrupted
 from casslab.experiment import events
+from casslab.experiment.design import expand
 from casslab.experiment.loader import load
-from casslab.experiment.plan import expand
-from casslab.experiment.records import TrialStatus
+from casslab.experiment.specs import check_engine_specs
+from casslab.load.credentials import mask_text
+from casslab.store.records import TrialStatus
+from casslab.store.runs import open_run
 
 console = Console()
 
@@ -55,7 +61,8 @@ class _ProgressView:
             if result.status is TrialStatus.FAILED:
                 self.failed += 1
                 self.progress.console.print(
-                    f"[red]trial {result.trial_id} failed:[/] {result.error}"
+                    f"[red]trial {escape(result.trial_id)} failed:[/] {escape(result.error or '')}",
+                    highlight=False,
                 )
             else:
                 rate = result.kpis.get("op_rate")
@@ -67,7 +74,9 @@ class _ProgressView:
                 )
             self.progress.advance(self.task)
         elif isinstance(event, events.RunWarning):
-            self.progress.console.print(f"[yellow]warning:[/] {event.message}")
+            self.progress.console.print(
+                f"[yellow]warning:[/] {escape(event.message)}", highlight=False, soft_wrap=True
+            )
 
     def _status(self, text: str) -> None:
         self.progress.update(self.task, status=text)
@@ -99,10 +108,9 @@ def run(
     ] = 30.0,
 ) -> None:
     """Run an experiment: every trial, then statistics and the report."""
-    from casslab.experiment.runner import Runner, RunnerOptions, run_layout
+    from casslab.experiment.runner import Runner, RunnerOptions, check_options
 
     experiment = load(file)
-    layout = run_layout(results, experiment, resume=resume_dir or resume)
     options = RunnerOptions(
         results_root=results,
         keep_cluster=keep_cluster,
@@ -110,7 +118,11 @@ def run(
         jmx_port_base=jmx_port_base,
         base_dir=file.resolve().parent,
         jvm_warmup_s=jvm_warmup,
+        experiment_file=file,
     )
+    check_options(options)
+    check_engine_specs(expand(experiment), options.base_dir)  # before a run directory exists
+    layout = open_run(results, experiment.name, resume=resume_dir or resume)
     start = time.monotonic()
     with Progress(
         TextColumn("[bold]{task.description}"),
@@ -124,7 +136,22 @@ def run(
     ) as progress:
         view = _ProgressView(progress, total=0)
         runner = Runner(experiment, layout, options, on_event=view)
-        runner.run()
+        try:
+            runner.run()
+        except KeyboardInterrupt as interrupt:
+            again = ["casslab", "run", str(file)]
+            again += ["--resume-dir", str(resume_dir)] if resume_dir else ["--resume"]
+            if results != Path("results"):
+                again += ["--results", str(results)]
+            if (base_address, jmx_port_base) != ("127.0.0.1", 7190):
+                again += ["--base-address", base_address, "--jmx-port-base", str(jmx_port_base)]
+            if jvm_warmup != 30.0:
+                again += ["--jvm-warmup", f"{jvm_warmup:g}"]
+            if keep_cluster:
+                again += ["--keep-cluster"]
+            raise Interrupted(
+                f"finished trials are kept; resume with: {shlex.join(again)}"
+            ) from interrupt
     console.print(
         f"run {layout.root} finished in {time.monotonic() - start:.0f} s"
         + (f", {view.failed} trial(s) failed" if view.failed else "")
@@ -138,6 +165,7 @@ def run(
 def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) -> None:
     """Check an experiment file and show its cells and trial order without running it."""
     expanded = expand(load(file))
+    checked = check_engine_specs(expanded, file.resolve().parent)
     table = Table(
         "#", "trial", "nodes", "restart", "workload", title=f"plan of {expanded.experiment}"
     )
@@ -147,12 +175,13 @@ def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) 
             trial.trial_id,
             str(trial.nodes),
             trial.restart_reason.value if trial.restart_reason else "",
-            trial.workload.text,
+            mask_text(trial.workload.text),
         )
     console.print(table)
     console.print(
         f"{len(expanded.cells)} cells x {expanded.iterations} iterations = "
-        f"{len(expanded.trials)} trials; baseline {expanded.baseline_cell_id}"
+        f"{len(expanded.trials)} trials; baseline {expanded.baseline_cell_id}; "
+        f"{checked} workload spec(s) accepted by the load engine"
     )
 
 

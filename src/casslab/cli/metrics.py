@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 import threading
 import time
 from pathlib import Path
@@ -18,11 +17,10 @@ from casslab import metrics
 from casslab.errors import ConfigError
 from casslab.metrics.catalogue import CATALOGUE
 from casslab.metrics.source import Gap, NodeTarget, Sample
+from casslab.units import duration_s
 
 console = Console()
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
-_UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 # (header, metric, scale, format) of the live table.
 WATCH_COLUMNS: tuple[tuple[str, str, float, str], ...] = (
@@ -45,19 +43,19 @@ WATCH_COLUMNS: tuple[tuple[str, str, float, str], ...] = (
 
 def parse_duration_s(text: str, option: str) -> float:
     """``60s``, ``2m``, ``500ms``, ``1h`` or a bare number of seconds."""
-    match = _DURATION.match(text)
-    if match is None or float(match.group(1)) <= 0:
+    seconds = duration_s(text)
+    if seconds is None or seconds <= 0:
         raise ConfigError(f"{option} {text!r}: give a positive duration like 60s, 2m or 500ms")
-    return float(match.group(1)) * _UNIT_S[match.group(2) or "s"]
+    return seconds
 
 
 def _targets(contact_points: list[str] | None, name: str | None) -> list[NodeTarget]:
     if contact_points:
         points = [p for text in contact_points for p in text.split(",") if p.strip()]
         return metrics.targets_from_contact_points(points)
-    from casslab.cluster import LocalCluster
+    from casslab.cluster import attach
 
-    cluster = LocalCluster.open(name)
+    cluster = attach(name)
     return metrics.targets_from_nodes(cluster.nodes)
 
 

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 console = Console()
 
@@ -17,9 +18,12 @@ def report(
     ],
 ) -> None:
     """Rebuild report.html, summary.md, figures/*.png and trials.parquet/.csv of a run."""
+    from casslab.experiment.stored_plan import outline_of_manifest
     from casslab.report import write_report  # heavy (pandas, plotly): only when used
 
-    paths = write_report(run_dir)
+    paths = write_report(run_dir, legacy_plan=outline_of_manifest)  # runs before plan.json
+    for problem in paths.problems:
+        console.print(f"[yellow]warning:[/] {escape(problem)}", highlight=False, soft_wrap=True)
     console.print(f"report:  {paths.report_html}", highlight=False, soft_wrap=True)
     console.print(f"summary: {paths.summary_md}", highlight=False, soft_wrap=True)
     console.print(
@@ -43,10 +47,11 @@ def compare(
     ] = None,
 ) -> None:
     """Compare run B with run A; writes compare.html and compare.md."""
+    from casslab.experiment.stored_plan import outline_of_manifest
     from casslab.report import compare_runs
 
     target = out if out is not None else run_b
-    html = compare_runs(run_a, run_b, target)
+    html = compare_runs(run_a, run_b, target, legacy_plan=outline_of_manifest)
     console.print(f"comparison: {html}", highlight=False, soft_wrap=True)
     console.print(f"summary:    {html.with_name('compare.md')}", highlight=False, soft_wrap=True)
 

@@ -1,8 +1,9 @@
 """``casslab stress ...`` (cassandra-stress syntax) and ``casslab ycsb load|run ...``.
 
 Parse (pure, :mod:`casslab.load.stress` / :mod:`casslab.load.ycsb`), run the engine
-(:func:`casslab.load.engine.run`), print the rendered rows live, and write ``-log file=``
-and ``-graph file=`` when asked. ``--dry-run`` prints the engine spec and sends nothing.
+(:func:`casslab.load.engine.run`), print the rows rendered by :mod:`casslab.cli.stress_render`
+live, and write ``-log file=`` and ``-graph file=`` (:mod:`casslab.cli.stress_graph`) when
+asked. ``--dry-run`` prints the engine spec and sends nothing.
 """
 
 from __future__ import annotations
@@ -15,16 +16,18 @@ from typing import IO, Annotated
 
 import typer
 
-from casslab.errors import CasslabError
-from casslab.load import engine, render
-from casslab.load.engine import EngineResult
-from casslab.load.graph import (
+from casslab.cli import stress_render
+from casslab.cli.stress_graph import (
     add_revision,
     render_graph_html,
     revision_from_intervals,
     revisions_from_html,
 )
-from casslab.load.spec import Connection, IntervalRecord, Output, SummaryRecord, WorkloadSpec
+from casslab.errors import EngineError
+from casslab.load import credentials, engine, wording
+from casslab.load.engine import EngineResult, Wording
+from casslab.load.records import IntervalRecord, SummaryRecord
+from casslab.load.spec import Connection, Output, WorkloadSpec
 from casslab.load.stress import StressCommand, parse_stress
 from casslab.load.ycsb import YcsbPhase, parse_ycsb
 
@@ -52,14 +55,13 @@ Timeout = Annotated[
 
 
 def default_contact_points() -> list[str]:
-    """The current local cluster's contact points, else 127.0.0.1:9042."""
-    try:
-        from casslab.cluster import current_contact_points
+    """The current cluster's contact points, else (no current cluster) 127.0.0.1:9042. A
+    current cluster whose state cannot be read is an error, not a silent fallback."""
+    from casslab.cluster import current_contact_points, current_name
 
-        points = current_contact_points()
-    except (ImportError, CasslabError):
+    if current_name() is None:
         return [FALLBACK_CONTACT_POINT]
-    return list(points) or [FALLBACK_CONTACT_POINT]
+    return list(current_contact_points()) or [FALLBACK_CONTACT_POINT]
 
 
 def _echo(line: str, *, log: IO[str] | None = None, err: bool = False) -> None:
@@ -95,14 +97,20 @@ def _run_engine(
     workdir: Path,
     on_interval: Callable[[IntervalRecord], None],
     timeout_s: float | None,
+    words: Wording,
 ) -> EngineResult:
-    return engine.run(spec, workdir, on_interval=on_interval, timeout_s=timeout_s)
+    return engine.run(spec, workdir, on_interval=on_interval, timeout_s=timeout_s, wording=words)
 
 
 def _report_errors(result: EngineResult) -> None:
-    for record in result.errors[:10]:
-        prefix = f"{record.op}: " if record.op else ""
-        typer.echo(f"engine error: {prefix}{record.message}", err=True)
+    """Each distinct engine error once, with how often it came (the first 10 kinds)."""
+    counts: dict[str, int] = {}
+    for record in result.errors:
+        text = f"{record.op}: {record.message}" if record.op else record.message
+        counts[text] = counts.get(text, 0) + 1
+    for text, count in list(counts.items())[:10]:
+        times = f" ({count} times)" if count > 1 else ""
+        typer.echo(f"engine error: {text}{times}", err=True)
 
 
 # ---------------------------------------------------------------- stress
@@ -135,9 +143,15 @@ def stress(
     Groups: -pop -rate -col -schema -node -port -mode -log -graph -errors -insert
     -transport
 
+    Credentials: -mode user=U password=P, or -mode user=U password-env=VAR to read the
+    password from the environment variable VAR (kept off the command line). Passwords
+    are shown and stored as *suppressed*.
+
     Shell-escaped forms such as ratio\\(write=9,read=1\\) are accepted.
 
     Without -node: the current casslab cluster, else 127.0.0.1:9042.
+
+    Exits 1 when any operation failed (after the report); -errors ignore keeps 0.
     """
     command = parse_stress(list(ctx.args))
     connection = Connection(contact_points=command.contact_points(default_contact_points()))
@@ -145,9 +159,10 @@ def stress(
         connection, seed=seed, output=_stress_output(command), profile_dir=Path.cwd()
     )
     if dry_run:
-        typer.echo(spec.model_dump_json(indent=2))
+        typer.echo(credentials.masked(spec).model_dump_json(indent=2))
         return
-    progress = render.StressProgress()
+    credentials.require_password_env(spec.connection)
+    progress = stress_render.StressProgress()
     intervals: list[IntervalRecord] = []
     threads = 0
     with _open_log(command.log.file) as log, _workdir(workdir) as work:
@@ -162,7 +177,7 @@ def stress(
                 _echo(line, log=log)
 
         text(f"Running {command.display()}")
-        text(render.stress_header([op.name for op in spec.operations]))
+        text(stress_render.stress_header([op.name for op in spec.operations]))
 
         def on_interval(record: IntervalRecord) -> None:
             nonlocal progress, threads
@@ -174,22 +189,30 @@ def stress(
             if record.phase == "ramp" and record.threads != threads:
                 threads = record.threads
                 text(f"Running with {threads} threadCount")
-            progress = render.advance(progress, record)
-            for row in render.stress_interval_rows(record, progress):
+            progress = stress_render.advance(progress, record)
+            for row in stress_render.stress_interval_rows(record, progress):
                 text(row)
 
-        result = _run_engine(spec, work, on_interval, timeout)
+        words = wording.stress(files_kept=workdir is not None)
+        result = _run_engine(spec, work, on_interval, timeout, words)
         summary: SummaryRecord = result.summary
         if json_lines:
             typer.echo(summary.model_dump_json())
         if not command.log.no_summary:
             text("")
-            for line in [*render.stress_ramp(summary), *render.stress_results(summary)]:
+            for line in stress_render.stress_ramp(summary):
+                text(line)
+            for line in stress_render.stress_results(summary):
                 text(line)
             text("END")
     _report_errors(result)
     if command.graph.file is not None:
         _write_graph(command, intervals)
+    failed = stress_render.failed_operations(result.summary, result.errors)
+    if failed is not None:
+        if not command.errors.ignore:
+            raise EngineError(f"{failed}; `-errors ignore` keeps the exit status 0")
+        typer.echo(f"{failed}; exit status 0 as -errors ignore asks", err=True)
 
 
 def _write_graph(command: StressCommand, intervals: list[IntervalRecord]) -> None:
@@ -220,8 +243,9 @@ def _ycsb(
     connection = Connection(contact_points=command.contact_points(default_contact_points()))
     spec = command.to_spec(connection, seed=seed)
     if dry_run:
-        typer.echo(spec.model_dump_json(indent=2))
+        typer.echo(credentials.masked(spec).model_dump_json(indent=2))
         return
+    credentials.require_password_env(spec.connection)
     total = 0
     with _workdir(workdir) as work:
 
@@ -233,16 +257,20 @@ def _ycsb(
             if json_lines:
                 typer.echo(record.model_dump_json())
             elif command.status:
-                typer.echo(render.ycsb_status(record, total), err=True)
+                typer.echo(stress_render.ycsb_status(record, total), err=True)
 
-        result = _run_engine(spec, work, on_interval, timeout)
+        words = wording.ycsb(files_kept=workdir is not None)
+        result = _run_engine(spec, work, on_interval, timeout, words)
     summary: SummaryRecord = result.summary
     if json_lines:
         typer.echo(summary.model_dump_json())
     else:
-        for line in render.ycsb_summary(summary):
+        for line in stress_render.ycsb_summary(summary):
             typer.echo(line)
     _report_errors(result)
+    failed = stress_render.failed_operations(summary, result.errors)
+    if failed is not None:  # YCSB has no option to ignore failed operations
+        raise EngineError(f"{failed}; casslab ycsb exits non-zero when any operation fails")
 
 
 def ycsb_load(

@@ -12,10 +12,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
 from casslab.cluster.settings import SettingsCatalogue, catalogue_from_jar
 from casslab.errors import SetupError
+from casslab.record import Record
 
 DEFAULT_VERSION = "5.0.9"  # newest 5.0.x on Maven Central when this was written
 MAVEN_GROUP = "org.apache.cassandra"
@@ -40,10 +39,8 @@ _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
 """
 
 
-class Distribution(BaseModel):
+class Distribution(Record):
     """A Cassandra install casslab can start: its version and its jar directory."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     version: str
     lib_dir: Path

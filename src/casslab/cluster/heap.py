@@ -25,3 +25,23 @@ def default_heap(available_bytes: int, nodes: int, share: float = 0.5) -> str:
             f"({available_bytes / MIB / 1024:.1f} GiB is); use fewer nodes or free memory"
         )
     return f"{heap}M"
+
+
+def heap_problem(heap_mib: int, nodes: int, available_bytes: int, total_bytes: int) -> str | None:
+    """Why ``nodes`` JVMs of ``heap_mib`` each cannot run here, or None.
+
+    Each node needs its heap plus about :data:`OVERHEAD_MIB` off-heap; asking for more than
+    the memory available now would swap the machine (or be killed by the kernel) and any
+    latency measured would be the disk's, not Cassandra's.
+    """
+    need_mib = (heap_mib + OVERHEAD_MIB) * nodes
+    available_mib = available_bytes // MIB
+    if need_mib <= available_mib:
+        return None
+    fitting = max(0, available_mib // max(nodes, 1) - OVERHEAD_MIB) // 128 * 128
+    advice = f"choose --heap {fitting}M or less" if fitting >= MIN_HEAP_MIB else "use fewer nodes"
+    return (
+        f"heap {heap_mib}M x {nodes} node(s) needs about {need_mib / 1024:.1f} GiB with "
+        f"{OVERHEAD_MIB} MiB off-heap per node, but this machine has {available_mib / 1024:.1f}"
+        f" GiB available ({total_bytes / MIB / 1024:.1f} GiB in all); {advice}"
+    )

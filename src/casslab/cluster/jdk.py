@@ -8,9 +8,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
 from casslab.errors import SetupError
+from casslab.record import Record
 
 # Java feature releases each Cassandra series supports (from its release notes).
 SUPPORTED_JDKS: dict[str, tuple[int, ...]] = {
@@ -20,9 +19,7 @@ SUPPORTED_JDKS: dict[str, tuple[int, ...]] = {
 }
 
 
-class Jdk(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class Jdk(Record):
     java: Path
     version: str  # e.g. 17.0.15
     feature: int  # e.g. 17

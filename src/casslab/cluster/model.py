@@ -9,16 +9,14 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
+
+from casslab.record import Record
 
 STATE_SCHEMA_VERSION = 1
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _HEAP_RE = re.compile(r"^(\d+)([MmGg])$")
 MAX_LOCAL_NODES = 9
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 def heap_mib(heap: str) -> int:
@@ -30,10 +28,18 @@ def heap_mib(heap: str) -> int:
     return value * 1024 if match.group(2) in "Gg" else value
 
 
-class ClusterSpec(Frozen):
-    """A local cluster as the user asked for it."""
+class BackendKind(StrEnum):
+    """Where a cluster's nodes run; each kind is one module or folder of
+    :mod:`casslab.cluster`, registered in :mod:`casslab.cluster.registry`."""
+
+    LOCAL = "local"  # JVMs on 127.0.0.n of this machine
+
+
+class ClusterSpec(Record):
+    """A cluster as the user asked for it."""
 
     name: str = "casslab"
+    backend: BackendKind = BackendKind.LOCAL
     nodes: int = Field(default=1, ge=1, le=MAX_LOCAL_NODES)
     version: str | None = None  # None: CASSANDRA_HOME or the default 5.0.x
     heap: str | None = None  # None: sized from free memory and node count
@@ -88,8 +94,9 @@ class NodeStatus(StrEnum):
     DOWN = "down"  # no process
 
 
-class Node(Frozen):
-    """One node of a local cluster and where its files are."""
+class Node(Record):
+    """One node of a cluster: its addresses, its process (None where casslab does not run
+    it), where its files are, and the cgroup it runs in, if any. What the metrics sample."""
 
     number: int
     address: str
@@ -99,6 +106,7 @@ class Node(Frozen):
     directory: Path
     pid: int | None = None
     pid_start_time: float | None = None  # process create time: guards against PID reuse
+    cgroup: str | None = None  # the cgroup path the node's process runs in
 
     @property
     def conf_dir(self) -> Path:
@@ -141,7 +149,7 @@ class Node(Frozen):
         return f"{self.address}:{self.native_port}"
 
 
-class ClusterState(Frozen):
+class ClusterState(Record):
     """What ``state.json`` in the cluster directory holds; every CLI call reads it."""
 
     schema_version: int = STATE_SCHEMA_VERSION
@@ -156,3 +164,37 @@ class ClusterState(Frozen):
     settings: dict[str, Any]  # the normalized user settings applied to every node
     created_at: datetime
     cassandra_source: str = "maven"
+    # False until the cluster was ready once: a cluster that never started holds no data,
+    # so `up` may create it anew. Older state files (before this field) were all ready.
+    started_once: bool = True
+
+
+# The ClusterSpec fields a stopped cluster keeps: asking `up` for another value of one of
+# them is a different cluster, not a start of this one.
+FIXED_FIELDS = ("nodes", "version", "heap", "base_address", "jmx_port_base", "native_port")
+
+
+def spec_mismatches(state: ClusterState, spec: ClusterSpec, given: frozenset[str]) -> list[str]:
+    """How ``spec`` differs from the stored cluster ``state``, in the fields the user gave
+    explicitly (``given``): one line each, naming the asked and the stored value."""
+    stored: dict[str, object] = {
+        "nodes": len(state.nodes),
+        "version": state.cassandra_version,
+        "heap": state.heap,
+        "base_address": state.spec.base_address,
+        "jmx_port_base": state.spec.jmx_port_base,
+        "native_port": state.spec.native_port,
+    }
+    problems: list[str] = []
+    for field in FIXED_FIELDS:
+        asked = getattr(spec, field)
+        if field not in given or asked is None:
+            continue
+        same = (
+            heap_mib(str(asked)) == heap_mib(str(stored[field]))
+            if field == "heap"
+            else str(asked) == str(stored[field])
+        )
+        if not same:
+            problems.append(f"{field}: asked {asked}, the stored cluster has {stored[field]}")
+    return problems

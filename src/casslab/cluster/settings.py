@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict
 
 from casslab.cluster.classfile import class_entry, descriptor_class, parse_class
+from casslab.cluster.limits import range_problem
 from casslab.errors import ConfigError
+from casslab.record import Record
 
 CATALOGUE_SCHEMA_VERSION = 1
 CONFIG_CLASS = "org.apache.cassandra.config.Config"
@@ -66,18 +67,14 @@ _PRIMITIVES = {
 }
 
 
-class SettingType(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class SettingType(Record):
     kind: SettingKind
     java_type: str
     choices: tuple[str, ...] = ()  # ENUM constants, as Cassandra spells them
 
 
-class SettingsCatalogue(BaseModel):
+class SettingsCatalogue(Record):
     """Every cassandra.yaml key of one Cassandra version with its type."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     schema_version: int = CATALOGUE_SCHEMA_VERSION
     cassandra_version: str
@@ -187,7 +184,9 @@ def check_settings(settings: Mapping[str, Any], catalogue: SettingsCatalogue) ->
                 f"{catalogue.cassandra_version}{suggest(key, catalogue)}"
             )
             continue
-        problem = _check_value(key, value, setting)
+        problem = _check_value(key, value, setting) or range_problem(
+            key, value, catalogue.cassandra_version
+        )
         if problem:
             problems.append(problem)
     return problems

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import time
 from collections.abc import Callable
@@ -92,3 +93,22 @@ def tail(path: Path, lines: int = 20) -> str:
     except FileNotFoundError:
         return f"({path} does not exist)"
     return "\n".join(data.splitlines()[-lines:])
+
+
+_STARTUP_EXCEPTION = re.compile(r"Exception \(([\w.$]+)\) encountered during startup: (.+)")
+_EXCEPTION_LINE = re.compile(r"^(?:Caused by: )?[\w.$]+(?:Exception|Error): (.+)$", re.MULTILINE)
+
+
+def startup_reason(*texts: str) -> str | None:
+    """Why Cassandra refused to start, from its standard output and system.log: the
+    message of "Exception (…) encountered during startup: …" if there is one, else of the
+    first exception line. None when the texts hold neither."""
+    for text in texts:
+        match = _STARTUP_EXCEPTION.search(text)
+        if match:
+            return match.group(2).strip()
+    for text in texts:
+        match = _EXCEPTION_LINE.search(text)
+        if match:
+            return match.group(1).strip()
+    return None

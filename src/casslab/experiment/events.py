@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from casslab.experiment.plan import Trial
-from casslab.experiment.records import TrialResult
-from casslab.load.spec import IntervalRecord
+from casslab.experiment.cluster_setup import ClusterAction
+from casslab.experiment.plan_records import Trial
+from casslab.load.records import IntervalRecord
+from casslab.store.records import TrialResult
 
 
 @dataclass(frozen=True)
@@ -26,7 +28,7 @@ class TrialStarted:
 @dataclass(frozen=True)
 class ClusterChanged:
     trial: Trial
-    action: str  # "start", "restart", "recreate"
+    action: ClusterAction
 
 
 @dataclass(frozen=True)
@@ -67,3 +69,6 @@ Event = (
     | RunWarning
     | RunFinished
 )
+
+EventSink = Callable[[Event], None]
+"""Where the runner sends its events (the CLI's progress view, a list in tests)."""

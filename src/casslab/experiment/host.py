@@ -10,7 +10,7 @@ from pathlib import Path
 
 import psutil
 
-from casslab.experiment.records import HostFacts
+from casslab.store.records import HostFacts
 
 
 def host_facts() -> HostFacts:

@@ -32,14 +32,15 @@ concurrency), ``rate`` (ops/s, open loop) and ``nodes``.
 ``measure`` options apply to every measured command: a ``key=value`` of the workload
 wins over the same key in ``measure``, an option of the workload (``-rate``, ``-pop``)
 replaces the same option of ``measure``, and ``threads`` / ``rate`` levels override both
-(see :func:`casslab.experiment.plan.compose_command`). When the workload factor mixes
+(see :func:`casslab.experiment.commands.compose_command`). When the workload factor mixes
 cassandra-stress and YCSB commands, ``measure`` is a mapping ``{stress: ..., ycsb: ...}``.
 Files named in commands (``user profile=...``, YCSB ``-P``) are relative to the
 experiment file.
 
-The records here check each field's own shape; checks across fields and against other
-parts (cassandra.yaml settings, stress syntax, KPI names) live in
-:mod:`casslab.experiment.loader`, which reports every problem of a file at once.
+The records here check each field's own shape; the table's options live in
+:mod:`casslab.experiment.table`. Checks across fields and against other parts
+(cassandra.yaml settings, stress syntax, KPI names) live in :mod:`casslab.experiment.checks`;
+:mod:`casslab.experiment.loader` runs them all and reports every problem of a file at once.
 """
 
 from __future__ import annotations
@@ -49,20 +50,14 @@ import re
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
+from pydantic import ConfigDict, Field, StrictInt, field_validator, model_validator
 
+from casslab.analysis.records import DEFAULT_KPIS
 from casslab.errors import ExperimentError
-
-SCHEMA_VERSION: Literal[1] = 1
-
-Level = Any
-"""One level of a factor, as written in the file: a scalar, a mapping or (linked) a list."""
-
-
-class Record(BaseModel):
-    """Base of every experiment record: frozen, no unknown fields."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+from casslab.experiment.base import SCHEMA_VERSION, Level, Record
+from casslab.experiment.table import TABLE_OPTIONS, TableOptions
+from casslab.load.credentials import mask_data
+from casslab.units import duration_s
 
 
 class ExperimentValidationError(ExperimentError):
@@ -80,241 +75,17 @@ class ExperimentValidationError(ExperimentError):
 # ---------------------------------------------------------------- durations
 
 
-_DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
-_DURATION_UNITS_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
-
-
 def parse_duration_s(value: object) -> float:
     """``"10s"`` -> 10.0, ``"5m"`` -> 300.0, ``"500ms"`` -> 0.5, a bare number is seconds.
 
     Raises ValueError with the accepted forms when ``value`` is none of them.
     """
-    if isinstance(value, bool):
-        raise ValueError(f"expected a duration like 10s, 5m or 1h, got {value!r}")
-    if isinstance(value, int | float):
-        if value < 0:
-            raise ValueError(f"expected a duration >= 0, got {value!r}")
-        return float(value)
-    if isinstance(value, str):
-        match = _DURATION_RE.match(value)
-        if match is not None:
-            return float(match.group(1)) * _DURATION_UNITS_S[match.group(2)]
+    seconds = duration_s(value)
+    if seconds is not None:
+        return seconds
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raise ValueError(f"expected a duration >= 0, got {value!r}")
     raise ValueError(f"expected a duration like 10s, 5m or 1h, got {value!r}")
-
-
-# ---------------------------------------------------------------- compaction
-
-
-STRATEGY_PACKAGE = "org.apache.cassandra.db.compaction."
-
-COMPACTION_STRATEGIES: dict[str, str] = {
-    "SizeTieredCompactionStrategy": "STCS",
-    "LeveledCompactionStrategy": "LCS",
-    "TimeWindowCompactionStrategy": "TWCS",
-    "UnifiedCompactionStrategy": "UCS",
-}
-"""Built-in strategies of Cassandra 5.0 and their usual abbreviations."""
-
-_STRATEGY_BY_ALIAS = {alias.lower(): name for name, alias in COMPACTION_STRATEGIES.items()}
-_STRATEGY_BY_ALIAS.update({name.lower(): name for name in COMPACTION_STRATEGIES})
-
-_REMOVED_STRATEGIES = {
-    "datetieredcompactionstrategy": "DateTieredCompactionStrategy was removed in Cassandra "
-    "4.0; use TimeWindowCompactionStrategy (TWCS) or UnifiedCompactionStrategy (UCS)",
-    "dtcs": "DateTieredCompactionStrategy (DTCS) was removed in Cassandra 4.0; use "
-    "TimeWindowCompactionStrategy (TWCS) or UnifiedCompactionStrategy (UCS)",
-}
-
-_COMMON_COMPACTION_OPTIONS = frozenset(
-    {
-        "enabled",
-        "log_all",
-        "only_purge_repaired_tombstones",
-        "provide_overlapping_tombstones",
-        "tombstone_compaction_interval",
-        "tombstone_threshold",
-        "unchecked_tombstone_compaction",
-        "max_threshold",
-        "min_threshold",
-    }
-)
-
-COMPACTION_OPTIONS: dict[str, frozenset[str]] = {
-    "SizeTieredCompactionStrategy": _COMMON_COMPACTION_OPTIONS
-    | {"bucket_high", "bucket_low", "min_sstable_size"},
-    "LeveledCompactionStrategy": _COMMON_COMPACTION_OPTIONS
-    | {"sstable_size_in_mb", "fanout_size", "single_sstable_uplevel"},
-    "TimeWindowCompactionStrategy": _COMMON_COMPACTION_OPTIONS
-    | {
-        "compaction_window_unit",
-        "compaction_window_size",
-        "timestamp_resolution",
-        "expired_sstable_check_frequency_seconds",
-        "unsafe_aggressive_sstable_expiration",
-    },
-    "UnifiedCompactionStrategy": _COMMON_COMPACTION_OPTIONS
-    | {
-        "scaling_parameters",
-        "target_sstable_size",
-        "base_shard_count",
-        "min_sstable_size",
-        "sstable_growth",
-        "flush_size_override",
-        "max_sstables_to_compact",
-        "expired_sstable_check_frequency_seconds",
-        "unsafe_aggressive_sstable_expiration",
-        "overlap_inclusion_method",
-        "survival_factor",
-        "reserved_threads",
-        "parallelize_output_shards",
-    },
-}
-"""Strategy options Cassandra 5.0 accepts, per built-in strategy (custom ones: anything)."""
-
-CompactionOption = str | int | float | bool
-
-
-def canonical_strategy(name: str) -> str:
-    """A strategy as Cassandra names it: ``LCS`` -> ``LeveledCompactionStrategy``.
-
-    Built-in strategies lose the ``org.apache.cassandra.db.compaction.`` prefix; any other
-    dotted name is taken as a custom strategy class. Raises ValueError for anything else.
-    """
-    text = name.strip()
-    short = text.removeprefix(STRATEGY_PACKAGE)
-    removed = _REMOVED_STRATEGIES.get(short.lower())
-    if removed is not None:
-        raise ValueError(removed)
-    known = _STRATEGY_BY_ALIAS.get(short.lower())
-    if known is not None:
-        return known
-    if "." in short and re.fullmatch(r"[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+", short):
-        return short  # a custom strategy class, fully qualified
-    choices = ", ".join(f"{n} ({a})" for n, a in COMPACTION_STRATEGIES.items())
-    raise ValueError(f"unknown compaction strategy {name!r}: expected one of {choices}")
-
-
-def strategy_alias(strategy: str) -> str:
-    """``LeveledCompactionStrategy`` -> ``LCS``; a custom class keeps its simple name."""
-    return COMPACTION_STRATEGIES.get(strategy, strategy.rsplit(".", 1)[-1])
-
-
-class Compaction(Record):
-    """A table's compaction: the strategy and its options, as in CQL ``compaction = {...}``.
-
-    In a file it is a strategy name (``LCS``, ``LeveledCompactionStrategy``) or a mapping
-    ``{class: LeveledCompactionStrategy, sstable_size_in_mb: 160}``.
-    """
-
-    strategy: str
-    options: dict[str, CompactionOption] = Field(default_factory=dict)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _from_file(cls, data: Any) -> Any:
-        if isinstance(data, str):
-            return {"strategy": data}
-        if isinstance(data, dict) and "class" in data:
-            options = {k: v for k, v in data.items() if k != "class"}
-            return {"strategy": data["class"], "options": options}
-        if not isinstance(data, dict) or "strategy" not in data:
-            raise ValueError(
-                "expected a strategy name or a mapping with 'class' (e.g. {class: "
-                f"LeveledCompactionStrategy, sstable_size_in_mb: 160}}), got {data!r}"
-            )
-        return data
-
-    @field_validator("strategy")
-    @classmethod
-    def _strategy(cls, value: str) -> str:
-        return canonical_strategy(value)
-
-    @model_validator(mode="after")
-    def _options(self) -> Compaction:
-        allowed = COMPACTION_OPTIONS.get(self.strategy)
-        if allowed is None:
-            return self
-        unknown = sorted(set(self.options) - allowed)
-        if unknown:
-            raise ValueError(
-                f"unknown option(s) {', '.join(unknown)} for {self.strategy}; "
-                f"known: {', '.join(sorted(allowed))}"
-            )
-        return self
-
-    def to_cql_map(self) -> dict[str, str]:
-        """The CQL map literal's entries: every value as a string, ``class`` first."""
-        entries = {"class": self.strategy}
-        for key, value in self.options.items():
-            entries[key] = str(value).lower() if isinstance(value, bool) else str(value)
-        return entries
-
-
-# ---------------------------------------------------------------- table options
-
-
-def _cql_value(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, dict):
-        items = [f"{_cql_value(str(k))}: {_cql_value(_map_str(v))}" for k, v in value.items()]
-        return "{" + ", ".join(items) + "}"
-    return "'" + str(value).replace("'", "''") + "'"
-
-
-def _map_str(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-class TableOptions(Record):
-    """CQL options of the measured table (``CREATE TABLE ... WITH ...``); None = default."""
-
-    compaction: Compaction | None = None
-    compression: dict[str, CompactionOption] | None = None
-    caching: dict[str, str | int] | None = None
-    bloom_filter_fp_chance: float | None = Field(default=None, gt=0, le=1)
-    crc_check_chance: float | None = Field(default=None, ge=0, le=1)
-    default_time_to_live: StrictInt | None = Field(default=None, ge=0)
-    gc_grace_seconds: StrictInt | None = Field(default=None, ge=0)
-    memtable_flush_period_in_ms: StrictInt | None = Field(default=None, ge=0)
-    min_index_interval: StrictInt | None = Field(default=None, ge=1)
-    max_index_interval: StrictInt | None = Field(default=None, ge=1)
-    speculative_retry: str | None = None
-    additional_write_policy: str | None = None
-    read_repair: Literal["BLOCKING", "NONE"] | None = None
-    memtable: str | None = None  # a memtable configuration named in cassandra.yaml (5.0)
-    cdc: bool | None = None
-    allow_auto_snapshot: bool | None = None
-    incremental_backups: bool | None = None
-    comment: str | None = None
-
-    def with_option(self, option: str, level: Level) -> TableOptions:
-        """These options with ``option`` set to a factor level (validated)."""
-        data = self.model_dump(exclude_none=True)
-        data[option] = level
-        return TableOptions.model_validate(data)
-
-    def to_cql(self) -> str:
-        """The ``WITH`` clause body: ``compaction = {...} AND gc_grace_seconds = 0``.
-
-        Empty when every option is left at Cassandra's default.
-        """
-        parts: list[str] = []
-        for option in type(self).model_fields:
-            value = getattr(self, option)
-            if value is None:
-                continue
-            if isinstance(value, Compaction):
-                value = value.to_cql_map()
-            parts.append(f"{option} = {_cql_value(value)}")
-        return " AND ".join(parts)
-
-
-TABLE_OPTIONS = tuple(TableOptions.model_fields)
 
 
 # ---------------------------------------------------------------- file sections
@@ -410,9 +181,6 @@ class MeasureByTool(Record):
     ycsb: str = ""
 
 
-DEFAULT_KPIS = ("op_rate", "latency_mean_ms", "latency_p99_ms", "errors")
-
-
 class Experiment(Record):
     """One experiment file, checked field by field. See the module docstring for the shape."""
 
@@ -448,8 +216,10 @@ class Experiment(Record):
         return parse_duration_s(self.warmup)
 
     def to_file_dict(self) -> dict[str, Any]:
-        """The experiment as a plain mapping with the file's field names (for manifests)."""
-        return self.model_dump(mode="json", by_alias=True)
+        """The experiment as a plain mapping with the file's field names, passwords in
+        its commands masked (for manifests and the plan digest; it still validates)."""
+        masked: dict[str, Any] = mask_data(self.model_dump(mode="json", by_alias=True))
+        return masked
 
 
 # ---------------------------------------------------------------- factors

@@ -1,1 +1,13 @@
-"""casslab.load."""
+"""casslab.load: workloads for the Rust engine, and running it.
+
+* :mod:`.spec`: the typed :class:`~casslab.load.spec.WorkloadSpec`, the contract with the
+  engine; :mod:`.records`: the records the engine writes back.
+* :mod:`.stress`: the cassandra-stress front end (command lines, user profiles);
+  :mod:`.ycsb`: the YCSB front end (``load|run``, the shipped core workloads).
+* :mod:`.engine`: spawning the engine and reading its records; :mod:`.credentials`:
+  passwords kept off disk and command lines; :mod:`.defaults`: the default schemas;
+  :mod:`.wording`: engine failures in each front end's words.
+
+Terminal output (cassandra-stress rows, YCSB lines, ``-graph`` pages) lives in the CLI
+(:mod:`casslab.cli.stress_render`, :mod:`casslab.cli.stress_graph`).
+"""

@@ -13,23 +13,21 @@ import os
 import subprocess
 import threading
 from collections.abc import Callable, Generator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from pydantic import Field, TypeAdapter, ValidationError
 
 from casslab import procgroup
-from casslab.errors import EngineError
-from casslab.load.spec import (
-    EngineRecord,
-    ErrorRecord,
-    IntervalRecord,
-    Record,
-    SummaryRecord,
-    WorkloadSpec,
-)
+from casslab.errors import EngineError, SpecRejectedError
+from casslab.load import credentials
+from casslab.load.records import EngineRecord, ErrorRecord, IntervalRecord, SummaryRecord
+from casslab.load.spec import WorkloadSpec
+from casslab.record import Record
 
 ENGINE_ENV = "CASSLAB_ENGINE"
+PARENT_PID_ENV = "CASSLAB_PARENT_PID"  # the engine exits when this process is gone
 ENGINE_NAME = "casslab-engine"
 SPEC_FILE = "spec.json"
 RECORDS_FILE = "engine.jsonl"
@@ -46,6 +44,26 @@ class EngineResult(Record):
     intervals: list[IntervalRecord] = Field(default_factory=list)
     summary: SummaryRecord
     errors: list[ErrorRecord] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Wording:
+    """How engine failures are told to the user of one front end.
+
+    The engine and this module name what to change in workload-spec terms
+    (``connection.tls_ca_file``); a user of ``casslab stress`` typed ``-transport
+    truststore=`` instead. ``terms`` pairs each spec phrase with the front end's own words.
+    ``files_kept`` is False when ``workdir`` is a temporary directory deleted after the run:
+    errors then carry what the engine said and cite no file in it.
+    """
+
+    files_kept: bool = True
+    terms: tuple[tuple[str, str], ...] = ()
+
+    def say(self, message: str) -> str:
+        for spec_phrase, own in self.terms:
+            message = message.replace(spec_phrase, own)
+        return message
 
 
 def repo_root() -> Path:
@@ -94,23 +112,35 @@ def _tail(path: Path) -> str:
 
 
 def stream(
-    spec: WorkloadSpec, workdir: Path, *, timeout_s: float | None = None
+    spec: WorkloadSpec,
+    workdir: Path,
+    *,
+    timeout_s: float | None = None,
+    wording: Wording = Wording(),
+    on_start: Callable[[int], None] | None = None,
 ) -> Generator[EngineRecord, None, None]:
-    """Run the engine on ``spec`` and yield its records as they arrive.
+    """Run the engine on ``spec`` and yield its records as they arrive; ``on_start`` gets
+    the engine's PID as soon as it runs (for samplers of its CPU and memory).
 
     Closing the generator (or leaving a ``for`` loop over it early) kills the engine.
 
-    Writes ``workdir/spec.json`` (the spec as sent, records forced to standard output),
+    Writes ``workdir/spec.json`` (the spec as sent, records forced to standard output; a
+    password goes in the engine's environment, never in the file or its arguments),
     ``workdir/engine.jsonl`` (every line received) and ``workdir/engine.stderr``. A fatal
     :class:`ErrorRecord` is not yielded: it becomes the message of the :class:`EngineError`
     raised when the engine exits non-zero. After ``timeout_s`` the engine is killed and
-    :class:`EngineError` raised.
+    :class:`EngineError` raised. Error messages follow ``wording``.
+
+    The engine gets this process's PID (``CASSLAB_PARENT_PID``) and exits by itself within
+    a second when this process is gone, even after a SIGKILL that ran no clean-up.
     """
     binary = engine_binary()
     workdir.mkdir(parents=True, exist_ok=True)
-    sent = spec.model_copy(update={"output": spec.output.model_copy(update={"jsonl": None})})
+    sent, secret_env = credentials.for_engine(
+        spec.model_copy(update={"output": spec.output.model_copy(update={"jsonl": None})})
+    )
     spec_path = workdir / SPEC_FILE
-    spec_path.write_text(sent.model_dump_json(indent=2) + "\n")
+    spec_path.write_text(sent.model_dump_json(indent=2) + "\n")  # no password: see for_engine
     records_path = workdir / RECORDS_FILE
     stderr_path = workdir / STDERR_FILE
 
@@ -123,7 +153,10 @@ def stream(
             stdout=subprocess.PIPE,
             stderr=err_file,
             start_new_session=True,
+            env={**os.environ, **secret_env, PARENT_PID_ENV: str(os.getpid())},
         )
+        if on_start is not None:
+            on_start(proc.pid)
         timer: threading.Timer | None = None
         if timeout_s is not None:
 
@@ -155,32 +188,35 @@ def stream(
             if proc.stdout is not None:
                 proc.stdout.close()
     if timed_out.is_set():
+        where = f" in {spec_path}" if wording.files_kept else ""
         raise EngineError(
-            f"load engine run timed out after {timeout_s:g} s and was killed; raise the "
-            f"timeout or shorten the workload (stop.duration_s / stop.ops) in {spec_path}"
+            wording.say(
+                f"load engine run timed out after {timeout_s:g} s and was killed; raise the "
+                f"timeout or shorten the workload (stop.duration_s / stop.ops){where}"
+            )
         )
     if code != 0:
         reason = fatal.message if fatal is not None else _tail(stderr_path) or "no message"
-        raise EngineError(
-            f"load engine exited with status {code}: {reason} (spec: {spec_path}, "
-            f"stderr: {stderr_path})"
-        )
+        files = f" (spec: {spec_path}, stderr: {stderr_path})" if wording.files_kept else ""
+        raise EngineError(wording.say(f"load engine exited with status {code}: {reason}{files}"))
 
 
 def check(spec: WorkloadSpec, workdir: Path, *, timeout_s: float = 30.0) -> None:
     """Ask the engine whether it accepts ``spec`` (``--check``): nothing is sent to a cluster.
 
-    Raises :class:`EngineError` with the engine's reason when it does not.
+    Raises :class:`SpecRejectedError` with the engine's reason when it does not.
     """
     binary = engine_binary()
     workdir.mkdir(parents=True, exist_ok=True)
     spec_path = workdir / SPEC_FILE
-    spec_path.write_text(spec.model_dump_json(indent=2) + "\n")
+    sent, secret_env = credentials.for_engine(spec)
+    spec_path.write_text(sent.model_dump_json(indent=2) + "\n")
     try:
         proc = subprocess.run(
             [str(binary), "--check", "--spec", str(spec_path)],
             stdin=subprocess.DEVNULL,
             capture_output=True,
+            env={**os.environ, **secret_env},
             timeout=timeout_s,
             check=False,
         )
@@ -194,7 +230,9 @@ def check(spec: WorkloadSpec, workdir: Path, *, timeout_s: float = 30.0) -> None
             record = parse_record(line) if line.strip() else None
             if isinstance(record, ErrorRecord) and record.fatal:
                 reason = record.message
-        raise EngineError(f"the load engine rejects the workload spec {spec_path}: {reason}")
+        raise SpecRejectedError(
+            f"the load engine rejects the workload spec {spec_path}: {reason}", reason
+        )
 
 
 def run(
@@ -202,12 +240,13 @@ def run(
     workdir: Path,
     on_interval: Callable[[IntervalRecord], None] | None = None,
     timeout_s: float | None = None,
+    wording: Wording = Wording(),
 ) -> EngineResult:
     """Run the engine to completion; ``on_interval`` sees each interval as it arrives."""
     intervals: list[IntervalRecord] = []
     errors: list[ErrorRecord] = []
     summary: SummaryRecord | None = None
-    for record in stream(spec, workdir, timeout_s=timeout_s):
+    for record in stream(spec, workdir, timeout_s=timeout_s, wording=wording):
         if isinstance(record, IntervalRecord):
             intervals.append(record)
             if on_interval is not None:
@@ -217,8 +256,9 @@ def run(
         else:
             errors.append(record)
     if summary is None:
-        raise EngineError(
-            f"load engine ended without a summary record; see {workdir / RECORDS_FILE} "
-            f"and {workdir / STDERR_FILE}"
-        )
+        if wording.files_kept:
+            see = f"see {workdir / RECORDS_FILE} and {workdir / STDERR_FILE}"
+        else:
+            see = f"its stderr: {_tail(workdir / STDERR_FILE) or '(empty)'}"
+        raise EngineError(f"load engine ended without a summary record; {see}")
     return EngineResult(intervals=intervals, summary=summary, errors=errors)

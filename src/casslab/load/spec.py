@@ -2,9 +2,14 @@
 
 Parsers (cassandra-stress syntax, YCSB property files, experiment files) produce a
 :class:`WorkloadSpec`; the engine (``engine/``) reads it as JSON from a file and mirrors
-these types with serde. The engine's output records (:class:`IntervalRecord`,
-:class:`SummaryRecord`) come back as JSON lines. Both carry ``schema_version``; bump it
-on any incompatible change, on both sides.
+these types with serde. The engine's output records come back as JSON lines
+(:mod:`casslab.load.records`). Both carry ``schema_version``; bump it on any incompatible
+change, on both sides.
+
+The rules a spec must satisfy are written here (validators) and in ``engine/src/spec/check.rs``,
+with the same messages. The fixtures in ``engine/contract/`` (specs both sides accept, and
+specs both reject with a shared reason) are run by both test suites, so the two cannot
+drift: a new rule lands on both sides with a fixture.
 
 Determinism: operation *i* of a run is a pure function of ``(seed, i)``: which operation
 runs, which key it touches, and every generated value. A write of key *k* stores values
@@ -13,18 +18,15 @@ that are a pure function of ``(seed, k, column)``, so a read can validate them.
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Annotated, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from casslab.record import Record
 
 SCHEMA_VERSION: Final[Literal[1]] = 1
-
-
-class Record(BaseModel):
-    """Base of every boundary record: frozen, no unknown fields."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 # ---------------------------------------------------------------- distributions
@@ -58,9 +60,20 @@ class Distribution(Record):
     @model_validator(mode="after")
     def _range(self) -> Distribution:
         if self.max < self.min:
-            raise ValueError(f"{self.kind} distribution: max {self.max} < min {self.min}")
+            raise ValueError(
+                f"{self.kind} distribution {self.min}..{self.max}: max is below min;"
+                " write it as min..max"
+            )
         if not 0.0 < self.zipf_theta < 1.0:
-            raise ValueError(f"zipf_theta {self.zipf_theta}: must be between 0 and 1 (e.g. 0.99)")
+            raise ValueError(
+                f"zipf_theta must be between 0 and 1, exclusive (got {self.zipf_theta});"
+                " YCSB uses 0.99"
+            )
+        if not (0.0 <= self.hot_fraction <= 1.0 and 0.0 <= self.hot_ops_fraction <= 1.0):
+            raise ValueError(
+                "hot_fraction and hot_ops_fraction must be between 0 and 1"
+                f" (got {self.hot_fraction}, {self.hot_ops_fraction})"
+            )
         return self
 
 
@@ -102,6 +115,15 @@ class Generator(Record):
     # key; i >= 1 = of the partition key and the row's positions on clustering levels 1..i
     # (clustering column i has level i; regular columns have the deepest level).
     level: int = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _sizes(self) -> Generator:
+        if self.size is not None and self.size.min < 0:
+            raise ValueError(
+                f"column {self.column!r}: size must be >= 0 bytes"
+                f" (got {self.size.min}..{self.size.max})"
+            )
+        return self
 
 
 # ---------------------------------------------------------------- operations
@@ -154,16 +176,19 @@ class InsertBatch(Record):
 
     partitions: Distribution
     select: Distribution
-    select_divisor: float = Field(default=1.0, gt=0)
+    select_divisor: float = 1.0
     batch_type: BatchType = BatchType.LOGGED
 
     @model_validator(mode="after")
     def _counts(self) -> InsertBatch:
         if self.partitions.min < 1 or self.select.min < 0:
             raise ValueError(
-                f"batch: partitions must be >= 1 (got {self.partitions.min}..{self.partitions.max})"
-                f" and select >= 0 (got {self.select.min}..{self.select.max})"
+                "batch partitions must be >= 1 and select >= 0 (got partitions"
+                f" {self.partitions.min}..{self.partitions.max},"
+                f" select {self.select.min}..{self.select.max})"
             )
+        if not self.select_divisor > 0:
+            raise ValueError(f"batch select_divisor must be > 0 (got {self.select_divisor})")
         return self
 
 
@@ -178,8 +203,8 @@ class Operation(Record):
 
     name: str  # reported name: "write", "read", "insert", "simple1", "UPDATE", ...
     kind: OpKind
-    weight: float = Field(gt=0)
-    statements: list[Statement] = Field(min_length=1)
+    weight: float
+    statements: list[Statement]
     consistency: Consistency = Consistency.LOCAL_ONE
     serial_consistency: Consistency | None = None
     keys: Distribution | None = None  # overrides WorkloadSpec.keys for this operation
@@ -190,6 +215,12 @@ class Operation(Record):
 
     @model_validator(mode="after")
     def _rows(self) -> Operation:
+        if not self.weight > 0:
+            raise ValueError(f"operation {self.name!r}: weight must be > 0 (got {self.weight})")
+        if not self.statements:
+            raise ValueError(
+                f"operation {self.name!r}: statements is empty; give at least one statement"
+            )
         depth = len(self.clustering)
         for statement in self.statements:
             for bind in statement.binds:
@@ -206,6 +237,16 @@ class Operation(Record):
             raise ValueError(
                 f"operation {self.name!r}: batch needs a write with exactly one statement"
             )
+        if self.kind is OpKind.READ_MODIFY_WRITE and len(self.statements) != 2:
+            raise ValueError(
+                f"operation {self.name!r}: read_modify_write needs exactly 2 statements"
+                f" (a read, then a write), got {len(self.statements)}"
+            )
+        if any(g.kind is GenKind.SCAN_LENGTH for g in self.validate_columns):
+            raise ValueError(
+                f"operation {self.name!r}: validate_columns cannot hold scan_length"
+                " (it is a LIMIT, not a column); remove it"
+            )
         return self
 
 
@@ -216,7 +257,13 @@ class ClosedLoop(Record):
     """``threads`` requests in flight; each starts when the previous one ends."""
 
     mode: Literal["closed"] = "closed"
-    threads: int = Field(ge=1)
+    threads: int
+
+    @model_validator(mode="after")
+    def _threads(self) -> ClosedLoop:
+        if self.threads < 1:
+            raise ValueError(f"rate.threads must be >= 1 (got {self.threads})")
+        return self
 
 
 class OpenLoop(Record):
@@ -227,8 +274,16 @@ class OpenLoop(Record):
     """
 
     mode: Literal["open"] = "open"
-    rate_per_s: float = Field(gt=0)
-    max_in_flight: int = Field(default=1024, ge=1)
+    rate_per_s: float
+    max_in_flight: int = 1024
+
+    @model_validator(mode="after")
+    def _rate(self) -> OpenLoop:
+        if not self.rate_per_s > 0:
+            raise ValueError(f"rate.rate_per_s must be > 0 (got {self.rate_per_s})")
+        if self.max_in_flight < 1:
+            raise ValueError(f"rate.max_in_flight must be >= 1 (got {self.max_in_flight})")
+        return self
 
 
 class ThreadRamp(Record):
@@ -239,22 +294,34 @@ class ThreadRamp(Record):
     """
 
     mode: Literal["ramp"] = "ramp"
-    min: int = Field(ge=1)
-    max: int = Field(ge=1)
-    factor: float = Field(default=1.5, gt=1.0)  # next = ceil(current * factor)
-    step_duration_s: float = Field(default=10.0, gt=0)
+    min: int
+    max: int
+    factor: float = 1.5  # next = ceil(current * factor)
+    step_duration_s: float = 10.0
     min_gain_pct: float = 5.0
-    patience: int = Field(default=3, ge=1)
+    patience: int = 3
     # Explicit concurrency steps (ascending); when given they replace `factor`. The
     # cassandra-stress front end fills in stress's own sequence 4, 8, 16, 24, 36, ... 609.
     steps: list[int] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _bounds(self) -> ThreadRamp:
-        if self.max < self.min:
-            raise ValueError(f"thread ramp: threads<={self.max} is below threads>={self.min}")
+        if not 1 <= self.min <= self.max:
+            raise ValueError(
+                f"rate: ramp needs 1 <= min <= max (got min={self.min} max={self.max});"
+                " in stress syntax threads>=MIN threads<=MAX"
+            )
+        if not self.factor > 1:
+            raise ValueError(f"rate.factor must be > 1 (got {self.factor})")
+        if not self.step_duration_s > 0:
+            raise ValueError(f"rate.step_duration_s must be > 0 (got {self.step_duration_s})")
+        if self.patience < 1:
+            raise ValueError(f"rate.patience must be >= 1 (got {self.patience})")
         if self.steps != sorted(set(self.steps)) or any(s < 1 for s in self.steps):
-            raise ValueError(f"thread ramp steps {self.steps}: must be ascending and >= 1")
+            raise ValueError(
+                f"rate.steps must be ascending and >= 1 (got {self.steps}); each step is a"
+                " thread count above the one before"
+            )
         return self
 
 
@@ -264,23 +331,61 @@ Rate = Annotated[ClosedLoop | OpenLoop | ThreadRamp, Field(discriminator="mode")
 class Stop(Record):
     """When the measured phase ends: after ``ops`` operations or ``duration_s``, first hit."""
 
-    ops: int | None = Field(default=None, ge=1)
-    duration_s: float | None = Field(default=None, gt=0)
+    ops: int | None = None
+    duration_s: float | None = None
+
+    @model_validator(mode="after")
+    def _positive(self) -> Stop:
+        if self.ops is not None and self.ops < 1:
+            raise ValueError(f"stop.ops must be >= 1 (got {self.ops}); leave it out for no limit")
+        if self.duration_s is not None and not self.duration_s > 0:
+            raise ValueError(
+                f"stop.duration_s must be > 0 (got {self.duration_s}); leave it out for no limit"
+            )
+        return self
 
 
 # ---------------------------------------------------------------- connection
 
 
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 class Connection(Record):
-    contact_points: list[str] = Field(min_length=1)  # "host:port"
+    """How the engine reaches the cluster.
+
+    ``password`` is for in-memory use only: what is written to disk or given to the engine
+    names an environment variable instead (``password_env``; see
+    :mod:`casslab.load.credentials`). A ``username`` needs one of the two.
+    """
+
+    contact_points: list[str]  # "host:port"
     local_dc: str | None = None
     username: str | None = None
     password: str | None = None
+    password_env: str | None = None  # the engine reads the password from this variable
     tls: bool = False
     tls_ca_file: str | None = None
     request_timeout_s: float = 12.0
     retries: int = 3  # per operation, for idempotent statements
     retry_backoff_ms: float = 50.0
+
+    @model_validator(mode="after")
+    def _credentials(self) -> Connection:
+        if not self.contact_points:
+            raise ValueError("connection.contact_points is empty; give at least one host:port")
+        if self.password is not None and self.password_env is not None:
+            raise ValueError("connection: give password or password_env, not both")
+        if self.password_env is not None and not ENV_NAME.fullmatch(self.password_env):
+            raise ValueError(
+                f"connection.password_env {self.password_env!r}: not an environment variable "
+                "name; use letters, digits and _ (e.g. CASSANDRA_PASSWORD)"
+            )
+        if (self.username is None) != (self.password is None and self.password_env is None):
+            raise ValueError(
+                "connection: give both username and password (or password_env), or neither"
+            )
+        return self
 
 
 class Output(Record):
@@ -288,7 +393,13 @@ class Output(Record):
 
     jsonl: str | None = None
     hdr_log: str | None = None
-    interval_s: float = Field(default=1.0, gt=0)
+    interval_s: float = 1.0
+
+    @model_validator(mode="after")
+    def _interval(self) -> Output:
+        if not self.interval_s > 0:
+            raise ValueError(f"output.interval_s must be > 0 (got {self.interval_s})")
+        return self
 
 
 class WorkloadSpec(Record):
@@ -298,17 +409,21 @@ class WorkloadSpec(Record):
     connection: Connection
     schema_cql: list[str] = Field(default_factory=list)  # run once, in order, before load
     keyspace: str | None = None  # USE keyspace for the session
-    operations: list[Operation] = Field(min_length=1)
+    operations: list[Operation]
     keys: Distribution  # key index per cycle (cassandra-stress -pop, YCSB request dist)
     rate: Rate
     stop: Stop
     warmup_s: float = 0.0  # run, then discard, before the measured phase
-    seed: int = Field(default=0, ge=0, lt=2**63)
+    seed: int = 0  # 0 <= seed < 2**63 (the engine's i64)
     validate_reads: bool = False
     output: Output = Field(default_factory=Output)
 
     @model_validator(mode="after")
     def _stops(self) -> WorkloadSpec:
+        if not self.operations:
+            raise ValueError("operations is empty; give at least one operation")
+        if not 0 <= self.seed < 2**63:
+            raise ValueError(f"seed must be >= 0 and < 2**63 (got {self.seed})")
         if (
             not isinstance(self.rate, ThreadRamp)
             and self.stop.ops is None
@@ -316,81 +431,3 @@ class WorkloadSpec(Record):
         ):
             raise ValueError("stop: give ops (n=) or duration_s (duration=); a run must end")
         return self
-
-
-# ---------------------------------------------------------------- engine output
-
-
-class LatencyStats(Record):
-    """Latency of one operation type (or all) over an interval, in milliseconds."""
-
-    count: int
-    mean_ms: float
-    p50_ms: float
-    p95_ms: float
-    p99_ms: float
-    p999_ms: float
-    max_ms: float
-
-
-class OpStats(Record):
-    """Counts and both latencies of one operation type over an interval or the run.
-
-    ``count`` counts operations that succeeded (after retries); failed ones count in
-    ``errors`` only and are not in the latency figures.
-
-    ``response`` is measured from the intended start (open loop) and includes queueing;
-    ``service`` from the actual send. In a closed loop they coincide.
-    """
-
-    count: int
-    errors: int
-    op_rate: float
-    rows: int = 0  # rows returned by reads / scans, rows written by writes
-    partitions: int = 0  # partitions the successful operations touched
-    not_found: int = 0  # reads that found no row
-    mismatches: int = 0  # validated reads whose values differ from what was written
-    response: LatencyStats
-    service: LatencyStats
-
-
-class IntervalRecord(Record):
-    schema_version: Literal[1] = SCHEMA_VERSION
-    type: Literal["interval"] = "interval"
-    phase: Literal["warmup", "measure", "ramp"] = "measure"
-    t_start_s: float  # seconds since engine start
-    t_end_s: float
-    threads: int  # concurrency in this interval (closed loop / ramp step)
-    total: OpStats
-    ops: dict[str, OpStats]
-
-
-class RampStep(Record):
-    threads: int
-    op_rate: float
-    p99_ms: float
-    errors: int
-
-
-class SummaryRecord(Record):
-    schema_version: Literal[1] = SCHEMA_VERSION
-    type: Literal["summary"] = "summary"
-    duration_s: float
-    total: OpStats
-    ops: dict[str, OpStats]
-    ramp: list[RampStep] = Field(default_factory=list)
-    best_threads: int | None = None
-    engine_version: str
-
-
-class ErrorRecord(Record):
-    """A sample of a failed operation or a fatal engine error (``fatal``)."""
-
-    schema_version: Literal[1] = SCHEMA_VERSION
-    type: Literal["error"] = "error"
-    op: str | None = None
-    message: str
-    fatal: bool = False
-
-
-EngineRecord = Annotated[IntervalRecord | SummaryRecord | ErrorRecord, Field(discriminator="type")]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 import sys
 
-from pydantic import BaseModel, ConfigDict
+from casslab.record import Record
 
 
 class MetricKind(enum.StrEnum):
@@ -40,10 +40,8 @@ class MetricSource(enum.StrEnum):
     ENGINE = "engine"
 
 
-class Metric(BaseModel):
+class Metric(Record):
     """One catalogue entry."""
-
-    model_config = ConfigDict(frozen=True)
 
     name: str
     unit: str

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import NamedTuple, Protocol
 
-from pydantic import BaseModel, ConfigDict
-
 from casslab.errors import MetricsError
+from casslab.record import Record
 
 
 class SourceUnavailableError(MetricsError):
@@ -25,10 +24,8 @@ class Sample(NamedTuple):
     value: float
 
 
-class Gap(BaseModel):
+class Gap(Record):
     """A source that could not be read at one sampling instant."""
-
-    model_config = ConfigDict(frozen=True)
 
     time: float
     node: str
@@ -36,7 +33,7 @@ class Gap(BaseModel):
     error: str
 
 
-class NodeTarget(BaseModel):
+class NodeTarget(Record):
     """What the samplers need to know about one Cassandra node.
 
     Only ``address`` is required (a cluster casslab did not start); the rest enables the
@@ -44,8 +41,6 @@ class NodeTarget(BaseModel):
     the JMX sampler, ``cgroup`` the cgroup sampler (a path relative to the cgroup mounts,
     e.g. ``casslab/node1``).
     """
-
-    model_config = ConfigDict(frozen=True)
 
     address: str
     cql_port: int = 9042

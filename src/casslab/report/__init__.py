@@ -2,9 +2,14 @@
 
 :func:`write_report` rebuilds everything from the files of a run directory (``casslab
 report DIR``); :func:`compare_runs` writes ``compare.html`` and ``compare.md`` for two
-runs (``casslab compare A B``). Reading is in :mod:`.load`; building the report is pure
-(:mod:`.build`, :mod:`.compare`); :mod:`.html`, :mod:`.markdown`, :mod:`.png` and
-:mod:`.tables` render it; this module writes the files.
+runs (``casslab compare A B``). Reading a run directory is the store's
+(:func:`casslab.store.load.load_run`); building the report is pure (:mod:`.build`,
+:mod:`.compare`); :mod:`.html`, :mod:`.markdown`, :mod:`.png` and :mod:`.tables` render
+it; this module writes the files, atomically, through the store.
+
+A run written before ``plan.json`` existed has no plan; ``legacy_plan`` (the CLI passes the
+experiment package's expansion of the manifest's experiment) stands in for it, and the
+report says so. Without it, the report says why its cells are in sorted order.
 """
 
 from __future__ import annotations
@@ -12,17 +17,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from casslab.analysis import AnalysisOptions
-from casslab.errors import ReportError
-from casslab.experiment.records import RunLayout
 from casslab.report.build import build_report
 from casslab.report.compare import build_comparison
-from casslab.report.frames import intervals_frame, trials_frame
 from casslab.report.html import render_html
-from casslab.report.load import RunData, TrialData, load_run
 from casslab.report.markdown import render_markdown
 from casslab.report.png import render_png
 from casslab.report.records import FigureSpec, Report, ReportPaths, VerdictRow
 from casslab.report.tables import trials_csv, trials_parquet
+from casslab.store.frames import intervals_frame, trials_frame
+from casslab.store.io import atomic_write
+from casslab.store.layout import RunLayout
+from casslab.store.load import LegacyPlan, RunData, TrialData, load_run
 
 __all__ = [
     "FigureSpec",
@@ -46,58 +51,53 @@ COMPARE_HTML = "compare.html"
 COMPARE_MD = "compare.md"
 
 
-def _write(path: Path, content: bytes | str) -> Path:
-    """Write via a temporary file and rename, so a reader never sees half a file."""
-    partial = path.with_name(path.name + ".partial")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, str):
-            partial.write_text(content, encoding="utf-8")
-        else:
-            partial.write_bytes(content)
-        partial.replace(path)
-    except OSError as error:
-        raise ReportError(
-            f"write {path}: {error}; check that the directory is writable and the disk not full"
-        ) from error
-    return path
-
-
 def _write_figures(report: Report, directory: Path) -> dict[str, Path]:
     return {
-        figure.id: _write(directory / f"{figure.id}.png", render_png(figure))
+        figure.id: atomic_write(directory / f"{figure.id}.png", render_png(figure))
         for figure in report.figures()
     }
 
 
-def write_report(run_dir: Path, options: AnalysisOptions = AnalysisOptions()) -> ReportPaths:
+def write_report(
+    run_dir: Path,
+    options: AnalysisOptions = AnalysisOptions(),
+    *,
+    legacy_plan: LegacyPlan | None = None,
+) -> ReportPaths:
     """Rebuild the report of a run directory from its files; returns what was written."""
-    run = load_run(run_dir)
+    run = load_run(run_dir, legacy_plan=legacy_plan)
     layout = RunLayout(root=Path(run_dir))
     frame = trials_frame(run)
-    parquet = _write(layout.trials_table, trials_parquet(frame))
-    csv = _write(layout.trials_csv, trials_csv(frame))
+    parquet = atomic_write(layout.trials_table, trials_parquet(frame))
+    csv = atomic_write(layout.trials_csv, trials_csv(frame))
     report = build_report(run, options)
     figures = _write_figures(report, layout.figures_dir)
     links = {key: path.relative_to(layout.root).as_posix() for key, path in figures.items()}
-    summary = _write(layout.summary_md, render_markdown(report, links))
-    html = _write(layout.report_html, render_html(report))
+    summary = atomic_write(layout.summary_md, render_markdown(report, links))
+    html = atomic_write(layout.report_html, render_html(report))
     return ReportPaths(
         report_html=html,
         summary_md=summary,
         trials_parquet=parquet,
         trials_csv=csv,
         figures=list(figures.values()),
+        problems=list(run.problems),
     )
 
 
 def compare_runs(
-    run_a: Path, run_b: Path, out: Path, options: AnalysisOptions = AnalysisOptions()
+    run_a: Path,
+    run_b: Path,
+    out: Path,
+    options: AnalysisOptions = AnalysisOptions(),
+    *,
+    legacy_plan: LegacyPlan | None = None,
 ) -> Path:
     """Compare run B with run A; writes ``compare.html`` and ``compare.md`` into ``out``.
 
     Returns the path of ``compare.html``.
     """
-    report = build_comparison(load_run(run_a), load_run(run_b), options)
-    _write(Path(out) / COMPARE_MD, render_markdown(report, full=True))
-    return _write(Path(out) / COMPARE_HTML, render_html(report))
+    run_a_data = load_run(run_a, legacy_plan=legacy_plan)
+    report = build_comparison(run_a_data, load_run(run_b, legacy_plan=legacy_plan), options)
+    atomic_write(Path(out) / COMPARE_MD, render_markdown(report, full=True))
+    return atomic_write(Path(out) / COMPARE_HTML, render_html(report))

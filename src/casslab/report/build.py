@@ -19,7 +19,6 @@ from casslab.analysis import (
     analyse,
     kpi_spec,
 )
-from casslab.experiment.records import TrialStatus
 from casslab.report import text
 from casslab.report.figures import (
     SERIES_KPIS,
@@ -33,14 +32,7 @@ from casslab.report.figures import (
     series_figure,
     stats_by,
 )
-from casslab.report.frames import (
-    CellLayout,
-    analysed_trials,
-    cell_layout,
-    run_kpis,
-    trial_kpis_of,
-)
-from casslab.report.load import RunData
+from casslab.report.frames import run_kpis
 from casslab.report.records import (
     Report,
     Section,
@@ -49,6 +41,9 @@ from casslab.report.records import (
     Tone,
     VerdictRow,
 )
+from casslab.store.frames import CellLayout, analysed_trials, cell_layout, trial_kpis_of
+from casslab.store.load import RunData
+from casslab.store.records import TrialStatus
 
 METHOD_NOTES = (
     "Each cell ran {iterations}; a KPI is one number per trial (the measure phase only; "

@@ -29,12 +29,9 @@ from casslab.analysis import (
     kpi_spec,
 )
 from casslab.errors import ReportError
-from casslab.experiment.records import TrialStatus
 from casslab.report import text
 from casslab.report.build import trial_warnings
-from casslab.report.frames import INTERVAL_KPIS, analysed_trials, cell_layout, measure_intervals
 from casslab.report.frames import run_kpis as kpis_of
-from casslab.report.load import RunData, TrialData
 from casslab.report.records import (
     FigureKind,
     FigureSpec,
@@ -45,6 +42,9 @@ from casslab.report.records import (
     TableRow,
     VerdictRow,
 )
+from casslab.store.frames import INTERVAL_KPIS, analysed_trials, cell_layout, measure_intervals
+from casslab.store.load import RunData, TrialData
+from casslab.store.records import TrialStatus
 
 RUN_COLORS = {"A": "#1f77b4", "B": "#d62728"}
 PER_TRIAL = "per-trial Welch"

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from casslab.analysis import Analysis, CellStats, TrialKpis, describe, interval_series, kpi_spec
-from casslab.experiment.records import TrialStatus
-from casslab.report.frames import measure_intervals, metric_series
-from casslab.report.load import RunData
+from casslab.report.frames import metric_series
 from casslab.report.records import FigureKind, FigureSpec, Series
+from casslab.store.frames import measure_intervals
+from casslab.store.load import RunData
+from casslab.store.records import TrialStatus
 
 PALETTE = (
     "#1f77b4",

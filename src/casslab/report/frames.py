@@ -1,92 +1,18 @@
-"""Pure views of a :class:`~casslab.report.load.RunData`: cells, KPIs and pandas frames.
+"""Views of a :class:`~casslab.store.load.RunData` that only the report needs.
 
-* :func:`cell_layout`: the cells in design order and the baseline cell, from the resolved
-  experiment in the manifest (:func:`casslab.experiment.plan.expand_cells`); when the
-  manifest's experiment cannot be expanded, cells in sorted order and the first as baseline
-  (and a note saying so).
-* :func:`trial_kpis_of`: a trial's KPIs as :class:`~casslab.analysis.TrialKpis`, from its
-  ``summary.json``; when the runner recorded none, computed from the engine summary,
-  intervals and metrics (:func:`casslab.analysis.trial_kpis`).
-* :func:`trials_frame`: one row per trial (``trial_id, cell_id, iteration, order_index,
-  status, error, started_at, ended_at``, one column per factor, one per KPI).
-* :func:`intervals_frame`: one row per measured engine interval of every trial.
+* :func:`run_kpis`: the KPIs the experiment asked for, known names only.
 * :func:`metric_series`: one metric of one trial over the measure window, combined over
   nodes.
+
+Cells, per-trial KPIs and the trials and intervals frames are the store's
+(:mod:`casslab.store.frames`): ``casslab.results`` shows the same.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-
-import pandas as pd
-from pydantic import ValidationError
-
-from casslab.analysis import TrialKpis, interval_series, kpi_spec, trial_kpis
-from casslab.errors import AnalysisError, ExperimentError
-from casslab.experiment.model import DEFAULT_KPIS, Experiment
-from casslab.experiment.plan import expand_cells
-from casslab.experiment.records import TrialStatus
-from casslab.report.load import RunData, TrialData
-from casslab.report.records import Record
-
-INTERVAL_KPIS = (
-    "op_rate",
-    "errors",
-    "latency_mean_ms",
-    "latency_p50_ms",
-    "latency_p95_ms",
-    "latency_p99_ms",
-    "latency_p999_ms",
-    "latency_max_ms",
-)
-
-
-class CellLayout(Record):
-    cells: list[str]  # design order, then cells found only in the trials
-    baseline_cell: str | None
-    factors: list[str]
-    note: str = ""  # why the layout was guessed, when it was
-
-
-def _trial_cells(run: RunData) -> list[str]:
-    return sorted({t.result.cell_id for t in run.trials})
-
-
-def cell_layout(run: RunData) -> CellLayout:
-    """Cells in design order and the baseline cell (see the module docstring)."""
-    found = _trial_cells(run)
-    try:
-        experiment = Experiment.model_validate(run.manifest.experiment)
-        cells = expand_cells(experiment)
-    except (ValidationError, ValueError, ExperimentError) as error:
-        factors = sorted({name for t in run.trials for name in t.result.factors})
-        first = str(error).splitlines()[0]
-        return CellLayout(
-            cells=found,
-            baseline_cell=found[0] if len(found) > 1 else None,
-            factors=factors,
-            note=(
-                f"the manifest's experiment could not be expanded ({first}); cells are in "
-                f"sorted order and {found[0] if found else 'none'!r} is taken as the baseline"
-            ),
-        )
-    ordered = [c.id for c in cells]
-    ordered += [c for c in found if c not in ordered]
-    baseline = next((c.id for c in cells if c.baseline), None)
-    factors = list(cells[0].levels) if cells else []
-    if baseline is not None and baseline not in found and len(found) > 1:
-        return CellLayout(
-            cells=ordered,
-            baseline_cell=None,
-            factors=factors,
-            note=f"the baseline cell {baseline!r} has no finished trial: no comparisons",
-        )
-    return CellLayout(
-        cells=ordered,
-        baseline_cell=baseline if len(found) > 1 else None,
-        factors=factors,
-    )
+from casslab.analysis import DEFAULT_KPIS, kpi_spec
+from casslab.errors import AnalysisError
+from casslab.store.load import RunData, TrialData
 
 
 def run_kpis(run: RunData) -> list[str]:
@@ -102,133 +28,6 @@ def run_kpis(run: RunData) -> list[str]:
         if name not in out:
             out.append(name)
     return out
-
-
-def _clean_kpis(kpis: dict[str, float | None]) -> dict[str, float | None]:
-    out: dict[str, float | None] = {}
-    for name, value in kpis.items():
-        try:
-            kpi_spec(name)
-        except AnalysisError:
-            continue
-        out[name] = value if value is None or math.isfinite(value) else None
-    return out
-
-
-def trial_kpis_of(trial: TrialData) -> TrialKpis:
-    """The KPIs of one trial (see the module docstring)."""
-    result = trial.result
-    kpis = _clean_kpis(dict(result.kpis))
-    if not kpis:
-        start: float | None = None
-        end: float | None = None
-        if result.measure_start_s is not None:
-            start = trial.start_unix_s + result.measure_start_s
-        if result.measure_end_s is not None:
-            end = trial.start_unix_s + result.measure_end_s
-        kpis = trial_kpis(
-            trial_id=result.trial_id,
-            cell_id=result.cell_id,
-            iteration=result.iteration,
-            factors=result.factors,
-            summary=result.engine or trial.engine_summary,
-            intervals=trial.intervals,
-            metrics=trial.metrics,
-            start=start,
-            end=end,
-        ).kpis
-    return TrialKpis(
-        trial_id=result.trial_id,
-        cell_id=result.cell_id,
-        iteration=max(0, result.iteration),
-        factors=dict(result.factors),
-        kpis=_clean_kpis(kpis),
-    )
-
-
-def analysed_trials(run: RunData) -> list[TrialKpis]:
-    """KPIs of the trials that finished (status ok); failed trials are left out."""
-    return [trial_kpis_of(t) for t in run.trials if t.result.status is TrialStatus.OK]
-
-
-def trials_frame(run: RunData) -> pd.DataFrame:
-    """One row per trial, every trial (failed ones too, with their ``error``)."""
-    layout = cell_layout(run)
-    factor_names = list(layout.factors)
-    for trial in run.trials:
-        factor_names += [f for f in trial.result.factors if f not in factor_names]
-    rows: list[dict[str, object]] = []
-    kpi_names: list[str] = []
-    for trial in run.trials:
-        kpis = trial_kpis_of(trial).kpis
-        kpi_names += [k for k in kpis if k not in kpi_names]
-        result = trial.result
-        row: dict[str, object] = {
-            "trial_id": result.trial_id,
-            "cell_id": result.cell_id,
-            "iteration": result.iteration,
-            "order_index": result.order_index,
-            "status": result.status.value,
-            "error": result.error,
-            "started_at": result.started_at,
-            "ended_at": result.ended_at,
-        }
-        row.update({name: result.factors.get(name) for name in factor_names})
-        row.update(kpis)
-        rows.append(row)
-    fixed = ["trial_id", "cell_id", "iteration", "order_index", "status", "error"]
-    fixed += ["started_at", "ended_at"]
-    columns = [*fixed, *factor_names, *_kpi_order(kpi_names)]
-    frame = pd.DataFrame(rows, columns=columns)
-    for name in kpi_names:
-        frame[name] = pd.to_numeric(frame[name], errors="coerce").astype("float64")
-    for name in ("status", "trial_id", "cell_id", *factor_names):
-        frame[name] = frame[name].astype("string")
-    frame["error"] = frame["error"].astype("string")
-    frame["iteration"] = frame["iteration"].astype("int64")
-    frame["order_index"] = frame["order_index"].astype("int64")
-    return frame
-
-
-def _kpi_order(names: Sequence[str]) -> list[str]:
-    """Total KPIs first, in catalogue order of the names given, then per-operation ones."""
-    total = [n for n in names if "." not in n]
-    per_op = sorted(n for n in names if "." in n)
-    return [*total, *per_op]
-
-
-def measure_intervals(trial: TrialData) -> tuple[list[float], float | None]:
-    """Seconds since the measure phase began, at the end of each measured interval."""
-    measured = sorted(
-        (i for i in trial.intervals if i.phase == "measure"), key=lambda i: i.t_start_s
-    )
-    if not measured:
-        return [], None
-    origin = measured[0].t_start_s
-    return [i.t_end_s - origin for i in measured], origin
-
-
-def intervals_frame(run: RunData) -> pd.DataFrame:
-    """One row per measured interval: trial_id, cell_id, iteration, t_s and the KPIs."""
-    rows: list[dict[str, object]] = []
-    for trial in run.trials:
-        times, _origin = measure_intervals(trial)
-        if not times:
-            continue
-        columns = {kpi: interval_series(trial.intervals, kpi) for kpi in INTERVAL_KPIS}
-        for index, t_s in enumerate(times):
-            row: dict[str, object] = {
-                "trial_id": trial.result.trial_id,
-                "cell_id": trial.result.cell_id,
-                "iteration": trial.result.iteration,
-                "t_s": t_s,
-            }
-            row.update({kpi: values[index] for kpi, values in columns.items()})
-            rows.append(row)
-    frame = pd.DataFrame(rows, columns=["trial_id", "cell_id", "iteration", "t_s", *INTERVAL_KPIS])
-    for kpi in ("t_s", *INTERVAL_KPIS):
-        frame[kpi] = pd.to_numeric(frame[kpi], errors="coerce").astype("float64")
-    return frame
 
 
 def metric_series(

@@ -12,15 +12,12 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from casslab.analysis import Verdict
+from casslab.record import Record
 
 SCHEMA_VERSION: Literal[1] = 1
-
-
-class Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class Tone(StrEnum):
@@ -135,3 +132,4 @@ class ReportPaths(Record):
     trials_parquet: Path
     trials_csv: Path
     figures: list[Path]
+    problems: list[str] = Field(default_factory=list)  # run files that could not be read

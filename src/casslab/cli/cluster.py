@@ -1,0 +1,253 @@
+"""Cluster commands: ``up``, ``status``, ``down``, ``restart``, ``reset``, ``nodetool``,
+``cqlsh`` and ``logs``. Parse, call :mod:`casslab.cluster` through its protocol, render."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from casslab.cluster import (
+    ClusterSpec,
+    ResetMode,
+    UpOutcome,
+    attach,
+    current_name,
+)
+from casslab.cluster import remove as remove_cluster
+from casslab.cluster import up as bring_up
+from casslab.cluster.model import MAX_LOCAL_NODES
+from casslab.cluster.settings import parse_assignment
+from casslab.cluster.wait import tail
+from casslab.errors import ConfigError
+from casslab.validation import validation_message
+
+console = Console()
+NameOption = Annotated[
+    str | None, typer.Option("--name", help="Cluster name (default: the current cluster).")
+]
+
+
+def _settings(assignments: list[str]) -> dict[str, Any]:
+    settings: dict[str, Any] = {}
+    for text in assignments:
+        key, value = parse_assignment(text)
+        settings[key] = value
+    return settings
+
+
+def up(
+    nodes: Annotated[
+        int | None, typer.Option("--nodes", "-n", help="Number of nodes (new cluster: 1).")
+    ] = None,
+    name: Annotated[str, typer.Option("--name", help="Cluster name.")] = "casslab",
+    cassandra_version: Annotated[
+        str | None,
+        typer.Option("--version", help="Cassandra version (default: newest 5.0.x)."),
+    ] = None,
+    heap: Annotated[
+        str | None, typer.Option("--heap", help="JVM heap per node, e.g. 512M or 1G.")
+    ] = None,
+    sets: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="cassandra.yaml setting by its 5.0 name: key=value."),
+    ] = None,
+    base_address: Annotated[
+        str | None,
+        typer.Option("--base-address", help="Address of node 1 (127.0.0.1); node n gets +n-1."),
+    ] = None,
+    jmx_port_base: Annotated[
+        int | None, typer.Option("--jmx-port-base", help="Node n's JMX port is this + n (7190).")
+    ] = None,
+    fresh: Annotated[
+        bool,
+        typer.Option("--fresh", help="Delete a stopped cluster of this name and its data first."),
+    ] = False,
+    timeout: Annotated[float, typer.Option("--timeout", help="Start-up limit, seconds.")] = 240,
+) -> None:
+    """Start cluster NAME with its data, or create it: node n listens on 127.0.0.n."""
+    if nodes is not None and not 1 <= nodes <= MAX_LOCAL_NODES:
+        raise ConfigError(
+            f"--nodes {nodes}: a local cluster has 1 to {MAX_LOCAL_NODES} nodes, e.g. --nodes 3"
+        )
+    asked: dict[str, Any] = {
+        "nodes": nodes,
+        "version": cassandra_version,
+        "heap": heap,
+        "settings": _settings(sets) if sets else None,
+        "base_address": base_address,
+        "jmx_port_base": jmx_port_base,
+    }
+    given = frozenset(k for k, v in asked.items() if v is not None)
+    try:
+        spec = ClusterSpec(name=name, **{k: asked[k] for k in given})
+    except ValueError as error:
+        raise ConfigError(_pydantic_message(error)) from error
+    start = time.monotonic()
+    with console.status("starting…"):
+        cluster, outcome = bring_up(spec, given, fresh=fresh, timeout_s=timeout)
+    verb = "started with its data" if outcome is UpOutcome.STARTED else "created"
+    console.print(
+        f"cluster [bold]{cluster.name}[/] {verb}: {len(cluster.nodes)} node(s) of Cassandra "
+        f"{cluster.state.cassandra_version}, heap {cluster.state.heap}, ready in "
+        f"{time.monotonic() - start:.1f} s; CQL at {', '.join(cluster.contact_points)}"
+    )
+
+
+_UP_OPTIONS = {
+    "name": "--name",
+    "nodes": "--nodes",
+    "version": "--version",
+    "heap": "--heap",
+    "base_address": "--base-address",
+    "jmx_port_base": "--jmx-port-base",
+}
+
+
+def _pydantic_message(error: ValueError) -> str:
+    from pydantic import ValidationError
+
+    if isinstance(error, ValidationError):
+        return validation_message(error, names=_UP_OPTIONS)
+    return str(error)
+
+
+def status(name: NameOption = None) -> None:
+    """Show every node of the cluster."""
+    cluster = attach(name)
+    table = Table(
+        "node",
+        "address",
+        "status",
+        "pid",
+        "jmx",
+        "rss MiB",
+        "data MiB",
+        title=f"cluster {cluster.name} (Cassandra {cluster.state.cassandra_version}, "
+        f"heap {cluster.state.heap})",
+    )
+    colours = {"up": "green", "starting": "yellow", "down": "red"}
+    for view in cluster.status():
+        table.add_row(
+            str(view.number),
+            f"{view.address}:{view.native_port}",
+            f"[{colours[view.status]}]{view.status}[/]",
+            str(view.pid or "-"),
+            str(view.jmx_port),
+            f"{view.rss_mib:.0f}" if view.rss_mib is not None else "-",
+            f"{view.data_mib:.1f}" if view.data_mib is not None else "-",
+        )
+    console.print(table)
+    if cluster.state.settings:
+        applied = ", ".join(f"{k}={v}" for k, v in sorted(cluster.state.settings.items()))
+        console.print(f"settings: {applied}")
+
+
+def down(
+    name: NameOption = None,
+    remove: Annotated[bool, typer.Option("--remove", help="Also delete its directory.")] = False,
+) -> None:
+    """Stop every node (SIGTERM, then SIGKILL after a deadline)."""
+    if remove:
+        chosen = name or current_name()
+        if chosen is None:
+            raise ConfigError("down --remove: no current cluster; name one with --name")
+        remove_cluster(chosen)
+        console.print(f"cluster {chosen} stopped and removed")
+        return
+    cluster = attach(name)
+    killed = cluster.stop()
+    note = f" (killed after the deadline: nodes {killed})" if killed else ""
+    console.print(f"cluster {cluster.name} stopped{note}")
+
+
+def restart(
+    name: NameOption = None,
+    sets: Annotated[
+        list[str] | None, typer.Option("--set", help="Changed cassandra.yaml setting key=value.")
+    ] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Start-up limit, seconds.")] = 240,
+) -> None:
+    """Restart every node, applying changed settings."""
+    cluster = attach(name)
+    start = time.monotonic()
+    with console.status("restarting…"):
+        cluster.restart(_settings(sets or []), timeout_s=timeout)
+    console.print(f"cluster {cluster.name} restarted in {time.monotonic() - start:.1f} s")
+
+
+def reset(
+    name: NameOption = None,
+    truncate: Annotated[
+        bool, typer.Option("--truncate", help="Truncate tables instead of dropping keyspaces.")
+    ] = False,
+) -> None:
+    """Empty the cluster without a restart: drop user keyspaces and clear snapshots."""
+    cluster = attach(name)
+    start = time.monotonic()
+    keyspaces = cluster.reset(ResetMode.TRUNCATE if truncate else ResetMode.DROP)
+    verb = "truncated" if truncate else "dropped"
+    listed = ", ".join(keyspaces) or "no user keyspaces"
+    console.print(f"{verb} {listed}; snapshots cleared in {time.monotonic() - start:.1f} s")
+
+
+def nodetool(
+    ctx: typer.Context,
+    node: Annotated[int, typer.Argument(help="Node number (1..N).")],
+    name: NameOption = None,
+) -> None:
+    """Run nodetool against node N: casslab nodetool 1 status."""
+    cluster = attach(name)
+    sys.stdout.write(cluster.nodetool(node, *ctx.args))
+
+
+def cqlsh(
+    node: Annotated[int, typer.Argument(help="Node number.")] = 1,
+    name: NameOption = None,
+    execute: Annotated[
+        str | None, typer.Option("--execute", "-e", help="Run this CQL and exit.")
+    ] = None,
+) -> None:
+    """Open cqlsh on node N (default 1)."""
+    cluster = attach(name)
+    target = cluster.node(node)
+    exe = Path(sys.executable).parent / "cqlsh"
+    if not exe.exists():
+        found = shutil.which("cqlsh")
+        if found is None:
+            raise ConfigError("cqlsh is not installed: pip install cqlsh (make setup does)")
+        exe = Path(found)
+    args = [str(exe), target.address, str(target.native_port)]
+    if execute:
+        args += ["-e", execute]
+    os.execv(args[0], args)
+
+
+def logs(
+    node: Annotated[int, typer.Argument(help="Node number.")] = 1,
+    name: NameOption = None,
+    lines: Annotated[int, typer.Option("--lines", "-n")] = 40,
+) -> None:
+    """Print the end of node N's system.log."""
+    cluster = attach(name)
+    target = cluster.node(node)
+    console.print(f"[dim]{target.log_file}[/]")
+    sys.stdout.write(tail(target.log_file, lines) + "\n")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the cluster commands to the casslab app."""
+    for command in (up, status, down, restart, reset):
+        app.command()(command)
+    app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
+        nodetool
+    )
+    app.command()(cqlsh)
+    app.command()(logs)

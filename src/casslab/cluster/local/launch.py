@@ -1,0 +1,211 @@
+"""Cassandra JVMs as local processes: write a node's files, spawn it, wait until the
+cluster is ready, say why a node would not start, and find JVMs casslab left behind.
+
+Every JVM runs in its own process group (``start_new_session``), which is what stopping
+signals; a PID is trusted only together with its process start time.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import re
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+from pathlib import Path
+
+import psutil
+
+from casslab.cluster import jvm, node_config
+from casslab.cluster.model import ClusterState, Node, heap_mib
+from casslab.cluster.processes import create_time, stop_group
+from casslab.cluster.tokens import initial_tokens
+from casslab.cluster.wait import LogWatcher, port_free, port_open, startup_reason, tail, wait_for
+from casslab.errors import ClusterError
+
+CQL_READY_LINE = "Starting listening for CQL clients"
+_STATUS_RE = re.compile(r"^([UD])([NLJM])\s+(\d+\.\d+\.\d+\.\d+)", re.MULTILINE)
+# A node's state on disk: what a wipe deletes (the node then starts empty).
+STATE_DIRS = ("data_dir", "commitlog_dir", "hints_dir", "saved_caches_dir", "cdc_dir")
+
+
+def write_configs(state: ClusterState) -> None:
+    """Every node's cassandra.yaml (evenly spaced tokens, every node a seed) and logback
+    files, from the cluster's settings."""
+    tokens = initial_tokens(len(state.nodes), int(state.settings.get("num_tokens") or 1))
+    for node, node_tokens in zip(state.nodes, tokens, strict=True):
+        node.conf_dir.mkdir(parents=True, exist_ok=True)
+        settings = node_config.node_settings(
+            state.spec.name, node, state.nodes, node_tokens, state.settings
+        )
+        (node.conf_dir / "cassandra.yaml").write_text(node_config.cassandra_yaml(settings))
+        (node.conf_dir / "logback.xml").write_text(node_config.logback_xml())
+        (node.conf_dir / "logback-tools.xml").write_text(node_config.tools_logback_xml())
+
+
+def spawn(state: ClusterState, node: Node) -> tuple[int, float | None]:
+    """Start ``node``'s JVM in its own session; returns its PID and start time."""
+    for name in ("conf_dir", *STATE_DIRS, "logs_dir"):
+        getattr(node, name).mkdir(parents=True, exist_ok=True)
+    command = jvm.daemon_command(
+        state.java, state.java_feature, f"{state.lib_dir}/*", node, heap_mib(state.heap)
+    )
+    (node.conf_dir / "command.txt").write_text(" ".join(command) + "\n")
+    with node.stdout_file.open("ab") as out:
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=node.directory,
+            start_new_session=True,
+        )
+    return process.pid, create_time(process.pid)
+
+
+def wait_ready(
+    name: str,
+    nodes: Sequence[Node],
+    alive: Callable[[Node], bool],
+    nodetool_status: Callable[[Node], str],
+    timeout_s: float,
+) -> None:
+    """Ready: every process alive, its log says CQL listens, its CQL port answers, and
+    every node sees every other node UP and NORMAL (``nodetool_status`` of a node)."""
+    deadline = time.monotonic() + timeout_s
+    watchers = {n.number: LogWatcher(n.log_file) for n in nodes}
+    pending = {n.number for n in nodes}
+
+    def nodes_listening() -> bool | None:
+        for node in nodes:
+            if node.number not in pending:
+                continue
+            if not alive(node):
+                raise exited_at_startup(node)
+            if watchers[node.number].find(CQL_READY_LINE) is not None:
+                pending.discard(node.number)
+        return True if not pending else None
+
+    wait_for(
+        nodes_listening,
+        what=f"node(s) {sorted(pending)} of cluster {name!r} to listen for CQL",
+        limit_s=max(1.0, deadline - time.monotonic()),
+        hint="see each node's logs/system.log (`casslab logs N`)",
+    )
+    for node in nodes:
+        wait_for(
+            lambda node=node: True if port_open(node.address, node.native_port) else None,  # type: ignore[misc]
+            what=f"node {node.number} CQL port {node.contact_point} to answer",
+            limit_s=max(1.0, deadline - time.monotonic()),
+            hint=f"see {node.log_file}",
+        )
+    if len(nodes) > 1:
+        wait_for(
+            lambda: _ring_complete(nodes, nodetool_status),
+            what=f"every node of {name!r} to see all {len(nodes)} nodes UN",
+            limit_s=max(1.0, deadline - time.monotonic()),
+            hint="gossip did not converge; see the nodes' logs/system.log",
+            interval_s=0.5,
+        )
+
+
+def _ring_complete(nodes: Sequence[Node], nodetool_status: Callable[[Node], str]) -> bool | None:
+    expected = {n.address for n in nodes}
+
+    def view(node: Node) -> set[str]:
+        try:
+            out = nodetool_status(node)
+        except ClusterError:
+            return set()
+        return {m.group(3) for m in _STATUS_RE.finditer(out) if m.group(1, 2) == ("U", "N")}
+
+    with concurrent.futures.ThreadPoolExecutor(len(nodes)) as pool:
+        views = list(pool.map(view, nodes))
+    return True if all(v >= expected for v in views) else None
+
+
+def exited_at_startup(node: Node) -> ClusterError:
+    """The error of a node that died while starting: Cassandra's own reason first (it
+    comes after pages of configuration dump), then the ends of its logs."""
+    reason = startup_reason(tail(node.stdout_file, 400), tail(node.log_file, 400))
+    lead = f"Cassandra refused to start: {reason}\n" if reason else ""
+    return ClusterError(
+        f"{lead}node {node.number} ({node.address}) exited during start-up; "
+        f"last lines of {node.log_file}:\n{_clipped(tail(node.log_file))}\n"
+        f"and of {node.stdout_file}:\n{_clipped(tail(node.stdout_file, 10))}"
+    )
+
+
+def _clipped(text: str, width: int = 300) -> str:
+    """Lines cut to ``width`` characters: Cassandra logs its whole configuration on one."""
+    return "\n".join(
+        line if len(line) <= width else line[:width] + " …" for line in text.splitlines()
+    )
+
+
+def check_ports(nodes: Sequence[Node]) -> None:
+    """Fail before starting anything if a port a node needs is taken."""
+    problems: list[str] = []
+    for node in nodes:
+        wanted = [
+            (node.address, node.native_port, "CQL"),
+            (node.address, node.storage_port, "storage"),
+            ("127.0.0.1", node.jmx_port, "JMX"),
+        ]
+        for address, port, purpose in wanted:
+            if not port_free(address, port):
+                problems.append(
+                    f"node {node.number}: {purpose} port {address}:{port} is busy{_owner(port)}"
+                )
+    if problems:
+        raise ClusterError(
+            "cannot start the cluster, ports in use (nothing was started):\n  "
+            + "\n  ".join(problems)
+            + "\nstop what holds them (`casslab down`, or that process), or move this "
+            "cluster with --base-address 127.0.1.1 / --jmx-port-base"
+        )
+
+
+def _owner(port: int) -> str:
+    with suppress(psutil.Error, OSError):
+        for conn in psutil.net_connections(kind="tcp"):
+            if conn.laddr and conn.laddr.port == port and conn.status == psutil.CONN_LISTEN:
+                if conn.pid:
+                    with suppress(psutil.Error):
+                        name = psutil.Process(conn.pid).name()
+                        return f" (held by pid {conn.pid}, {name})"
+                return ""
+    return ""
+
+
+def leftover_pids(directory: Path) -> list[int]:
+    """Cassandra JVMs whose storage directory lies under ``directory``: the nodes of that
+    cluster, found by the path casslab gave them, e.g. after casslab itself was killed
+    before it could record their PIDs."""
+    marker = f"-Dcassandra.storagedir={directory.resolve()}/"
+    found: list[int] = []
+    for process in psutil.process_iter(["pid", "cmdline"]):
+        cmdline = process.info["cmdline"] or []
+        if any(arg.startswith(marker) for arg in cmdline):
+            found.append(process.info["pid"])
+    return found
+
+
+def stop_leftovers(directory: Path, keep: set[int] | None = None) -> list[int]:
+    """Stop (by process group) every JVM of :func:`leftover_pids` not in ``keep``; returns
+    their PIDs."""
+    stopped = [pid for pid in leftover_pids(directory) if pid not in (keep or set())]
+    for pid in stopped:
+        stop_group(pid, create_time(pid))
+    return stopped
+
+
+def dir_size_mib(path: Path) -> float:
+    total = 0
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            with suppress(OSError):
+                total += (Path(root) / name).stat().st_size
+    return total / (1024 * 1024)

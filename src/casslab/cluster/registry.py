@@ -1,0 +1,91 @@
+"""Which class runs a cluster of each backend kind: the one place a backend is registered.
+
+Everything above :mod:`casslab.cluster` brings clusters up, creates and attaches them
+through these functions and talks to them through the :class:`~casslab.cluster.backend.
+Cluster` protocol, so a new backend is one folder plus one line in :data:`BACKENDS`.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from casslab.cluster import state
+from casslab.cluster.backend import DEFAULT_TIMEOUT_S, Cluster, ClusterBackend, UpOutcome
+from casslab.cluster.local import LocalCluster, stop_leftovers
+from casslab.cluster.model import BackendKind, ClusterSpec
+from casslab.errors import ClusterError
+
+BACKENDS: dict[BackendKind, ClusterBackend] = {
+    BackendKind.LOCAL: LocalCluster,
+}
+
+
+def _backend(kind: BackendKind) -> ClusterBackend:
+    try:
+        return BACKENDS[kind]
+    except KeyError:
+        known = ", ".join(sorted(BACKENDS))
+        raise ClusterError(
+            f"cluster backend {kind.value!r} is not available in this casslab (it has {known})"
+        ) from None
+
+
+def up(
+    spec: ClusterSpec,
+    given: frozenset[str] = frozenset(),
+    root: Path | None = None,
+    *,
+    fresh: bool = False,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> tuple[Cluster, UpOutcome]:
+    """Start the stopped cluster ``spec.name`` with its data, or create it (``casslab
+    up``); see the backend's ``up``."""
+    return _backend(spec.backend).up(spec, given, root, fresh=fresh, timeout_s=timeout_s)
+
+
+def create(
+    spec: ClusterSpec,
+    root: Path | None = None,
+    *,
+    fresh: bool = False,
+    start: bool = True,
+    remove_on_exit: bool = False,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> Cluster:
+    """A new cluster as ``spec`` asks; ``fresh`` replaces a stopped one of that name."""
+    return _backend(spec.backend).create(
+        spec, root, fresh=fresh, start=start, remove_on_exit=remove_on_exit, timeout_s=timeout_s
+    )
+
+
+def attach(name: str | None = None, root: Path | None = None) -> Cluster:
+    """The existing cluster ``name`` (default: the current one), from its state on disk."""
+    loaded = state.load(state.chosen_name(name, root), root)
+    return _backend(loaded.spec.backend).from_state(loaded)
+
+
+def current_name(root: Path | None = None) -> str | None:
+    """The current cluster's name, or None."""
+    return state.current(root)
+
+
+def current_contact_points(name: str | None = None) -> list[str]:
+    """Contact points of the current (or named) cluster, for the load commands."""
+    return attach(name).contact_points
+
+
+def remove(name: str, root: Path | None = None) -> None:
+    """Stop and delete cluster ``name``, even when its ``state.json`` is unreadable: then
+    its JVMs are found by their directory and stopped first."""
+    directory = state.cluster_dir(name, root)
+    if not directory.exists():
+        raise ClusterError(f"no cluster named {name!r} in {directory.parent}; nothing to remove")
+    try:
+        cluster = attach(name, root)
+    except ClusterError:
+        stop_leftovers(directory)  # unreadable state: the directory is all there is
+        shutil.rmtree(directory, ignore_errors=True)
+        state.forget_current(name, root)
+        return
+    cluster.destroy()

@@ -1,0 +1,345 @@
+"""Checks of an experiment file across its fields and against the parts that own the rules
+(each returns problems as ``<path>: <message>``; the loader collects them all).
+
+The rules are those of their owners, called here so a bad file fails before any trial:
+cassandra.yaml settings (:func:`casslab.cluster.config.validate_settings`, against the
+catalogue of the Cassandra version the file runs), the cluster backend's limits
+(:class:`casslab.cluster.ClusterSpec`), cassandra-stress and YCSB syntax
+(:mod:`casslab.load.stress`, :mod:`casslab.load.ycsb`, with the profiles and ``-P`` files
+they name) and KPI names (:data:`casslab.analysis.records.KPI_CATALOGUE`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from casslab.analysis.records import KPI_CATALOGUE
+from casslab.cluster.config import validate_settings
+from casslab.cluster.distribution import DEFAULT_VERSION
+from casslab.errors import CasslabError, ExperimentError
+from casslab.experiment.commands import Tool, compose_command, tool_of
+from casslab.experiment.levels import find_level, level_key
+from casslab.experiment.model import (
+    ClusterSection,
+    Factor,
+    FactorKind,
+    MeasureByTool,
+    parse_factor_name,
+)
+from casslab.experiment.problems import pydantic_problems
+from casslab.experiment.table import TableOptions
+from casslab.load.credentials import password_env_problem
+from casslab.load.stress import parse_stress
+from casslab.load.stress.profile import load_profile
+from casslab.load.ycsb import BUILTIN_WORKLOADS, builtin_workload_text, parse_ycsb
+from casslab.validation import validation_problems
+
+# ---------------------------------------------------------------- hooks into other parts
+
+
+_VERSION = re.compile(r"\d+\.\d+\.\d+")
+
+
+def settings_problems(settings: Mapping[str, object], version: str | None) -> list[str]:
+    """Problems of cassandra.yaml settings, each starting ``<key>: ``: checked against the
+    settings catalogue of the very Cassandra version the experiment runs (its jar is
+    fetched if needed); when that catalogue cannot be had, that is the problem."""
+    if not settings or (version is not None and not _VERSION.fullmatch(version)):
+        return []  # a malformed version is reported on its own
+    try:
+        return validate_settings(settings, version or DEFAULT_VERSION)
+    except CasslabError as error:
+        return [f"cannot be checked: {error}"]
+
+
+def kpi_problem(name: str) -> str | None:
+    """Why ``name`` is not a KPI (with the closest name), or None when it is one."""
+    known = {str(k): v.per_operation for k, v in KPI_CATALOGUE.items()}
+    if name in known:
+        return None
+    operation, dot, base = name.partition(".")
+    if dot and operation and base in known:
+        if known[base]:
+            return None
+        return f"KPI {base!r} is not reported per operation; use {base!r}"
+    close = difflib.get_close_matches(base if dot else name, list(known), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown KPI {name!r}{hint}"
+
+
+def kpis_problems(kpis: Any) -> list[str]:
+    """Problems of the ``kpis`` list: unknown names (with the closest) and repeats."""
+    problems: list[str] = []
+    seen_kpis: set[str] = set()
+    for index, name in enumerate(kpis if isinstance(kpis, list) else []):
+        if not isinstance(name, str):
+            continue  # reported by the model
+        problem = kpi_problem(name)
+        if problem is None and name in seen_kpis:
+            problem = f"{name!r} is listed twice"
+        seen_kpis.add(name)
+        if problem is not None:
+            problems.append(f"kpis[{index}]: {problem}")
+    return problems
+
+
+def file_reader(base_dir: Path | None) -> Callable[[str], str]:
+    """Reads a file named in a command: relative to the experiment file, then as given,
+    then a workload shipped with casslab (YCSB ``workloada`` .. ``workloadf``)."""
+
+    def read(name: str) -> str:
+        for path in ([base_dir / name] if base_dir else []) + [Path(name).expanduser()]:
+            if path.is_file():
+                return path.read_text(encoding="utf-8")
+        if Path(name).name in BUILTIN_WORKLOADS:
+            return builtin_workload_text(Path(name).name)
+        where = f" (nor relative to {base_dir})" if base_dir else ""
+        raise ExperimentError(
+            f"{name}: no such file{where}; name a file, or one of the shipped workloads "
+            f"{', '.join(BUILTIN_WORKLOADS)}"
+        )
+
+    return read
+
+
+def command_problem(command: str, base_dir: Path | None = None) -> str | None:
+    """Why a load command does not parse, or None.
+
+    A ``user`` command's profile and YCSB ``-P`` files are read relative to ``base_dir``
+    (the experiment file's folder), so a file that is missing or malformed is caught too.
+    """
+    try:
+        if tool_of(command) is Tool.YCSB:
+            return _secret_problem(
+                parse_ycsb(shlex.split(command), read_file=file_reader(base_dir))
+            )
+        parsed = parse_stress(command)
+        profile = getattr(parsed, "profile", None)
+        if isinstance(profile, str):
+            path = (base_dir / profile) if base_dir else Path(profile)
+            if not path.is_file():
+                return (
+                    f"profile {profile!r}: no such file {path}; a profile path is relative "
+                    "to the experiment file"
+                )
+            load_profile(path)
+        return _secret_problem(parsed)
+    except CasslabError as error:
+        return str(error)
+
+
+def _secret_problem(parsed: object) -> str | None:
+    """A ``password-env=VAR`` whose variable is not set: the run would fail at its first
+    trial, after starting the cluster."""
+    name = getattr(parsed, "password_env", None)
+    return password_env_problem(name) if isinstance(name, str) else None
+
+
+# ---------------------------------------------------------------- across fields
+
+
+def cluster_problems(fields: Mapping[str, Any]) -> list[str]:
+    """What the cluster backend refuses in a node count or heap (more nodes than a local
+    cluster has, a heap Cassandra cannot start with), each as ``<field>: <message>``;
+    checked here so the run does not meet it at its first trial."""
+    from casslab.cluster import ClusterSpec
+
+    try:
+        ClusterSpec.model_validate(dict(fields))
+    except ValidationError as error:
+        return validation_problems(error, dict(fields))
+    return []
+
+
+def cluster_section_problems(data: Mapping[str, Any]) -> list[str]:
+    """What the cluster backend refuses in the ``cluster`` section (a node count that
+    the ``nodes`` factor does not replace, the heap), each as ``cluster.<field>: ...``."""
+    cluster = data.get("cluster")
+    if not isinstance(cluster, Mapping):
+        return []
+    try:
+        section = ClusterSection.model_validate(cluster)
+    except ValidationError:
+        return []  # reported by the model
+    factors = data.get("factors")
+    fields: dict[str, Any] = {"heap": section.heap}
+    if not (isinstance(factors, Mapping) and "nodes" in factors):  # else the levels say
+        fields["nodes"] = section.nodes
+    return [f"cluster.{p}" for p in cluster_problems(fields)]
+
+
+def _level_problems(factor: Factor, level: Any, version: str | None) -> list[str]:
+    kind = factor.kind
+    if kind is FactorKind.CONFIG:
+        if factor.linked:
+            if not isinstance(level, list) or len(level) != len(factor.keys):
+                return [
+                    f"expected a list of {len(factor.keys)} values, one each for "
+                    f"{', '.join(factor.keys)}, got {level!r}"
+                ]
+            values = dict(zip(factor.keys, level, strict=True))
+        else:
+            values = {factor.keys[0]: level}
+        out = []
+        for problem in settings_problems(values, version):
+            if not factor.linked:
+                problem = problem.removeprefix(f"{factor.keys[0]}: ")
+            out.append(problem)
+        return out
+    if kind is FactorKind.TABLE:
+        try:
+            TableOptions().with_option(factor.keys[0], level)
+        except ValidationError as error:
+            raw = {factor.keys[0]: level}
+            return [p.removeprefix(f"{factor.keys[0]}: ") for p in pydantic_problems(error, raw)]
+        return []
+    if kind is FactorKind.WORKLOAD:
+        if not isinstance(level, str) or not level.strip():
+            return [f"expected a stress or YCSB command, got {level!r}"]
+        return []
+    if kind in (FactorKind.THREADS, FactorKind.NODES):
+        if isinstance(level, bool) or not isinstance(level, int) or level < 1:
+            return [f"expected an integer >= 1, got {level!r}"]
+        if kind is FactorKind.NODES:
+            return [p.removeprefix("nodes: ") for p in cluster_problems({"nodes": level})]
+        return []
+    if isinstance(level, bool) or not isinstance(level, int | float) or level <= 0:
+        return [f"expected a rate in operations per second (> 0), got {level!r}"]
+    return []
+
+
+def factor_problems(
+    factors: Mapping[str, Any], version: str | None
+) -> tuple[list[str], list[Factor], list[Factor]]:
+    """Problems, the factors whose name parses, and the factors without any problem."""
+    problems: list[str] = []
+    parsed: list[Factor] = []
+    good: list[Factor] = []
+    config_keys: dict[str, str] = {}
+    for name, levels in factors.items():
+        path = f"factors.{name}"
+        try:
+            kind, keys = parse_factor_name(str(name))
+        except ValueError as error:
+            problems.append(f"{path}: {error}")
+            continue
+        if not isinstance(levels, list):
+            continue  # reported by the model
+        if not levels:
+            problems.append(f"{path}: expected at least one level")
+            continue
+        for key in keys if kind is FactorKind.CONFIG else ():
+            if key in config_keys:
+                problems.append(f"{path}: {key} is already varied by factors.{config_keys[key]}")
+            config_keys[key] = str(name)
+        factor = Factor(name=str(name), kind=kind, keys=keys, levels=tuple(levels))
+        parsed.append(factor)
+        per_level = [_level_problems(factor, level, version) for level in levels]
+        if len(levels) > 1 and per_level[0] and all(p == per_level[0] for p in per_level):
+            problems += [f"{path}: {p}" for p in per_level[0]]  # e.g. an unknown key
+        else:
+            for index, level_problems in enumerate(per_level):
+                problems += [f"{path}[{index}]: {p}" for p in level_problems]
+        if any(per_level):
+            continue
+        first_at: dict[str, int] = {}
+        for index, level in enumerate(levels):
+            key = level_key(factor, level)
+            if key in first_at:
+                problems.append(
+                    f"{path}[{index}]: {level!r} repeats level [{first_at[key]}]; "
+                    "list each level once"
+                )
+            first_at.setdefault(key, index)
+        good.append(factor)
+    return problems, parsed, good
+
+
+def cell_problems(
+    path: str, cell: Any, factors: Mapping[str, Any], good: Sequence[Factor]
+) -> list[str]:
+    """Problems of a cell at ``path`` (``baseline``, ``extra_cells[i]``): names that are no
+    factor of the file, levels that are none of the factor's."""
+    if not isinstance(cell, Mapping):
+        return []  # reported by the model
+    by_name = {f.name: f for f in good}
+    problems: list[str] = []
+    for name, level in cell.items():
+        if name not in factors:
+            close = difflib.get_close_matches(str(name), [str(n) for n in factors], n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            problems.append(f"{path}.{name}: not a factor of this experiment{hint}")
+            continue
+        factor = by_name.get(str(name))
+        if factor is not None and find_level(factor, level) is None:
+            listed = ", ".join(repr(v) for v in factor.levels)
+            problems.append(f"{path}.{name}: {level!r} is not one of the levels ({listed})")
+    return problems
+
+
+def workload_problems(
+    data: Mapping[str, Any], good: Sequence[Factor], base_dir: Path | None
+) -> list[str]:
+    """Problems of the load commands: the workload (a field or a factor, not both), the
+    measure options (one per tool when the tools mix), each measured command as composed
+    and the preload, each parsed with the files it names (relative to ``base_dir``)."""
+    problems: list[str] = []
+    workload_factor = next((f for f in good if f.kind is FactorKind.WORKLOAD), None)
+    factor_names = data.get("factors") if isinstance(data.get("factors"), Mapping) else {}
+    has_workload_factor = "workload" in (factor_names or {})
+    default = data.get("workload")
+    if has_workload_factor and default is not None:
+        problems.append(
+            "workload: also given as a factor (factors.workload); keep one: the factor "
+            "varies it, this field fixes it"
+        )
+    elif not has_workload_factor and not default:
+        problems.append(
+            "workload: required when the workload is not a factor, e.g. "
+            'workload: "mixed ratio(write=9,read=1)"'
+        )
+    measure = data.get("measure", "")
+    if not isinstance(measure, str | Mapping):
+        return problems  # reported by the model
+    if isinstance(measure, Mapping):
+        try:
+            measure = MeasureByTool.model_validate(measure)
+        except ValidationError:
+            return problems  # reported by the model
+    commands: list[tuple[str, str]] = []
+    if workload_factor is not None:
+        levels = workload_factor.levels
+        commands = [(f"factors.workload[{i}]", str(w)) for i, w in enumerate(levels)]
+    elif isinstance(default, str) and default.strip() and not has_workload_factor:
+        commands = [("workload", default)]
+    tools = {tool_of(text) for _, text in commands}
+    if len(tools) > 1 and isinstance(measure, str) and measure.strip():
+        problems.append(
+            "measure: the workloads mix cassandra-stress and YCSB commands, which take "
+            'different options; write measure: {stress: "...", ycsb: "..."}'
+        )
+        return problems
+    threads = next((f.levels[0] for f in good if f.kind is FactorKind.THREADS), None)
+    rate = next((f.levels[0] for f in good if f.kind is FactorKind.RATE), None)
+    for path, text in commands:
+        try:
+            command = compose_command(text, measure, threads, rate)
+        except ValueError as error:
+            problems.append(f"{path}: {error}")
+            continue
+        problem = command_problem(command.text, base_dir)
+        if problem is not None:
+            problems.append(f"{path}: {problem} (measured command: {command.text!r})")
+    preload = data.get("preload")
+    if isinstance(preload, str) and preload.strip():
+        problem = command_problem(preload.strip(), base_dir)
+        if problem is not None:
+            problems.append(f"preload: {problem}")
+    return problems

@@ -1,0 +1,184 @@
+"""Design expansion: an experiment becomes cells (level combinations) and ordered trials.
+
+Pure: records in, records out. ``design: factorial`` crosses every level of every factor;
+``design: ofat`` runs the baseline cell, then, for each factor in file order, each of its
+other levels with every other factor at its baseline level. ``extra_cells`` follow
+(missing factors at baseline; cells already in the design are not repeated). The trials
+then run in the order :mod:`casslab.experiment.ordering` draws.
+
+A trial id is ``<cell id>/<iteration>``: stable across runs of the same file, which is
+what ``--resume`` matches finished trials on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from collections.abc import Mapping, Sequence
+
+from casslab.errors import ExperimentError
+from casslab.experiment.base import Level
+from casslab.experiment.commands import Command, compose_command, tool_of
+from casslab.experiment.levels import factor_labels, find_level, level_key, level_slugs
+from casslab.experiment.model import (
+    Design,
+    Experiment,
+    Factor,
+    FactorKind,
+    factors_of,
+    parse_duration_s,
+)
+from casslab.experiment.ordering import trial_order, with_restarts
+from casslab.experiment.plan_records import Cell, Plan, Trial
+
+
+def baseline_levels(experiment: Experiment, factors: Sequence[Factor]) -> dict[str, Level]:
+    """The baseline cell: the file's ``baseline`` levels, the first level elsewhere."""
+    out: dict[str, Level] = {}
+    for factor in factors:
+        if factor.name in experiment.baseline:
+            index = find_level(factor, experiment.baseline[factor.name])
+            out[factor.name] = factor.levels[index if index is not None else 0]
+        else:
+            out[factor.name] = factor.levels[0]
+    return out
+
+
+def _design_combinations(
+    experiment: Experiment, factors: Sequence[Factor]
+) -> list[dict[str, Level]]:
+    base = baseline_levels(experiment, factors)
+    if experiment.design is Design.FACTORIAL:
+        names = [f.name for f in factors]
+        return [
+            dict(zip(names, combo, strict=True))
+            for combo in itertools.product(*(f.levels for f in factors))
+        ]
+    combos = [dict(base)]
+    for factor in factors:
+        base_key = level_key(factor, base[factor.name])
+        for level in factor.levels:
+            if level_key(factor, level) != base_key:
+                combos.append({**base, factor.name: level})
+    return combos
+
+
+def _cell_key(factors: Sequence[Factor], levels: Mapping[str, Level]) -> tuple[str, ...]:
+    return tuple(level_key(f, levels[f.name]) for f in factors)
+
+
+def expand_cells(experiment: Experiment) -> tuple[Cell, ...]:
+    """The cells of the design, then the extra cells, without repeats."""
+    factors = factors_of(experiment)
+    labels = factor_labels(factors)
+    slugs = {f.name: level_slugs(f) for f in factors}
+    base = baseline_levels(experiment, factors)
+    base_key = _cell_key(factors, base)
+    combos = _design_combinations(experiment, factors)
+    for extra in experiment.extra_cells:
+        combos.append({f.name: extra.get(f.name, base[f.name]) for f in factors})
+    cells: list[Cell] = []
+    seen: set[tuple[str, ...]] = set()
+    for combo in combos:
+        key = _cell_key(factors, combo)
+        if key in seen:
+            continue
+        seen.add(key)
+        resolved: dict[str, Level] = {}
+        cell_labels: dict[str, str] = {}
+        for factor in factors:
+            index = find_level(factor, combo[factor.name])
+            if index is None:  # the loader rejects such files; keep expand total anyway
+                raise ValueError(f"{factor.name}: {combo[factor.name]!r} is not a level")
+            resolved[factor.name] = factor.levels[index]
+            cell_labels[factor.name] = slugs[factor.name][index]
+        cell_id = ",".join(f"{labels[n]}={s}" for n, s in cell_labels.items()) or "baseline"
+        cells.append(
+            Cell(id=cell_id, levels=resolved, labels=cell_labels, baseline=key == base_key)
+        )
+    return tuple(cells)
+
+
+def experiment_digest(experiment: Experiment) -> str:
+    text = json.dumps(experiment.to_file_dict(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _trial_for(
+    experiment: Experiment, factors: Sequence[Factor], cell: Cell, iteration: int, position: int
+) -> Trial:
+    settings = dict(experiment.cluster.config)
+    table = experiment.table
+    nodes = experiment.cluster.nodes
+    workload = experiment.workload or ""
+    threads: int | None = None
+    rate: float | None = None
+    for factor in factors:
+        level = cell.levels[factor.name]
+        if factor.kind is FactorKind.CONFIG:
+            values = level if factor.linked else [level]
+            settings.update(zip(factor.keys, values, strict=True))
+        elif factor.kind is FactorKind.TABLE:
+            table = table.with_option(factor.keys[0], level)
+        elif factor.kind is FactorKind.WORKLOAD:
+            workload = str(level)
+        elif factor.kind is FactorKind.THREADS:
+            threads = int(level)
+        elif factor.kind is FactorKind.RATE:
+            rate = float(level)
+        elif factor.kind is FactorKind.NODES:
+            nodes = int(level)
+    preload = experiment.preload
+    return Trial(
+        trial_id=f"{cell.id}/{iteration}",
+        position=position,
+        cell_id=cell.id,
+        iteration=iteration,
+        levels=cell.levels,
+        settings=settings,
+        nodes=nodes,
+        heap=experiment.cluster.heap,
+        version=experiment.cluster.version,
+        keyspace=experiment.schema_.keyspace,
+        replication=experiment.schema_.replication,
+        table=table,
+        preload=Command(tool=tool_of(preload), text=preload.strip()) if preload else None,
+        warmup_s=parse_duration_s(experiment.warmup),
+        workload=compose_command(workload, experiment.measure, threads, rate),
+        reset=experiment.reset,
+        restart=False,
+    )
+
+
+def expand(experiment: Experiment) -> Plan:
+    """The plan of a valid experiment (see :func:`casslab.experiment.loader.load`).
+
+    An experiment built in code without the loader's checks may still be invalid; then
+    this raises ExperimentError with the first problem found.
+    """
+    try:
+        factors = factors_of(experiment)
+        cells = expand_cells(experiment)
+        ordered = trial_order(cells, experiment.iterations, experiment.order)
+        trials = [
+            _trial_for(experiment, factors, cell, iteration, position)
+            for position, (cell, iteration) in enumerate(ordered)
+        ]
+    except ValueError as error:
+        raise ExperimentError(
+            f"expand experiment {experiment.name}: {error}; check it with "
+            "casslab.experiment.loader.check to see every problem"
+        ) from error
+    baseline = next(cell for cell in cells if cell.baseline)
+    return Plan(
+        experiment=experiment.name,
+        digest=experiment_digest(experiment),
+        design=experiment.design,
+        order=experiment.order,
+        iterations=experiment.iterations,
+        factors=tuple(f.name for f in factors),
+        baseline_cell_id=baseline.id,
+        cells=cells,
+        trials=with_restarts(trials),
+    )

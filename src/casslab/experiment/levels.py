@@ -1,0 +1,123 @@
+"""Factor levels: when two mean the same, and the short labels cell ids are made of (pure).
+
+Two levels are the same level when they mean the same (``LCS`` and
+``LeveledCompactionStrategy``, ``16`` and ``16.0``): :func:`level_key` is the one test, used
+by the design, the baseline and the loader's checks alike. A level's slug is a short
+readable label (``LCS``, ``2048MiB``, ``mixed-9-1``) that is unique among the factor's
+levels and names a directory, so it holds no password.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+
+from casslab.experiment.base import Level
+from casslab.experiment.commands import Tool, number_text, tool_of
+from casslab.experiment.model import Factor, FactorKind
+from casslab.experiment.table import Compaction, option_text, strategy_alias
+from casslab.load.credentials import mask_text
+
+
+def canonical_level(factor: Factor, level: Level) -> Level:
+    """A level in a form where equal meanings compare equal (``LCS`` == the class name)."""
+    if factor.kind is FactorKind.TABLE and factor.keys == ("compaction",):
+        return Compaction.model_validate(level).model_dump(mode="json")
+    if isinstance(level, list):
+        return [canonical_level_scalar(item) for item in level]
+    return canonical_level_scalar(level)
+
+
+def canonical_level_scalar(level: Level) -> Level:
+    if isinstance(level, float) and level.is_integer():
+        return int(level)
+    return level
+
+
+def level_key(factor: Factor, level: Level) -> str:
+    """A string that is equal for two levels of ``factor`` exactly when they mean the same."""
+    return json.dumps(canonical_level(factor, level), sort_keys=True, default=str)
+
+
+def find_level(factor: Factor, level: Level) -> int | None:
+    """The index of ``level`` among the factor's levels, or None."""
+    try:
+        wanted = level_key(factor, level)
+    except ValueError:
+        return None
+    for index, candidate in enumerate(factor.levels):
+        try:
+            if level_key(factor, candidate) == wanted:
+                return index
+        except ValueError:
+            continue
+    return None
+
+
+_SLUG_MAX = 40
+
+
+def _clean(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._+]+", "-", text).strip("-.") or "x"
+
+
+def _workload_slug(command: str) -> str:
+    command = mask_text(command)  # a cell id names a directory: no password in it
+    if tool_of(command) is Tool.YCSB:
+        words = [w for w in command.split() if w.lower() not in {"ycsb", "run", "load", "-p"}]
+        return _clean("ycsb-" + "-".join(w.rsplit("/", 1)[-1] for w in words))
+
+    # "ratio(write=9,read=1)" -> "9,1": keep the values of key=value pairs in brackets
+    def values(match: re.Match[str]) -> str:
+        items = [item.partition("=")[2] or item for item in match.group(1).split(",")]
+        return ",".join(items)
+
+    return _clean(re.sub(r"\b\w+\(([^)]*)\)", values, command))
+
+
+def level_slug(factor: Factor, level: Level) -> str:
+    """A short readable label of a level: ``LCS``, ``2048MiB``, ``mixed-9-1``, ``6+0.14``."""
+    if isinstance(level, bool):
+        return "true" if level else "false"
+    if isinstance(level, int | float):
+        return _clean(number_text(level))
+    if factor.kind is FactorKind.TABLE and factor.keys == ("compaction",):
+        compaction = Compaction.model_validate(level)
+        parts = [strategy_alias(compaction.strategy)]
+        parts += [f"{k}-{option_text(v)}" for k, v in compaction.options.items()]
+        return _clean("-".join(parts))
+    if factor.kind is FactorKind.WORKLOAD and isinstance(level, str):
+        return _workload_slug(level)
+    if isinstance(level, list):
+        return "+".join(level_slug(factor, item) for item in level)
+    if isinstance(level, dict):
+        return _clean("-".join(f"{k}-{option_text(v)}" for k, v in level.items()))
+    return _clean(str(level))
+
+
+def _shorten(slug: str) -> str:
+    if len(slug) <= _SLUG_MAX:
+        return slug
+    digest = hashlib.sha256(slug.encode()).hexdigest()[:6]
+    return f"{slug[: _SLUG_MAX - 7].rstrip('-.')}-{digest}"
+
+
+def level_slugs(factor: Factor) -> list[str]:
+    """Slugs of every level of ``factor``, made unique (``-2``, ``-3``) where they collide."""
+    slugs: list[str] = []
+    for level in factor.levels:
+        slug = _shorten(level_slug(factor, level))
+        base, count = slug, 1
+        while slug in slugs:
+            count += 1
+            slug = f"{base}-{count}"
+        slugs.append(slug)
+    return slugs
+
+
+def factor_labels(factors: Sequence[Factor]) -> dict[str, str]:
+    """Factor name -> the label used in cell ids (the short name, unless two collide)."""
+    shorts = [f.short_name for f in factors]
+    return {f.name: f.short_name if shorts.count(f.short_name) == 1 else f.name for f in factors}

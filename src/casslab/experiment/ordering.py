@@ -1,0 +1,74 @@
+"""The run order of a plan's trials, and where the nodes must (re)start (pure).
+
+Order: ``sequential`` runs the cells in design order, all iterations of a cell in a row
+(fewest restarts). ``randomized`` runs round after round; each round runs every cell
+once, in an order drawn from the seed (a randomized complete block design: drift over
+time falls on every cell alike). The draw sorts cells by SHA-256 of ``seed:round:cell``,
+so the same file and seed give the same order on any machine and Python version.
+
+Restarts: each trial is flagged against the one before it, by the rule the runner follows
+too (:func:`casslab.experiment.cluster_setup.cluster_action`). :func:`pending` recomputes
+the flags over the trials a resumed run has left.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+
+from casslab.experiment.cluster_setup import (
+    ClusterAction,
+    ClusterSetup,
+    cluster_action,
+    shape_change,
+)
+from casslab.experiment.model import Order, OrderKind
+from casslab.experiment.plan_records import Cell, Plan, RestartReason, Trial
+
+
+def _draw(seed: int, round_number: int, cell_id: str) -> str:
+    return hashlib.sha256(f"{seed}:{round_number}:{cell_id}".encode()).hexdigest()
+
+
+def trial_order(cells: Sequence[Cell], iterations: int, order: Order) -> list[tuple[Cell, int]]:
+    """(cell, iteration) pairs in run order. See the module docstring."""
+    if order.kind is OrderKind.SEQUENTIAL:
+        return [(cell, i) for cell in cells for i in range(1, iterations + 1)]
+    out: list[tuple[Cell, int]] = []
+    for iteration in range(1, iterations + 1):
+        shuffled = sorted(cells, key=lambda cell: _draw(order.seed, iteration, cell.id))
+        out += [(cell, iteration) for cell in shuffled]
+    return out
+
+
+def _restart_reason(current: ClusterSetup | None, wanted: ClusterSetup) -> RestartReason | None:
+    action = cluster_action(current, wanted)
+    if action is ClusterAction.START:
+        return RestartReason.FIRST
+    if action is ClusterAction.RESTART:
+        return RestartReason.CONFIG
+    if action is ClusterAction.RECREATE and current is not None:
+        return RestartReason(shape_change(current, wanted) or RestartReason.NODES)
+    return None
+
+
+def with_restarts(trials: Sequence[Trial]) -> tuple[Trial, ...]:
+    """``trials`` renumbered from 0, each flagged for a restart against the one before it."""
+    out: list[Trial] = []
+    previous: Trial | None = None
+    for position, trial in enumerate(trials):
+        reason = _restart_reason(previous.setup if previous else None, trial.setup)
+        update = {"position": position, "restart": reason is not None, "restart_reason": reason}
+        out.append(trial.model_copy(update=update))
+        previous = trial
+    return tuple(out)
+
+
+def pending(plan: Plan, finished: Iterable[str]) -> tuple[Trial, ...]:
+    """The trials still to run, in plan order, without those whose id is in ``finished``.
+
+    Positions and restart flags are recomputed over what remains: the first remaining
+    trial always starts the nodes.
+    """
+    done = set(finished)
+    return with_restarts([t for t in plan.trials if t.trial_id not in done])

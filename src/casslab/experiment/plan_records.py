@@ -1,0 +1,91 @@
+"""The expanded plan's records: cells, trials and the plan itself (what ``plan.json`` holds).
+
+:func:`casslab.experiment.design.expand` makes them; the runner, the report and ``--resume``
+read them. A trial carries everything the runner needs, resolved: settings, table options,
+commands, reset policy and whether the nodes must (re)start first.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import Field
+
+from casslab.errors import ExperimentError
+from casslab.experiment.base import SCHEMA_VERSION, Level, Record
+from casslab.experiment.cluster_setup import ClusterSetup
+from casslab.experiment.commands import Command
+from casslab.experiment.model import Design, Order, ResetPolicy
+from casslab.experiment.table import TableOptions
+
+
+class Cell(Record):
+    """One combination of factor levels."""
+
+    id: str  # "compaction=LCS,workload=mixed-9-1"; "baseline" when there are no factors
+    levels: dict[str, Level]  # factor name -> level as written in the file
+    labels: dict[str, str]  # factor name -> level slug
+    baseline: bool = False
+
+
+class RestartReason(StrEnum):
+    FIRST = "first"  # the first trial of a run: nodes start with its configuration
+    CONFIG = "config"  # cassandra.yaml settings differ from the previous trial's
+    NODES = "nodes"  # the node count differs from the previous trial's
+    HEAP = "heap"  # the heap differs from the previous trial's
+    VERSION = "version"  # the Cassandra version differs from the previous trial's
+
+
+class Trial(Record):
+    """Everything the runner needs for one trial, resolved."""
+
+    trial_id: str  # "<cell id>/<iteration>": stable across runs of the same file
+    position: int  # 0-based position in the run order
+    cell_id: str
+    iteration: int  # 1-based
+    levels: dict[str, Level]
+    settings: dict[str, Any]  # cassandra.yaml: cluster.config, then config.* levels
+    nodes: int
+    heap: str | None
+    version: str | None
+    keyspace: str
+    replication: dict[str, str | int]
+    table: TableOptions
+    preload: Command | None
+    warmup_s: float
+    workload: Command  # the measured command, measure options and overrides applied
+    reset: ResetPolicy
+    restart: bool  # nodes must (re)start before this trial: config or node count changed
+    restart_reason: RestartReason | None = None
+
+    @property
+    def setup(self) -> ClusterSetup:
+        """What this trial's cluster is built from."""
+        return ClusterSetup.of(self.nodes, self.heap, self.version, self.settings)
+
+
+class Plan(Record):
+    """The expanded experiment: its cells and its trials in run order."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    experiment: str
+    digest: str  # SHA-256 of the resolved experiment: a resumed run must match it
+    design: Design
+    order: Order
+    iterations: int
+    factors: tuple[str, ...]
+    baseline_cell_id: str
+    cells: tuple[Cell, ...]
+    trials: tuple[Trial, ...] = Field(default=())
+
+    def cell(self, cell_id: str) -> Cell:
+        """The cell with this id; ExperimentError when the plan has none (e.g. a results
+        directory written by a different version of the experiment file)."""
+        for cell in self.cells:
+            if cell.id == cell_id:
+                return cell
+        raise ExperimentError(
+            f"experiment {self.experiment}: no cell {cell_id!r} in the plan; the results "
+            "were written by another version of the file (compare the plan digest)"
+        )

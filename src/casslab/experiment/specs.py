@@ -1,0 +1,74 @@
+"""Engine specs of a plan's commands, and the engine's own check of each before a run.
+
+A workload spec the engine rejects should fail in the first second of ``casslab run`` (and
+in ``casslab plan``), not at trial 37: :func:`check_engine_specs` asks the engine
+(``casslab-engine --check``, which connects to nothing) about every distinct spec first.
+"""
+
+from __future__ import annotations
+
+import shlex
+import tempfile
+from pathlib import Path
+
+from casslab.errors import CasslabError, ExperimentError, SpecRejectedError
+from casslab.experiment.commands import Command, Tool
+from casslab.experiment.plan_records import Plan
+from casslab.load import engine
+from casslab.load.credentials import mask_text
+from casslab.load.spec import Connection, WorkloadSpec
+
+# --check parses and compiles a spec without connecting: any address will do.
+_CHECK_CONNECTION = Connection(contact_points=["127.0.0.1:9042"])
+
+
+def spec_for(
+    command: Command, connection: Connection, seed: int, base_dir: Path | None = None
+) -> WorkloadSpec:
+    """The engine spec of a stress or YCSB command; files it names (a user profile, a
+    YCSB ``-P`` file) are read relative to ``base_dir``, the experiment file's folder."""
+    if command.tool is Tool.YCSB:
+        from casslab.experiment.checks import file_reader
+        from casslab.load.ycsb import parse_ycsb
+
+        tokens = shlex.split(command.text)
+        if tokens and tokens[0].lower() == "ycsb":
+            tokens = tokens[1:]
+        parsed = parse_ycsb(tokens, read_file=file_reader(base_dir))
+        return parsed.to_spec(connection, seed=seed)
+    from casslab.load.stress import parse_stress
+
+    return parse_stress(command.text).to_spec(connection, seed=seed, profile_dir=base_dir)
+
+
+def distinct_commands(plan: Plan) -> list[Command]:
+    """Every preload and measured command of the plan, each once, in plan order."""
+    seen: dict[tuple[Tool, str], Command] = {}
+    for trial in plan.trials:
+        for command in (trial.preload, trial.workload):
+            if command is not None:
+                seen.setdefault((command.tool, command.text), command)
+    return list(seen.values())
+
+
+def check_engine_specs(plan: Plan, base_dir: Path | None = None) -> int:
+    """Ask the engine about the spec of every distinct command of ``plan``; raise
+    :class:`ExperimentError` naming the command and the engine's reason for the first it
+    rejects. Returns how many were checked."""
+    commands = distinct_commands(plan)
+    with tempfile.TemporaryDirectory(prefix="casslab-check-") as tmp:
+        for index, command in enumerate(commands):
+            try:
+                spec = spec_for(command, _CHECK_CONNECTION, 0, base_dir)
+                engine.check(spec, Path(tmp) / str(index))
+            except SpecRejectedError as error:
+                raise ExperimentError(
+                    f"workload {mask_text(command.text)!r}: the load engine rejects it: "
+                    f"{error.reason}; fix the command in the experiment file (nothing was run)"
+                ) from error
+            except CasslabError as error:
+                raise ExperimentError(
+                    f"workload {mask_text(command.text)!r}: {error}; fix the command in the "
+                    "experiment file (nothing was run)"
+                ) from error
+    return len(commands)

@@ -1,0 +1,339 @@
+"""cassandra-stress user profiles (YAML): the typed :class:`StressProfile` and its parser.
+
+:func:`parse_profile` is pure (text in, :class:`StressProfile` out); :func:`load_profile`
+reads a file. The profile's schema, column generators, inserts and named queries become
+engine operations in :mod:`casslab.load.stress.profile_cql`, which also lists how casslab's
+row model differs from stress's.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import Field
+
+from casslab.errors import WorkloadSyntaxError
+from casslab.load.spec import BatchType, DistKind, Distribution
+from casslab.load.stress.dist import parse_distribution, parse_ratio_distribution
+from casslab.record import Record
+
+DEFAULT_SIZE = Distribution(kind=DistKind.UNIFORM, min=4, max=8)
+DEFAULT_POPULATION = Distribution(kind=DistKind.UNIFORM, min=1, max=100_000_000_000)
+DEFAULT_CLUSTER = Distribution(kind=DistKind.FIXED, min=1, max=1)
+
+
+class TableColumn(Record):
+    name: str  # as written in CQL, unquoted
+    cql_type: str  # lower case, e.g. "text", "bigint"
+
+
+class ColumnSpec(Record):
+    """One ``columnspec`` entry."""
+
+    name: str
+    size: Distribution = DEFAULT_SIZE
+    population: Distribution = DEFAULT_POPULATION
+    cluster: Distribution = DEFAULT_CLUSTER
+
+
+class InsertSpec(Record):
+    partitions: Distribution = DEFAULT_CLUSTER
+    select: Distribution = DEFAULT_CLUSTER
+    select_divisor: float = 1.0
+    batchtype: BatchType | None = None  # None: LOGGED, as stress
+
+
+class QuerySpec(Record):
+    name: str
+    cql: str
+    fields: Literal["samerow", "multirow"] = "samerow"
+
+
+class StressProfile(Record):
+    keyspace: str
+    keyspace_definition: str | None = None
+    table: str
+    table_definition: str
+    columns: list[TableColumn]
+    partition_key: list[str] = Field(min_length=1)
+    clustering: list[str] = Field(default_factory=list)
+    columnspec: dict[str, ColumnSpec] = Field(default_factory=dict)
+    insert: InsertSpec = Field(default_factory=InsertSpec)
+    queries: dict[str, QuerySpec] = Field(default_factory=dict)
+
+    def spec_of(self, column: str) -> ColumnSpec:
+        return self.columnspec.get(column, ColumnSpec(name=column))
+
+    def levels(self) -> list[Distribution]:
+        """Values per partition on each clustering level; empty when every level has one
+        value (a partition is one row)."""
+        levels = [self.spec_of(c).cluster for c in self.clustering]
+        return levels if any(d.max > 1 for d in levels) else []
+
+    def level_of(self, column: str) -> int:
+        """0 for partition-key columns; clustering column *i* is level *i*; regular
+        columns the deepest level (always 0 when :meth:`levels` is empty)."""
+        if not self.levels() or column in self.partition_key:
+            return 0
+        if column in self.clustering:
+            return self.clustering.index(column) + 1
+        return len(self.clustering)
+
+    def type_of(self, column: str) -> str:
+        for col in self.columns:
+            if col.name == column:
+                return col.cql_type
+        raise KeyError(column)
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def load_profile(path: Path) -> StressProfile:
+    """Read and parse a profile file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise WorkloadSyntaxError(
+            f"user profile: cannot read {str(path)!r} ({exc.strerror}); check profile=PATH"
+        ) from None
+    return parse_profile(text, source=str(path))
+
+
+def parse_profile(text: str, *, source: str = "<profile>") -> StressProfile:
+    """Parse cassandra-stress profile YAML."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise WorkloadSyntaxError(f"user profile {source}: not valid YAML ({exc})") from None
+    if not isinstance(data, dict):
+        raise WorkloadSyntaxError(
+            f"user profile {source}: expected a mapping with keyspace:, table:"
+        )
+    for key in ("keyspace", "table", "table_definition"):
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            raise WorkloadSyntaxError(
+                f"user profile {source}: {key}: is missing; casslab needs keyspace, table and "
+                "table_definition (the CREATE TABLE statement) to generate values"
+            )
+    table_definition = data["table_definition"].strip().rstrip(";")
+    columns, partition_key, clustering = parse_table_definition(table_definition, source=source)
+    names = {c.name for c in columns}
+    columnspec = _columnspec(data.get("columnspec"), names, source)
+    keyspace_definition = data.get("keyspace_definition")
+    return StressProfile(
+        keyspace=data["keyspace"].strip(),
+        keyspace_definition=keyspace_definition.strip().rstrip(";")
+        if keyspace_definition
+        else None,
+        table=data["table"].strip(),
+        table_definition=table_definition,
+        columns=columns,
+        partition_key=partition_key,
+        clustering=clustering,
+        columnspec=columnspec,
+        insert=_insert(data.get("insert"), source),
+        queries=_queries(data.get("queries"), source),
+    )
+
+
+def _columnspec(raw: Any, names: set[str], source: str) -> dict[str, ColumnSpec]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, list):
+        raise WorkloadSyntaxError(
+            f"user profile {source}: columnspec: must be a list of - name: ..."
+        )
+    specs: dict[str, ColumnSpec] = {}
+    for entry in raw:
+        if not isinstance(entry, dict) or "name" not in entry:
+            raise WorkloadSyntaxError(
+                f"user profile {source}: columnspec entry {entry!r} lacks name:"
+            )
+        name = str(entry["name"])
+        if name not in names:
+            raise WorkloadSyntaxError(
+                f"user profile {source}: columnspec names {name!r}, which is not a column of the "
+                f"table ({', '.join(sorted(names))})"
+            )
+        values: dict[str, Any] = {"name": name}
+        for key in ("size", "population", "cluster"):
+            if key in entry:
+                values[key] = parse_distribution(
+                    str(entry[key]), what=f"user profile {source}: columnspec {name}.{key}"
+                )
+        unknown = set(entry) - {"name", "size", "population", "cluster"}
+        if unknown:
+            raise WorkloadSyntaxError(
+                f"user profile {source}: columnspec {name}: unknown key(s) {sorted(unknown)}; "
+                "accepted: size, population, cluster"
+            )
+        specs[name] = ColumnSpec.model_validate(values)
+    return specs
+
+
+_BATCH_TYPES = ", ".join(b.name for b in BatchType)
+
+
+def _batch_type(value: str, what: str) -> BatchType:
+    try:
+        return BatchType(value.strip().lower())
+    except ValueError:
+        raise WorkloadSyntaxError(
+            f"{what}: {value!r} is not a batch type; use one of {_BATCH_TYPES}"
+        ) from None
+
+
+def _insert(raw: Any, source: str) -> InsertSpec:
+    if raw is None:
+        return InsertSpec()
+    if not isinstance(raw, dict):
+        raise WorkloadSyntaxError(f"user profile {source}: insert: must be a mapping")
+    what = f"user profile {source}: insert"
+    return _insert_options(
+        {str(k).lower(): str(v) for k, v in raw.items()}, InsertSpec(), what, select="select"
+    )
+
+
+# Options stress accepts that casslab can only run at their defaults.
+_DEFAULT_ONLY = {"visits": "fixed(1)", "revisit": "uniform(1..1M)", "row-population-ratio": None}
+
+
+def _insert_options(
+    options: dict[str, str], base: InsertSpec, what: str, *, select: str
+) -> InsertSpec:
+    values: dict[str, Any] = base.model_dump()
+    for key, raw in options.items():
+        if key == "partitions":
+            values["partitions"] = parse_distribution(raw, what=f"{what}.partitions")
+        elif key == select:
+            dist, divisor = parse_ratio_distribution(raw, what=f"{what}.{select}")
+            values["select"], values["select_divisor"] = dist, divisor
+        elif key == "batchtype":
+            values["batchtype"] = _batch_type(raw, f"{what}.batchtype")
+        elif key in _DEFAULT_ONLY:
+            default = _DEFAULT_ONLY[key]
+            if default is None or raw.replace(" ", "").lower() != default.lower():
+                raise WorkloadSyntaxError(
+                    f"{what}.{key}={raw}: casslab writes each partition in one visit and "
+                    f"cannot run {key} other than its default; remove it"
+                )
+        else:
+            raise WorkloadSyntaxError(
+                f"{what}: unknown option {key!r}; accepted: partitions, {select}, batchtype"
+            )
+    return InsertSpec.model_validate(values)
+
+
+def apply_insert_options(
+    profile: StressProfile, options: dict[str, str], *, source: str = ""
+) -> StressProfile:
+    """The profile with ``-insert partitions=... select-ratio=... batchtype=...`` applied
+    (the command line wins over the profile's ``insert:``, as in stress)."""
+    if not options:
+        return profile
+    insert = _insert_options(
+        {k.lower(): v for k, v in options.items()},
+        profile.insert,
+        f"-insert (profile {source})",
+        select="select-ratio",
+    )
+    return profile.model_copy(update={"insert": insert})
+
+
+def _queries(raw: Any, source: str) -> dict[str, QuerySpec]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise WorkloadSyntaxError(f"user profile {source}: queries: must map names to queries")
+    queries: dict[str, QuerySpec] = {}
+    for name, body in raw.items():
+        if isinstance(body, str):
+            cql, fields = body, "samerow"
+        elif isinstance(body, dict) and isinstance(body.get("cql"), str):
+            cql, fields = body["cql"], str(body.get("fields", "samerow")).lower()
+        else:
+            raise WorkloadSyntaxError(
+                f"user profile {source}: query {name!r} needs cql: (and optionally fields: samerow)"
+            )
+        if fields not in ("samerow", "multirow"):
+            raise WorkloadSyntaxError(
+                f"user profile {source}: query {name!r}: fields must be samerow or multirow"
+            )
+        queries[str(name)] = QuerySpec(name=str(name), cql=cql.strip().rstrip(";"), fields=fields)
+    return queries
+
+
+def unquote(name: str) -> str:
+    """A CQL identifier as Cassandra stores it: ``"Quoted"`` keeps its case, others are lower."""
+    name = name.strip()
+    if len(name) >= 2 and name[0] == name[-1] == '"':
+        return name[1:-1].replace('""', '"')
+    return name.lower()
+
+
+def _split_top(body: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for char in body:
+        if char in "(<":
+            depth += 1
+        elif char in ")>":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    if current.strip():
+        parts.append(current.strip())
+    return parts
+
+
+def parse_table_definition(
+    cql: str, *, source: str = "<profile>"
+) -> tuple[list[TableColumn], list[str], list[str]]:
+    """Columns, partition key and clustering columns of a ``CREATE TABLE`` statement."""
+    match = re.match(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?[\w.\"]+\s*\(", cql, re.I)
+    if match is None:
+        raise WorkloadSyntaxError(
+            f"user profile {source}: table_definition must start with CREATE TABLE name (...)"
+        )
+    depth, end = 1, match.end()
+    while end < len(cql) and depth:
+        depth += {"(": 1, ")": -1}.get(cql[end], 0)
+        end += 1
+    if depth:
+        raise WorkloadSyntaxError(
+            f"user profile {source}: table_definition has unbalanced parentheses"
+        )
+    columns: list[TableColumn] = []
+    primary: str | None = None
+    for item in _split_top(cql[match.end() : end - 1]):
+        pk = re.match(r"^PRIMARY\s+KEY\s*\((.*)\)$", item, re.I | re.S)
+        if pk:
+            primary = pk.group(1)
+            continue
+        col = re.match(r'^("[^"]+"|\w+)\s+(.+?)(\s+PRIMARY\s+KEY)?(\s+STATIC)?$', item, re.I | re.S)
+        if col is None:
+            raise WorkloadSyntaxError(f"user profile {source}: cannot read column {item!r}")
+        name = unquote(col.group(1))
+        columns.append(TableColumn(name=name, cql_type=col.group(2).strip().lower()))
+        if col.group(3):
+            primary = name
+    if primary is None:
+        raise WorkloadSyntaxError(f"user profile {source}: table_definition has no PRIMARY KEY")
+    keys = _split_top(primary)
+    first = keys[0].strip()
+    if first.startswith("("):
+        partition = [unquote(k) for k in _split_top(first[1:-1])]
+    else:
+        partition = [unquote(first)]
+    clustering = [unquote(k) for k in keys[1:]]
+    known = {c.name for c in columns}
+    for key in partition + clustering:
+        if key not in known:
+            raise WorkloadSyntaxError(f"user profile {source}: key column {key!r} is not declared")
+    return columns, partition, clustering

@@ -1,0 +1,263 @@
+"""A cassandra-stress user profile as engine statements: schema, column generators, inserts
+and named queries. Pure: a :class:`~casslab.load.stress.profile.StressProfile` in, records out.
+
+:func:`profile_operations` turns a profile and ``ops(...)`` weights into engine operations;
+:func:`profile_schema_cql` gives its ``CREATE`` statements.
+
+How casslab maps a profile onto the engine (documented differences from stress):
+
+* A partition has rows as in stress: clustering column *i* has ``cluster`` values per
+  partition (drawn once per partition), so the partition has their product in rows. Values
+  are a function of ``(seed, partition key, the row's positions down to that column)``:
+  partition-key columns of the key, a clustering column of its prefix of the row, regular
+  columns of the whole row. A query bound by a clustering column picks a row that exists.
+  stress draws a count per parent value; casslab draws one count per level and partition.
+* ``insert`` writes, per operation, ``partitions`` partitions (the first is the cycle's
+  key; more are drawn from the population) and of each a ``select`` share of its rows (at
+  least one), in one batch of ``batchtype`` (default ``LOGGED``, as stress; counter tables
+  always ``COUNTER``). A batch of one row goes as a plain statement. The rows are chosen
+  uniformly without replacement; stress includes each row with that chance.
+* ``n=`` counts operations (stress counts partitions; the same with ``partitions: fixed(1)``).
+* Supported column types: text, varchar, ascii, blob, int, bigint, double, uuid,
+  timestamp, counter.
+"""
+
+from __future__ import annotations
+
+import re
+
+from casslab.errors import WorkloadSyntaxError
+from casslab.load.spec import (
+    BatchType,
+    Consistency,
+    DistKind,
+    Distribution,
+    Generator,
+    GenKind,
+    InsertBatch,
+    Operation,
+    OpKind,
+    Statement,
+)
+from casslab.load.stress.profile import DEFAULT_POPULATION, QuerySpec, StressProfile, unquote
+
+_TYPE_KINDS = {
+    "text": GenKind.TEXT,
+    "varchar": GenKind.TEXT,
+    "ascii": GenKind.TEXT,
+    "blob": GenKind.BLOB,
+    "int": GenKind.INT,
+    "bigint": GenKind.BIGINT,
+    "double": GenKind.DOUBLE,
+    "uuid": GenKind.UUID,
+    "timestamp": GenKind.TIMESTAMP,
+    "counter": GenKind.COUNTER_DELTA,
+}
+INT_POPULATION = Distribution(kind=DistKind.UNIFORM, min=1, max=2**31 - 1)
+# A LOGGED batch holds at most 65535 rows (stress refuses more); any batch at most a million.
+MAX_LOGGED_BATCH_ROWS = 65_535
+MAX_BATCH_ROWS = 1_000_000
+# 2017-07-14 .. 2023-11-14 in ms: timestamps stay in a plausible range.
+DEFAULT_TIMESTAMPS = Distribution(
+    kind=DistKind.UNIFORM, min=1_500_000_000_000, max=1_700_000_000_000
+)
+
+
+def _ident(name: str) -> str:
+    return name if re.fullmatch(r"[a-z_][a-z0-9_]*", name) else '"' + name.replace('"', '""') + '"'
+
+
+def _qualified(profile: StressProfile) -> str:
+    return f"{_ident(profile.keyspace)}.{_ident(profile.table)}"
+
+
+def _if_not_exists(cql: str, what: str) -> str:
+    return re.sub(
+        rf"^\s*CREATE\s+{what}\s+(?!IF\s+NOT\s+EXISTS)",
+        f"CREATE {what} IF NOT EXISTS ",
+        cql,
+        flags=re.I,
+    )
+
+
+def profile_schema_cql(profile: StressProfile) -> list[str]:
+    """``CREATE KEYSPACE`` / ``CREATE TABLE`` (made idempotent, table name qualified)."""
+    statements: list[str] = []
+    if profile.keyspace_definition:
+        statements.append(_if_not_exists(profile.keyspace_definition, "KEYSPACE"))
+    table = _if_not_exists(profile.table_definition, "TABLE")
+    table = re.sub(
+        r"^(\s*CREATE\s+TABLE\s+IF\s+NOT\s+EXISTS\s+)([\w\"]+)(\s*\()",
+        lambda m: m.group(1) + _qualified(profile) + m.group(3),
+        table,
+        flags=re.I,
+    )
+    statements.append(table)
+    return statements
+
+
+def column_generator(profile: StressProfile, column: str, *, source: str = "") -> Generator:
+    """The generator of one column's value (see the module docstring for the model)."""
+    cql_type = profile.type_of(column)
+    kind = _TYPE_KINDS.get(cql_type)
+    if kind is None:
+        raise WorkloadSyntaxError(
+            f"user profile {source}: column {column!r} has type {cql_type!r}, which casslab cannot "
+            f"generate yet; supported: {', '.join(sorted(_TYPE_KINDS))}. Change the column type "
+            "in table_definition"
+        )
+    spec = profile.spec_of(column)
+    level = profile.level_of(column)
+    per_key = True
+    values: Distribution | None = None
+    size: Distribution | None = None
+    explicit = column in profile.columnspec and "population" in spec.model_fields_set
+    if kind in (GenKind.TEXT, GenKind.BLOB):
+        size = spec.size
+    elif kind is GenKind.COUNTER_DELTA:
+        values, per_key = Distribution(kind=DistKind.FIXED, min=1, max=1), False
+    elif kind is GenKind.TIMESTAMP:
+        values = spec.population if explicit else DEFAULT_TIMESTAMPS
+    elif kind in (GenKind.INT, GenKind.BIGINT, GenKind.DOUBLE) and column not in (
+        profile.partition_key
+    ):
+        if explicit:
+            values = spec.population
+        elif level > 0:
+            values = INT_POPULATION if kind is GenKind.INT else DEFAULT_POPULATION
+    if column in profile.partition_key and kind is GenKind.BIGINT:
+        kind = GenKind.KEY_BIGINT
+    return Generator(
+        kind=kind, column=column, size=size, values=values, per_key=per_key, level=level
+    )
+
+
+def insert_statement(profile: StressProfile, *, source: str = "") -> Statement:
+    """One row: ``INSERT`` of every column, or ``UPDATE .. SET c = c + ?`` for counters."""
+    counters = [c.name for c in profile.columns if c.cql_type == "counter"]
+    keys = profile.partition_key + profile.clustering
+    if counters:
+        sets = ", ".join(f"{_ident(c)} = {_ident(c)} + ?" for c in counters)
+        where = " AND ".join(f"{_ident(k)} = ?" for k in keys)
+        cql = f"UPDATE {_qualified(profile)} SET {sets} WHERE {where}"
+        order = counters + keys
+    else:
+        order = [c.name for c in profile.columns]
+        marks = ", ".join("?" for _ in order)
+        names = ", ".join(_ident(c) for c in order)
+        cql = f"INSERT INTO {_qualified(profile)} ({names}) VALUES ({marks})"
+    return Statement(cql=cql, binds=[column_generator(profile, c, source=source) for c in order])
+
+
+_BIND = re.compile(r'("[^"]+"|[A-Za-z_][A-Za-z0-9_]*)\s*(?:=|<=|>=|<|>|\bIN\b)\s*\?', re.I)
+
+
+def query_statement(profile: StressProfile, query: QuerySpec, *, source: str = "") -> Statement:
+    """A named query with each ``?`` bound to the generator of the column it is compared with."""
+    cql = re.sub(
+        rf"\b(FROM|INTO|UPDATE)\s+{re.escape(profile.table)}\b",
+        lambda m: f"{m.group(1)} {_qualified(profile)}",
+        query.cql,
+        flags=re.I,
+    )
+    binds: list[Generator] = []
+    known = {c.name for c in profile.columns}
+    for match in _BIND.finditer(cql):
+        column = unquote(match.group(1))
+        if column not in known:
+            raise WorkloadSyntaxError(
+                f"user profile {source}: query {query.name!r} binds {match.group(1)!r}, "
+                "which is not a column of the table"
+            )
+        binds.append(column_generator(profile, column, source=source))
+    if len(binds) != cql.count("?"):
+        raise WorkloadSyntaxError(
+            f"user profile {source}: query {query.name!r}: casslab binds only `column = ?` "
+            f"(or <, >, <=, >=, IN) markers; {query.cql!r} has others (e.g. LIMIT ?). Write "
+            "those values into the query"
+        )
+    return Statement(cql=cql, binds=binds)
+
+
+def insert_batch(profile: StressProfile, *, counter: bool, source: str = "") -> InsertBatch:
+    """The batch an ``insert`` writes; refuses batches stress would refuse, or that would
+    not fit in memory."""
+    insert = profile.insert
+    if insert.partitions.min < 1:
+        raise WorkloadSyntaxError(
+            f"user profile {source}: insert partitions {insert.partitions.min}.."
+            f"{insert.partitions.max} can be 0; an insert writes at least one partition "
+            "(e.g. partitions: fixed(1))"
+        )
+    batch_type = BatchType.COUNTER if counter else (insert.batchtype or BatchType.LOGGED)
+    rows = float(insert.partitions.max) * min(1.0, insert.select.max / insert.select_divisor)
+    for level in profile.levels():
+        rows *= level.max
+    if batch_type is BatchType.LOGGED and rows > MAX_LOGGED_BATCH_ROWS:
+        raise WorkloadSyntaxError(
+            f"user profile {source}: insert writes up to {rows:,.0f} rows per LOGGED batch; a "
+            f"batch holds at most {MAX_LOGGED_BATCH_ROWS:,}. Lower insert partitions/select "
+            "or use batchtype: UNLOGGED"
+        )
+    if rows > MAX_BATCH_ROWS:
+        raise WorkloadSyntaxError(
+            f"user profile {source}: insert writes up to {rows:,.0f} rows per operation "
+            f"(partitions x select x cluster sizes); casslab allows {MAX_BATCH_ROWS:,}. Lower "
+            "insert select (e.g. select: fixed(1)/1000) or the cluster distributions"
+        )
+    return InsertBatch(
+        partitions=insert.partitions,
+        select=insert.select,
+        select_divisor=insert.select_divisor,
+        batch_type=batch_type,
+    )
+
+
+def profile_operations(
+    profile: StressProfile,
+    weights: dict[str, float],
+    consistency: Consistency,
+    *,
+    source: str = "",
+) -> list[Operation]:
+    """Operations for ``ops(insert=W, QUERY=W, ...)``."""
+    operations: list[Operation] = []
+    levels = profile.levels()
+    for name, weight in weights.items():
+        if name == "insert":
+            statement = insert_statement(profile, source=source)
+            counter = statement.cql.startswith("UPDATE")
+            operations.append(
+                Operation(
+                    name=name,
+                    kind=OpKind.COUNTER_WRITE if counter else OpKind.WRITE,
+                    weight=weight,
+                    statements=[statement],
+                    consistency=consistency,
+                    idempotent=not counter,
+                    clustering=levels,
+                    batch=insert_batch(profile, counter=counter, source=source),
+                )
+            )
+            continue
+        query = profile.queries.get(name)
+        if query is None:
+            available = ", ".join(["insert", *profile.queries]) or "insert"
+            raise WorkloadSyntaxError(
+                f"user ops({name}=...): {name!r} is not insert or a query of profile {source}; "
+                f"available: {available}"
+            )
+        statement = query_statement(profile, query, source=source)
+        is_select = statement.cql.lstrip().upper().startswith("SELECT")
+        operations.append(
+            Operation(
+                name=name,
+                kind=OpKind.READ if is_select else OpKind.CQL,
+                weight=weight,
+                statements=[statement],
+                consistency=consistency,
+                idempotent=is_select,
+                clustering=levels,
+            )
+        )
+    return operations

@@ -1,0 +1,84 @@
+"""The records a run leaves on disk: ``manifest.json`` and each trial's ``summary.json``.
+
+Record pydantic models with a ``schema_version``; read them with
+:func:`casslab.store.io.read_record` (or :func:`read_manifest` /
+:func:`read_trial_result`), which refuses files of a newer casslab.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from casslab.load.records import SummaryRecord
+from casslab.record import Record
+from casslab.store.io import read_record
+
+RUN_SCHEMA_VERSION = 1
+
+
+class TrialStatus(StrEnum):
+    OK = "ok"  # measured; KPIs valid
+    FAILED = "failed"  # an error ended it; KPIs absent or partial, see `error`
+
+
+class HostFacts(Record):
+    hostname: str
+    os: str
+    kernel: str
+    cpus: int
+    memory_bytes: int
+    python: str
+
+
+class RunManifest(Record):
+    """``manifest.json``: what ran, where, with which versions."""
+
+    schema_version: int = RUN_SCHEMA_VERSION
+    experiment_name: str
+    run_id: str
+    casslab_version: str
+    cassandra_version: str | None = None
+    jdk_version: str | None = None
+    engine_version: str | None = None
+    git_revision: str | None = None
+    host: HostFacts
+    experiment: dict[str, Any]  # the resolved experiment file
+    plan_digest: str | None = None  # a resumed run must have the same plan
+    jvm_warmup_s: float | None = None  # discarded load after each node (re)start
+    started_at: datetime
+    ended_at: datetime | None = None
+    trials_planned: int = 0
+
+
+class TrialResult(Record):
+    """``summary.json`` of one trial."""
+
+    schema_version: int = RUN_SCHEMA_VERSION
+    trial_id: str
+    cell_id: str
+    iteration: int
+    order_index: int  # position in the run order
+    factors: dict[str, str]  # factor name -> level, as text
+    status: TrialStatus
+    error: str | None = None
+    started_at: datetime
+    ended_at: datetime
+    measure_start_s: float | None = None  # engine measure window, seconds since trial start
+    measure_end_s: float | None = None
+    engine: SummaryRecord | None = None
+    kpis: dict[str, float | None] = Field(default_factory=dict)
+
+
+def read_manifest(path: Path) -> RunManifest:
+    """A ``manifest.json`` (see :func:`casslab.store.io.read_record` for the errors)."""
+    return read_record(path, RunManifest, "run manifest")
+
+
+def read_trial_result(path: Path) -> TrialResult:
+    """A trial's ``summary.json`` (see :func:`casslab.store.io.read_record`)."""
+    return read_record(path, TrialResult, "trial summary")

@@ -1,0 +1,28 @@
+"""Units casslab reads from people: durations (``500ms``, ``30s``, ``20m``, ``2h``, ``1d``).
+
+One parser for every place a duration is typed (cassandra-stress ``duration=``, ``-log
+interval=``, experiment files, ``--duration``/``--interval`` options); each caller says in
+its own words what it expected.
+"""
+
+from __future__ import annotations
+
+import re
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$", re.IGNORECASE)
+SECONDS_PER_UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def duration_s(value: object) -> float | None:
+    """Seconds in ``value`` (a string with an optional unit, or a number of seconds), or
+    None when it is not a duration (malformed, negative, or a boolean)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value) if value >= 0 else None
+    if not isinstance(value, str):
+        return None
+    match = _DURATION.match(value)
+    if match is None:
+        return None
+    return float(match.group(1)) * SECONDS_PER_UNIT[(match.group(2) or "s").lower()]

@@ -1,0 +1,184 @@
+"""plan.json from the experiment's side: what a run keeps, what a resume runs, and the
+outline the report reads of every plan."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from casslab.errors import ClusterError, ExperimentError, NewerSchemaError
+from casslab.experiment import loader
+from casslab.experiment.design import expand
+from casslab.experiment.model import Experiment
+from casslab.experiment.ordering import with_restarts
+from casslab.experiment.plan_records import Plan, Trial
+from casslab.experiment.runner import Runner, RunnerOptions
+from casslab.experiment.stored_plan import (
+    outline_of_manifest,
+    plan_for_run,
+    plan_json,
+    save_plan,
+    stored_plan,
+)
+from casslab.store.layout import RunLayout
+from casslab.store.plan_file import PlanOutline, read_plan_file, write_plan_file
+from casslab.store.records import read_manifest
+from run_literals import manifest
+
+DATA = Path(__file__).parent / "data"
+EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
+FILES = [DATA / "two-cells.yaml", *sorted(EXPERIMENTS.glob("*.yaml"))]
+
+
+def _experiment(**update: Any) -> Experiment:
+    return Experiment.model_validate(
+        {
+            "name": "stored",
+            "workload": "mixed ratio(write=9,read=1)",
+            "factors": {"nodes": [1, 3]},
+            "iterations": 2,
+            "order": "sequential",
+            **update,
+        }
+    )
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_every_plan_reads_as_the_outline_the_report_needs(path: Path) -> None:
+    plan = expand(loader.load(path))
+
+    outline = PlanOutline.model_validate(plan_json(plan))
+
+    assert outline.experiment == plan.experiment
+    assert outline.digest == plan.digest
+    assert outline.factors == plan.factors
+    assert outline.baseline_cell_id == plan.baseline_cell_id
+    assert [(c.id, c.labels, c.baseline) for c in outline.cells] == [
+        (c.id, c.labels, c.baseline) for c in plan.cells
+    ]
+    assert [(t.trial_id, t.position) for t in outline.trials] == [
+        (t.trial_id, t.position) for t in plan.trials
+    ]
+
+
+def test_a_saved_plan_reads_back_equal_and_is_kept(tmp_path: Path) -> None:
+    layout = RunLayout(root=tmp_path)
+    plan = expand(_experiment())
+
+    save_plan(layout, plan)
+    first = layout.plan.read_text()
+    save_plan(layout, expand(_experiment(iterations=5)))  # a resumed run keeps its plan
+
+    assert layout.plan.read_text() == first
+    assert stored_plan(layout) == plan
+
+
+def test_without_plan_json_the_experiment_is_expanded(tmp_path: Path) -> None:
+    assert plan_for_run(_experiment(), RunLayout(root=tmp_path)) == expand(_experiment())
+
+
+def _reordered(plan: Plan) -> Plan:
+    """The plan as another casslab version might have expanded it: same file, other order."""
+    trials: list[Trial] = list(reversed(plan.trials))
+    return plan.model_copy(update={"trials": with_restarts(trials)})
+
+
+def test_plan_json_is_what_a_resumed_run_runs(tmp_path: Path) -> None:
+    layout = RunLayout(root=tmp_path)
+    older = _reordered(expand(_experiment()))
+    write_plan_file(layout, plan_json(older))
+
+    plan = plan_for_run(_experiment(), layout)
+
+    assert plan == older
+    assert plan != expand(_experiment())
+
+
+def test_an_edited_experiment_file_cannot_resume(tmp_path: Path) -> None:
+    layout = RunLayout(root=tmp_path)
+    save_plan(layout, expand(_experiment()))
+
+    with pytest.raises(ExperimentError, match="the experiment file changed since that run"):
+        plan_for_run(_experiment(iterations=3), layout)
+
+
+def test_a_plan_of_a_newer_casslab_is_refused(tmp_path: Path) -> None:
+    layout = RunLayout(root=tmp_path)
+    data = plan_json(expand(_experiment()))
+    data["schema_version"] = 2
+    write_plan_file(layout, data)
+
+    with pytest.raises(NewerSchemaError, match=r"plan\.json: it has schema_version 2"):
+        stored_plan(layout)
+
+
+def test_a_plan_this_casslab_cannot_read_says_which_casslab_can(tmp_path: Path) -> None:
+    layout = RunLayout(root=tmp_path)
+    data = plan_json(expand(_experiment()))
+    del data["cells"]
+    write_plan_file(layout, data)
+    raw = json.loads(layout.plan.read_text())
+    raw["casslab_version"] = "0.0.9"
+    layout.plan.write_text(json.dumps(raw))
+
+    with pytest.raises(ExperimentError) as caught:
+        stored_plan(layout)
+    message = str(caught.value)
+    assert "cells: required, but missing" in message
+    assert "finish the run with casslab 0.0.9, or start a new run" in message
+
+
+def test_the_runner_writes_plan_json_first_and_keeps_it_on_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def cannot_start(self: Runner, trial: Trial) -> Any:
+        raise ClusterError("no cluster in this test")
+
+    monkeypatch.setattr(Runner, "_ensure_cluster", cannot_start)
+    layout = RunLayout(root=tmp_path / "run")
+    layout.root.mkdir()
+    options = RunnerOptions(jvm_warmup_s=0, write_report=False)
+
+    with pytest.raises(ExperimentError):
+        Runner(_experiment(), layout, options).run()
+
+    written = read_plan_file(layout)
+    assert written is not None
+    assert written.plan == plan_json(expand(_experiment()))
+    assert read_manifest(layout.manifest).plan_digest == expand(_experiment()).digest
+
+    text = layout.plan.read_text()
+    with pytest.raises(ExperimentError):
+        Runner(_experiment(), layout, options).run()  # resumed: the same plan, kept
+    assert layout.plan.read_text() == text
+    with pytest.raises(ExperimentError, match="the experiment file changed"):
+        Runner(_experiment(iterations=3), layout, options)
+
+
+def test_a_run_before_plan_json_gets_its_plan_when_resumed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def cannot_start(self: Runner, trial: Trial) -> Any:
+        raise ClusterError("no cluster in this test")
+
+    monkeypatch.setattr(Runner, "_ensure_cluster", cannot_start)
+    layout = RunLayout(root=tmp_path / "run")
+    layout.root.mkdir()
+    options = RunnerOptions(jvm_warmup_s=0, write_report=False)
+    with pytest.raises(ExperimentError):
+        Runner(_experiment(), layout, options).run()
+    layout.plan.unlink()  # the layout of a run written before plan.json existed
+
+    with pytest.raises(ExperimentError, match="its cluster"):
+        Runner(_experiment(), layout, options).run()
+
+    assert stored_plan(layout) == expand(_experiment())
+
+
+def test_outline_of_a_manifest_expands_its_experiment(tmp_path: Path) -> None:
+    experiment = _experiment()
+    outline = outline_of_manifest(manifest(experiment=experiment.to_file_dict()))
+    assert outline == PlanOutline.model_validate(plan_json(expand(experiment)))

@@ -1,0 +1,87 @@
+"""Cells, KPIs and frames of a run, from literal RunData."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from casslab.store.frames import cell_layout, intervals_frame, trials_frame
+from casslab.store.load import RunData, TrialData
+from casslab.store.plan_file import PlanOutline
+from casslab.store.records import TrialResult
+from run_literals import PLAN, manifest, trial
+
+OUTLINE = PlanOutline.model_validate(PLAN)
+BIG, SMALL = "size=big", "size=small"
+
+
+def _run(results: list[TrialResult], plan: PlanOutline | None = OUTLINE, note: str = "") -> RunData:
+    return RunData(
+        root=Path("run"),
+        manifest=manifest(),
+        trials=tuple(TrialData(result=r) for r in results),
+        plan=plan,
+        plan_note=note,
+    )
+
+
+BOTH = [trial(BIG), trial(SMALL, 1, 1)]
+
+
+@pytest.mark.parametrize(
+    ("results", "plan", "cells", "baseline", "note"),
+    [
+        # the plan's design order and baseline
+        (BOTH, OUTLINE, [BIG, SMALL], SMALL, ""),
+        # a cell found only in the trials goes last
+        ([*BOTH, trial("size=odd", 1, 2)], OUTLINE, [BIG, SMALL, "size=odd"], SMALL, ""),
+        # one cell: nothing to compare against
+        ([trial(SMALL)], OUTLINE, [BIG, SMALL], None, ""),
+        # the baseline never finished: no comparisons, and a note saying so
+        (
+            [trial(BIG), trial("size=odd", 1, 1)],
+            OUTLINE,
+            [BIG, SMALL, "size=odd"],
+            None,
+            "the baseline cell 'size=small' has no finished trial",
+        ),
+        # no plan: sorted, the first is the baseline, and the note says why
+        (BOTH, None, [BIG, SMALL], BIG, "no plan.json; cells are in sorted order"),
+    ],
+)
+def test_cell_layout(
+    results: list[TrialResult],
+    plan: PlanOutline | None,
+    cells: list[str],
+    baseline: str | None,
+    note: str,
+) -> None:
+    layout = cell_layout(_run(results, plan, "no plan.json" if plan is None else ""))
+    assert layout.cells == cells
+    assert layout.baseline_cell == baseline
+    assert layout.factors == ["config.size"]
+    assert note in layout.note
+    assert bool(note) == bool(layout.note)
+
+
+def test_a_legacy_plan_keeps_its_note() -> None:
+    layout = cell_layout(_run(BOTH, OUTLINE, "plan.json is missing; expanded"))
+    assert layout.baseline_cell == SMALL
+    assert layout.note == "plan.json is missing; expanded"
+
+
+def test_trials_frame_one_row_per_trial_failed_ones_too() -> None:
+    frame = trials_frame(_run([trial(BIG), trial(SMALL, 1, 1, ok=False)]))
+
+    assert list(frame.trial_id) == [f"{BIG}/1", f"{SMALL}/1"]
+    assert list(frame.status) == ["ok", "failed"]
+    assert list(frame["config.size"]) == ["big", "small"]
+    assert frame.op_rate.iloc[0] == 1000.0
+    assert frame.error.iloc[1] == "it broke"
+
+
+def test_intervals_frame_of_trials_without_intervals_is_empty() -> None:
+    frame = intervals_frame(_run(BOTH))
+    assert frame.empty
+    assert list(frame.columns[:4]) == ["trial_id", "cell_id", "iteration", "t_s"]
