@@ -5,67 +5,140 @@ intervals (:mod:`.stats`), comparisons against a baseline cell with Welch's t-te
 ratio interval, effect sizes, verdicts and warnings (:mod:`.compare`, :mod:`.inference`),
 and autocorrelation-corrected comparison of two runs' interval series (:mod:`.autocorr`).
 No files, clocks or printing here.
+
+The package loads its modules on first use (PEP 562), so importing a light part such as
+:mod:`.records` (the KPI catalogue experiment files are checked against) does not load SciPy
+and pandas into every ``casslab`` command.
 """
 
-from casslab.analysis.autocorr import (
-    SeriesComparison,
-    SeriesStats,
-    compare_series,
-    effective_sample_size,
-    lag1_autocorrelation,
-    series_stats,
-)
-from casslab.analysis.compare import (
-    analyse,
-    apply_correction,
-    cell_warnings,
-    compare_kpi,
-    compare_stats,
-    decide_verdict,
-    error_warnings,
-)
-from casslab.analysis.inference import (
-    SampleSummary,
-    effect_size,
-    fieller_ratio,
-    hedges_correction,
-    holm_adjust,
-    welch_test,
-)
-from casslab.analysis.kpis import (
-    METRIC_RULES,
-    AcrossNodes,
-    MetricRule,
-    Reduction,
-    counter_increase,
-    interval_series,
-    kpis_from_intervals,
-    kpis_from_metrics,
-    kpis_from_summary,
-    trial_kpis,
-)
-from casslab.analysis.records import (
-    DEFAULT_KPIS,
-    KPI_CATALOGUE,
-    Analysis,
-    AnalysisOptions,
-    AnalysisWarning,
-    CellInfo,
-    CellStats,
-    Comparison,
-    ConfidenceInterval,
-    Correction,
-    Direction,
-    EffectSize,
-    KpiSpec,
-    RatioEstimate,
-    TrialKpis,
-    Verdict,
-    WarningCode,
-    WelchTest,
-    kpi_spec,
-)
-from casslab.analysis.stats import cell_stats, describe, t_quantile, values_by_cell
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from casslab.analysis.autocorr import (
+        SeriesComparison,
+        SeriesStats,
+        compare_series,
+        effective_sample_size,
+        lag1_autocorrelation,
+        series_stats,
+    )
+    from casslab.analysis.compare import (
+        analyse,
+        apply_correction,
+        cell_warnings,
+        compare_kpi,
+        compare_stats,
+        decide_verdict,
+        error_warnings,
+    )
+    from casslab.analysis.inference import (
+        SampleSummary,
+        effect_size,
+        fieller_ratio,
+        hedges_correction,
+        holm_adjust,
+        welch_test,
+    )
+    from casslab.analysis.kpis import (
+        METRIC_RULES,
+        AcrossNodes,
+        MetricRule,
+        Reduction,
+        counter_increase,
+        interval_series,
+        kpis_from_intervals,
+        kpis_from_metrics,
+        kpis_from_summary,
+        trial_kpis,
+    )
+    from casslab.analysis.records import (
+        DEFAULT_KPIS,
+        KPI_CATALOGUE,
+        Analysis,
+        AnalysisOptions,
+        AnalysisWarning,
+        CellInfo,
+        CellStats,
+        Comparison,
+        ConfidenceInterval,
+        Correction,
+        Direction,
+        EffectSize,
+        KpiSpec,
+        RatioEstimate,
+        TrialKpis,
+        Verdict,
+        WarningCode,
+        WelchTest,
+        kpi_spec,
+    )
+    from casslab.analysis.stats import cell_stats, describe, t_quantile, values_by_cell
+
+_HOME: dict[str, str] = {
+    "AcrossNodes": "casslab.analysis.kpis",
+    "Analysis": "casslab.analysis.records",
+    "AnalysisOptions": "casslab.analysis.records",
+    "AnalysisWarning": "casslab.analysis.records",
+    "CellInfo": "casslab.analysis.records",
+    "CellStats": "casslab.analysis.records",
+    "Comparison": "casslab.analysis.records",
+    "ConfidenceInterval": "casslab.analysis.records",
+    "Correction": "casslab.analysis.records",
+    "DEFAULT_KPIS": "casslab.analysis.records",
+    "Direction": "casslab.analysis.records",
+    "EffectSize": "casslab.analysis.records",
+    "KPI_CATALOGUE": "casslab.analysis.records",
+    "KpiSpec": "casslab.analysis.records",
+    "METRIC_RULES": "casslab.analysis.kpis",
+    "MetricRule": "casslab.analysis.kpis",
+    "RatioEstimate": "casslab.analysis.records",
+    "Reduction": "casslab.analysis.kpis",
+    "SampleSummary": "casslab.analysis.inference",
+    "SeriesComparison": "casslab.analysis.autocorr",
+    "SeriesStats": "casslab.analysis.autocorr",
+    "TrialKpis": "casslab.analysis.records",
+    "Verdict": "casslab.analysis.records",
+    "WarningCode": "casslab.analysis.records",
+    "WelchTest": "casslab.analysis.records",
+    "analyse": "casslab.analysis.compare",
+    "apply_correction": "casslab.analysis.compare",
+    "cell_stats": "casslab.analysis.stats",
+    "cell_warnings": "casslab.analysis.compare",
+    "compare_kpi": "casslab.analysis.compare",
+    "compare_series": "casslab.analysis.autocorr",
+    "compare_stats": "casslab.analysis.compare",
+    "counter_increase": "casslab.analysis.kpis",
+    "decide_verdict": "casslab.analysis.compare",
+    "describe": "casslab.analysis.stats",
+    "effect_size": "casslab.analysis.inference",
+    "effective_sample_size": "casslab.analysis.autocorr",
+    "error_warnings": "casslab.analysis.compare",
+    "fieller_ratio": "casslab.analysis.inference",
+    "hedges_correction": "casslab.analysis.inference",
+    "holm_adjust": "casslab.analysis.inference",
+    "interval_series": "casslab.analysis.kpis",
+    "kpi_spec": "casslab.analysis.records",
+    "kpis_from_intervals": "casslab.analysis.kpis",
+    "kpis_from_metrics": "casslab.analysis.kpis",
+    "kpis_from_summary": "casslab.analysis.kpis",
+    "lag1_autocorrelation": "casslab.analysis.autocorr",
+    "series_stats": "casslab.analysis.autocorr",
+    "t_quantile": "casslab.analysis.stats",
+    "trial_kpis": "casslab.analysis.kpis",
+    "values_by_cell": "casslab.analysis.stats",
+    "welch_test": "casslab.analysis.inference",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module 'casslab.analysis' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
 
 __all__ = [
     "DEFAULT_KPIS",

@@ -14,20 +14,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from casslab.cluster import (
-    ClusterSpec,
-    ResetMode,
-    UpOutcome,
-    attach,
-    current_name,
-)
-from casslab.cluster import remove as remove_cluster
-from casslab.cluster import up as bring_up
-from casslab.cluster.model import MAX_LOCAL_NODES
-from casslab.cluster.settings import parse_assignment
-from casslab.cluster.wait import tail
 from casslab.errors import ConfigError
-from casslab.validation import validation_message
+
+# The cluster package is imported by each command when it runs (``casslab stress`` and the
+# other groups need none of it at start-up).
 
 console = Console()
 NameOption = Annotated[
@@ -36,6 +26,8 @@ NameOption = Annotated[
 
 
 def _settings(assignments: list[str]) -> dict[str, Any]:
+    from casslab.cluster.settings import parse_assignment
+
     settings: dict[str, Any] = {}
     for text in assignments:
         key, value = parse_assignment(text)
@@ -73,6 +65,10 @@ def up(
     timeout: Annotated[float, typer.Option("--timeout", help="Start-up limit, seconds.")] = 240,
 ) -> None:
     """Start cluster NAME with its data, or create it: node n listens on 127.0.0.n."""
+    from casslab.cluster import ClusterSpec, UpOutcome
+    from casslab.cluster import up as bring_up
+    from casslab.cluster.model import MAX_LOCAL_NODES
+
     if nodes is not None and not 1 <= nodes <= MAX_LOCAL_NODES:
         raise ConfigError(
             f"--nodes {nodes}: a local cluster has 1 to {MAX_LOCAL_NODES} nodes, e.g. --nodes 3"
@@ -114,6 +110,8 @@ _UP_OPTIONS = {
 def _pydantic_message(error: ValueError) -> str:
     from pydantic import ValidationError
 
+    from casslab.validation import validation_message
+
     if isinstance(error, ValidationError):
         return validation_message(error, names=_UP_OPTIONS)
     return str(error)
@@ -121,6 +119,8 @@ def _pydantic_message(error: ValueError) -> str:
 
 def status(name: NameOption = None) -> None:
     """Show every node of the cluster."""
+    from casslab.cluster import attach
+
     cluster = attach(name)
     table = Table(
         "node",
@@ -155,6 +155,9 @@ def down(
     remove: Annotated[bool, typer.Option("--remove", help="Also delete its directory.")] = False,
 ) -> None:
     """Stop every node (SIGTERM, then SIGKILL after a deadline)."""
+    from casslab.cluster import attach, current_name
+    from casslab.cluster import remove as remove_cluster
+
     if remove:
         chosen = name or current_name()
         if chosen is None:
@@ -176,6 +179,8 @@ def restart(
     timeout: Annotated[float, typer.Option("--timeout", help="Start-up limit, seconds.")] = 240,
 ) -> None:
     """Restart every node, applying changed settings."""
+    from casslab.cluster import attach
+
     cluster = attach(name)
     start = time.monotonic()
     with console.status("restarting…"):
@@ -190,6 +195,8 @@ def reset(
     ] = False,
 ) -> None:
     """Empty the cluster without a restart: drop user keyspaces and clear snapshots."""
+    from casslab.cluster import ResetMode, attach
+
     cluster = attach(name)
     start = time.monotonic()
     keyspaces = cluster.reset(ResetMode.TRUNCATE if truncate else ResetMode.DROP)
@@ -204,6 +211,8 @@ def nodetool(
     name: NameOption = None,
 ) -> None:
     """Run nodetool against node N: casslab nodetool 1 status."""
+    from casslab.cluster import attach
+
     cluster = attach(name)
     sys.stdout.write(cluster.nodetool(node, *ctx.args))
 
@@ -216,6 +225,8 @@ def cqlsh(
     ] = None,
 ) -> None:
     """Open cqlsh on node N (default 1)."""
+    from casslab.cluster import attach
+
     cluster = attach(name)
     target = cluster.node(node)
     exe = Path(sys.executable).parent / "cqlsh"
@@ -236,6 +247,9 @@ def logs(
     lines: Annotated[int, typer.Option("--lines", "-n")] = 40,
 ) -> None:
     """Print the end of node N's system.log."""
+    from casslab.cluster import attach
+    from casslab.cluster.wait import tail
+
     cluster = attach(name)
     target = cluster.node(node)
     console.print(f"[dim]{target.log_file}[/]")

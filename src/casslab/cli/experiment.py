@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -21,13 +21,12 @@ from rich.progress import (
 from rich.table import Table
 
 from casslab.cli.interrupt import Interrupted
-from casslab.experiment import events
-from casslab.experiment.design import expand
-from casslab.experiment.loader import load
-from casslab.experiment.specs import check_engine_specs
-from casslab.load.credentials import mask_text
-from casslab.store.records import TrialStatus
-from casslab.store.runs import open_run
+
+if TYPE_CHECKING:
+    from casslab.experiment.events import Event
+
+# The experiment package is imported by each command when it runs: other commands need
+# none of it at start-up.
 
 console = Console()
 
@@ -40,7 +39,10 @@ class _ProgressView:
         self.task = progress.add_task("trials", total=total, status="")
         self.failed = 0
 
-    def __call__(self, event: events.Event) -> None:
+    def __call__(self, event: Event) -> None:
+        from casslab.experiment import events
+        from casslab.store.records import TrialStatus
+
         if isinstance(event, events.RunStarted):
             done = event.total - event.pending
             self.progress.update(self.task, total=event.total, completed=done)
@@ -108,7 +110,11 @@ def run(
     ] = 30.0,
 ) -> None:
     """Run an experiment: every trial, then statistics and the report."""
+    from casslab.experiment.design import expand
+    from casslab.experiment.loader import load
     from casslab.experiment.runner import Runner, RunnerOptions, check_options
+    from casslab.experiment.specs import check_engine_specs
+    from casslab.store.runs import open_run
 
     experiment = load(file)
     options = RunnerOptions(
@@ -164,6 +170,11 @@ def run(
 
 def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) -> None:
     """Check an experiment file and show its cells and trial order without running it."""
+    from casslab.experiment.design import expand
+    from casslab.experiment.loader import load
+    from casslab.experiment.specs import check_engine_specs
+    from casslab.load.credentials import mask_text
+
     expanded = expand(load(file))
     checked = check_engine_specs(expanded, file.resolve().parent)
     table = Table(
