@@ -335,8 +335,10 @@ def test_signal_during_run(tmp_path: Path, index: int, signum: signal.Signals) -
             assert _running_after(jvms, time.monotonic(), 2.0) == []
         else:
             _check_cleaned_up(child, signum)
+            run_dirs = list((results / "signals").iterdir())
+            assert len(run_dirs) == 1, run_dirs
             resume = (
-                f"resume with: casslab run {experiment} --resume --results {results} "
+                f"resume with: casslab run {experiment} --resume-dir {run_dirs[0]} "
                 f"--base-address {address} --jmx-port-base {jmx} --jvm-warmup 0"
             )
             assert resume in " ".join(child.stderr.split()), child.stderr

@@ -13,7 +13,7 @@ from casslab.errors import ExperimentError
 from casslab.experiment import events
 from casslab.experiment.cluster_setup import ClusterAction
 from casslab.experiment.model import Experiment
-from casslab.experiment.runner import Runner, RunnerOptions
+from casslab.experiment.runner import Runner, RunnerOptions, resume_command
 from casslab.store.layout import RunLayout
 from casslab.store.records import TrialStatus
 from fakes import Calls, engine_runs, fake_factory, install_fake_engine
@@ -200,3 +200,25 @@ def test_a_spec_the_engine_rejects_fails_before_any_trial(
         _runner(tmp_path, experiment, calls, seen).run()
     assert calls.log == []
     assert engine_runs(engine_log) == []
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        (RunnerOptions(experiment_file=Path("e.yaml")), "casslab run e.yaml --resume-dir r/1"),
+        (
+            RunnerOptions(
+                experiment_file=Path("my exp.yaml"),
+                base_address="127.0.1.1",
+                jvm_warmup_s=0,
+                keep_cluster=True,
+            ),
+            "casslab run 'my exp.yaml' --resume-dir r/1 --base-address 127.0.1.1 "
+            "--jmx-port-base 7190 --jvm-warmup 0 --keep-cluster",
+        ),
+    ],
+)
+def test_resume_command_repeats_the_options_that_differ(
+    options: RunnerOptions, expected: str
+) -> None:
+    assert resume_command(options, Path("r/1")) == expected

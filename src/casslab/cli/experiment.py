@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -112,7 +111,7 @@ def run(
     """Run an experiment: every trial, then statistics and the report."""
     from casslab.experiment.design import expand
     from casslab.experiment.loader import load
-    from casslab.experiment.runner import Runner, RunnerOptions, check_options
+    from casslab.experiment.runner import Runner, RunnerOptions, check_options, resume_command
     from casslab.experiment.specs import check_engine_specs
     from casslab.store.runs import open_run
 
@@ -145,19 +144,8 @@ def run(
         try:
             runner.run()
         except KeyboardInterrupt as interrupt:
-            again = ["casslab", "run", str(file)]
-            again += ["--resume-dir", str(resume_dir)] if resume_dir else ["--resume"]
-            if results != Path("results"):
-                again += ["--results", str(results)]
-            if (base_address, jmx_port_base) != ("127.0.0.1", 7190):
-                again += ["--base-address", base_address, "--jmx-port-base", str(jmx_port_base)]
-            if jvm_warmup != 30.0:
-                again += ["--jvm-warmup", f"{jvm_warmup:g}"]
-            if keep_cluster:
-                again += ["--keep-cluster"]
-            raise Interrupted(
-                f"finished trials are kept; resume with: {shlex.join(again)}"
-            ) from interrupt
+            again = resume_command(options, layout.root)
+            raise Interrupted(f"finished trials are kept; resume with: {again}") from interrupt
     console.print(
         f"run {layout.root} finished in {time.monotonic() - start:.0f} s"
         + (f", {view.failed} trial(s) failed" if view.failed else "")

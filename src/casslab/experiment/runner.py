@@ -10,6 +10,7 @@ finished trial has its ``summary.json``, and ``resume`` skips those.
 
 from __future__ import annotations
 
+import shlex
 import shutil
 from contextlib import suppress
 from dataclasses import dataclass
@@ -69,6 +70,25 @@ class RunnerOptions:
 
 
 _OPTION_NAMES = {"base_address": "--base-address", "jmx_port_base": "--jmx-port-base"}
+
+
+def resume_command(options: RunnerOptions, run_dir: Path) -> str:
+    """The command line that continues the run in ``run_dir`` with the same options (those
+    that differ from the defaults), after an interrupt or a stop."""
+    defaults = RunnerOptions()
+    file = str(options.experiment_file or "<experiment file>")
+    argv = ["casslab", "run", file, "--resume-dir", str(run_dir)]
+    if (options.base_address, options.jmx_port_base) != (
+        defaults.base_address,
+        defaults.jmx_port_base,
+    ):
+        argv += ["--base-address", options.base_address]
+        argv += ["--jmx-port-base", str(options.jmx_port_base)]
+    if options.jvm_warmup_s != defaults.jvm_warmup_s:
+        argv += ["--jvm-warmup", f"{options.jvm_warmup_s:g}"]
+    if options.keep_cluster:
+        argv += ["--keep-cluster"]
+    return shlex.join(argv)
 
 
 def check_options(options: RunnerOptions) -> None:
@@ -190,13 +210,6 @@ class Runner:
             self._write_outputs()
             if self.layout.report_html.is_file():
                 report = self.layout.report_html
-        file = self.options.experiment_file or "<experiment file>"
-        resume = f"casslab run {file} --resume-dir {self.layout.root}"
-        defaults = RunnerOptions()
-        if self.options.base_address != defaults.base_address:
-            resume += f" --base-address {self.options.base_address}"
-        if self.options.jmx_port_base != defaults.jmx_port_base:
-            resume += f" --jmx-port-base {self.options.jmx_port_base}"
         return RunStop(
             trial_id=trial.trial_id,
             setup=setup_of(trial),
@@ -205,7 +218,7 @@ class Runner:
             finished=finished,
             planned=len(self.plan.trials),
             report=report,
-            resume=resume,
+            resume=resume_command(self.options, self.layout.root),
         )
 
     # ------------------------------------------------------------------ one trial
