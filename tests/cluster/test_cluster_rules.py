@@ -154,3 +154,31 @@ def test_old_state_files_count_as_started() -> None:
 )
 def test_startup_reason(texts: tuple[str, str], expected: str | None) -> None:
     assert startup_reason(*texts) == expected
+
+
+def test_leftovers_are_found_through_a_symbolic_link(tmp_path: Path) -> None:
+    """A JVM started under a linked CASSLAB_HOME names the unresolved path."""
+    import subprocess
+    import sys
+
+    from casslab.cluster.local import leftover_pids
+
+    real = tmp_path / "real"
+    (real / "c" / "node1").mkdir(parents=True)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    directory = link / "c"
+    sleeper = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import time; time.sleep(30)",
+            f"-Dcassandra.storagedir={directory}/node1",
+        ]
+    )
+    try:
+        assert sleeper.pid in leftover_pids(directory)
+        assert leftover_pids(tmp_path / "other") == []
+    finally:
+        sleeper.kill()
+        sleeper.wait()

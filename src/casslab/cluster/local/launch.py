@@ -184,11 +184,15 @@ def leftover_pids(directory: Path) -> list[int]:
     """Cassandra JVMs whose storage directory lies under ``directory``: the nodes of that
     cluster, found by the path casslab gave them, e.g. after casslab itself was killed
     before it could record their PIDs."""
-    marker = f"-Dcassandra.storagedir={directory.resolve()}/"
+    # the JVM got the path as casslab built it, which may be relative or run through a
+    # symbolic link: match it as given and as resolved
+    markers = tuple(
+        {f"-Dcassandra.storagedir={path}/" for path in (directory, directory.resolve())}
+    )
     found: list[int] = []
     for process in psutil.process_iter(["pid", "cmdline"]):
         cmdline = process.info["cmdline"] or []
-        if any(arg.startswith(marker) for arg in cmdline):
+        if any(arg.startswith(markers) for arg in cmdline):
             found.append(process.info["pid"])
     return found
 
