@@ -75,6 +75,9 @@ $(LATTE):
 bench: setup $(LATTE)
 	$(BIN)/python bench/cluster_startup.py
 	$(BIN)/python bench/metrics_overhead.py
+	$(BIN)/python bench/recording_overhead.py
+	$(BIN)/python bench/first_trial.py --runs 3
+	$(BIN)/python bench/lab_overhead.py --run experiments/quick-compaction.yaml --results bench-results
 	$(BIN)/python bench/engine_vs_latte.py --ops 300000 --concurrency 128 --latte $(LATTE)
 
 docs: venv

@@ -136,6 +136,12 @@ class FakeCluster:
         self.calls.log.append(("nodetool", args))
         return ""
 
+    def capture(self, name: str, keyspace: str) -> None:
+        self.calls.log.append(("capture", name))
+
+    def restore(self, name: str, keyspace: str) -> None:
+        self.calls.log.append(("restore", name))
+
     def session(self, keyspace: str | None = None, node: int | None = None) -> Any:
         return FakeSession(self.calls.statements)
 
@@ -178,13 +184,16 @@ if reject and reject in text:
 if "--check" in args:
     sys.exit(0)
 with open(os.environ["FAKE_ENGINE_LOG"], "a") as log:
-    log.write(json.dumps({{"seed": spec["seed"], "ops": len(spec["operations"])}}) + "\n")
+    log.write(json.dumps({{"seed": spec["seed"], "data_seed": spec.get("data_seed", 0),
+                          "ops": len(spec["operations"])}}) + "\n")
 if str(spec["seed"]) in os.environ.get("FAKE_ENGINE_FAIL_SEEDS", "").split(","):
     print(json.dumps({{"type": "error", "message": "fake failure", "fatal": True}}))
     sys.exit(1)
 lat = {{"count": 100, "mean_ms": 1.0, "p50_ms": 1.0, "p95_ms": 2.0, "p99_ms": 3.0,
         "p999_ms": 4.0, "max_ms": 5.0}}
-stats = {{"count": 100, "errors": 0, "op_rate": 100.0, "response": lat, "service": lat}}
+# FAKE_ENGINE_SPREAD: the op rate varies with the seed (iteration) by up to that much
+rate = 100.0 + float(os.environ.get("FAKE_ENGINE_SPREAD", "0")) * (spec["seed"] % 3)
+stats = {{"count": int(rate), "errors": 0, "op_rate": rate, "response": lat, "service": lat}}
 for second in range(2):
     print(json.dumps({{"type": "interval", "phase": "measure", "t_start_s": second,
                       "t_end_s": second + 1, "threads": 4, "total": stats,

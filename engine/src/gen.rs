@@ -1,7 +1,10 @@
-//! Bind values as pure functions of (seed, key, column) or (seed, cycle, column).
+//! Bind values as pure functions of (data seed, key, column) or (data seed, cycle, column).
 //!
 //! A write of key *k* and a validating read of key *k* evaluate the same generator for
-//! the same column name, so they agree on the value without any shared state.
+//! the same column name under the same data seed, so they agree on the value without any
+//! shared state, whatever operation seed each ran with. The one generator that is not
+//! data, `scan_length` (a LIMIT, a part of the operation), is evaluated under the
+//! operation seed instead: [`Gen::is_data`] tells the caller which seed to pass.
 
 use scylla::errors::SerializationError;
 use scylla::frame::response::result::ColumnType;
@@ -127,7 +130,14 @@ impl Gen {
         }
     }
 
-    /// The value for `key` at `cycle` under `seed`.
+    /// Whether this generator's values are data (written or validated: evaluate them under
+    /// the data seed) rather than a part of the operation (a scan's length: evaluate it
+    /// under the operation seed).
+    pub fn is_data(&self) -> bool {
+        self.kind != GenKind::ScanLength
+    }
+
+    /// The value for `key` at `cycle` under `seed` (the data seed when [`Gen::is_data`]).
     pub fn value(&self, seed: u64, key: i64, cycle: u64) -> Value {
         self.value_in_row(seed, key, None, cycle)
     }
@@ -255,6 +265,21 @@ mod tests {
         assert_ne!(g.value(1, 5, 0), g.value(2, 5, 0));
         let other = Gen::new(&gen(GenKind::Blob, "C1"));
         assert_ne!(g.value(1, 5, 0), other.value(1, 5, 0));
+    }
+
+    #[test]
+    fn only_a_scan_length_is_not_data() {
+        for kind in [
+            GenKind::Blob,
+            GenKind::Text,
+            GenKind::CounterDelta,
+            GenKind::KeyBlob,
+        ] {
+            assert!(Gen::new(&gen(kind, "c")).is_data(), "{kind:?}");
+        }
+        let mut scan = gen(GenKind::ScanLength, "limit");
+        scan.per_key = false;
+        assert!(!Gen::new(&scan).is_data());
     }
 
     #[test]

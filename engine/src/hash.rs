@@ -1,6 +1,9 @@
 //! Counter-based hashing: every random choice is a pure function of its inputs.
 //!
 //! No shared RNG state exists anywhere in the engine; a value is `mix(seed, stream, index)`.
+//! Two seeds feed it: the spec's `seed` for the operation sequence (which operation, key
+//! and row each cycle takes) and its `data_seed` for the data (the values written and
+//! validated, the rows of each partition); see `workload.rs`.
 
 /// SplitMix64 finaliser (Steele, Lea, Flood 2014): a bijective 64-bit mixer.
 #[inline]

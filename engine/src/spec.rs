@@ -324,9 +324,16 @@ pub struct WorkloadSpec {
     pub stop: Stop,
     #[serde(default)]
     pub warmup_s: f64,
-    /// 0 <= seed < 2**63 (Python's rule); a larger number fails here with that message.
+    /// The operation sequence: which operation and key each cycle takes, which row of a
+    /// partition it reads, how many partitions and rows a batch picks. 0 <= seed < 2**63
+    /// (Python's rule); a larger number fails here with that message.
     #[serde(default, deserialize_with = "seed_in_range")]
     pub seed: i64,
+    /// The data: every value written and validated, and the rows of each partition. A read
+    /// validates what a write stored when both ran with the same `data_seed`, whatever
+    /// their `seed`. Same range as `seed`.
+    #[serde(default, deserialize_with = "data_seed_in_range")]
+    pub data_seed: i64,
     #[serde(default)]
     pub validate_reads: bool,
     #[serde(default)]
@@ -344,10 +351,19 @@ impl WorkloadSpec {
     }
 }
 
-/// The seed as the engine's i64, or the spec rule's message when it does not fit.
+/// `seed` as the engine's i64, or the spec rule's message when it does not fit.
 fn seed_in_range<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+    in_range(d, "seed")
+}
+
+/// `data_seed` as the engine's i64, or the spec rule's message when it does not fit.
+fn data_seed_in_range<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+    in_range(d, "data_seed")
+}
+
+fn in_range<'de, D: Deserializer<'de>>(d: D, field: &str) -> Result<i64, D::Error> {
     let seed = i128::deserialize(d)?;
-    i64::try_from(seed).map_err(|_| serde::de::Error::custom(check::seed_message(seed)))
+    i64::try_from(seed).map_err(|_| serde::de::Error::custom(check::seed_message(field, seed)))
 }
 
 #[cfg(test)]
@@ -375,6 +391,27 @@ mod tests {
         assert_eq!(spec.connection.retries, 3);
         assert_eq!(spec.output.interval_s, 1.0);
         assert_eq!(spec.rate, Rate::Closed { threads: 4 });
+        assert_eq!((spec.seed, spec.data_seed), (0, 0));
+    }
+
+    #[test]
+    fn both_seeds_fit_an_i64_and_are_not_negative() {
+        let with = |field: &str, value: &str| {
+            let text = MINIMAL.replace(
+                "\"stop\": {\"ops\": 100}",
+                &format!("\"stop\": {{\"ops\": 100}}, \"{field}\": {value}"),
+            );
+            WorkloadSpec::from_json(&text)
+        };
+        let spec = with("data_seed", "9223372036854775807").unwrap();
+        assert_eq!((spec.seed, spec.data_seed), (0, i64::MAX));
+        for field in ["seed", "data_seed"] {
+            for bad in ["-1", "9223372036854775808"] {
+                let err = with(field, bad).unwrap_err();
+                let want = format!("{field} must be >= 0 and < 2**63 (got {bad})");
+                assert!(err.contains(&want), "{err}");
+            }
+        }
     }
 
     #[test]

@@ -1,5 +1,12 @@
 //! The workload as pure functions of the cycle number: which operation, which key, which
 //! values. Where a row sits in its partition and which rows a batch writes: [`rows`].
+//!
+//! Two seeds, two jobs. The operation sequence (which operation and key cycle *i* takes,
+//! which row of a partition a single-row operation touches, how many partitions and which
+//! rows a batch picks, a scan's length) is drawn from `seed`. The data (every value written
+//! or validated, per key or per cycle, and the shape and row ids of each partition) is
+//! drawn from `data_seed`, never from `seed`: a measured phase with its own `seed` reads
+//! back what a preload with the same `data_seed` wrote.
 
 use crate::dist::Dist;
 use crate::gen::{Gen, Value};
@@ -78,7 +85,10 @@ pub struct OpPlan {
 /// Everything about the workload that does not talk to the cluster.
 #[derive(Debug, Clone)]
 pub struct Workload {
+    /// Draws the operation sequence.
     pub seed: u64,
+    /// Draws the data: values, partition shapes, row ids.
+    pub data_seed: u64,
     pub keys: Dist,
     pub ops: Vec<OpPlan>,
     /// Per operation: its place in `report_names` (operations sharing a name report as one).
@@ -134,6 +144,7 @@ impl Workload {
         let names: Vec<&str> = spec.operations.iter().map(|o| o.name.as_str()).collect();
         Workload {
             seed: spec.seed as u64,
+            data_seed: spec.data_seed as u64,
             keys: Dist::new(&spec.keys),
             ops,
             slots: report_names(&names).1,
@@ -149,11 +160,22 @@ impl Workload {
         (op, dist.sample(i, mix(self.seed, STREAM_KEY, i)))
     }
 
+    /// The seed generator `g` draws from: `data_seed` for data, `seed` for a part of the
+    /// operation (a scan's length).
+    #[inline]
+    fn seed_of(&self, g: &Gen) -> u64 {
+        if g.is_data() {
+            self.data_seed
+        } else {
+            self.seed
+        }
+    }
+
     /// Bind values of statement `stmt` of operation `op` for one row at cycle `i`.
     pub fn row_values(&self, op: usize, stmt: usize, r: &RowRef, i: u64) -> Vec<Value> {
         self.ops[op].binds[stmt]
             .iter()
-            .map(|g| g.value_in_row(self.seed, r.key, r.row.as_ref(), i))
+            .map(|g| g.value_in_row(self.seed_of(g), r.key, r.row.as_ref(), i))
             .collect()
     }
 
@@ -162,7 +184,7 @@ impl Workload {
         self.ops[op]
             .validate
             .iter()
-            .map(|g| g.value(self.seed, key, i))
+            .map(|g| g.value(self.seed_of(g), key, i))
             .collect()
     }
 }
@@ -232,6 +254,67 @@ mod tests {
         let written = w.row_values(0, 0, &RowRef { key: 3, row: None }, 11);
         let expected = w.expected_row(1, 3, 999);
         assert_eq!(written[1], expected[0]);
+    }
+
+    fn seeded(ops: &str, seed: i64, data_seed: i64) -> Workload {
+        let mut s = spec(ops);
+        s.seed = seed;
+        s.data_seed = data_seed;
+        Workload::new(&s)
+    }
+
+    #[test]
+    fn values_depend_on_the_data_seed_not_the_seed() {
+        let base = seeded(MIXED, 7, 3);
+        let other_ops = seeded(MIXED, 8, 3);
+        let other_data = seeded(MIXED, 7, 4);
+        for key in 1..50 {
+            let r = RowRef { key, row: None };
+            let written = base.row_values(0, 0, &r, 11);
+            assert_eq!(written, other_ops.row_values(0, 0, &r, 99), "key {key}");
+            assert_ne!(written[1], other_data.row_values(0, 0, &r, 11)[1]);
+            // A read under another operation seed validates what this write stored.
+            assert_eq!(other_ops.expected_row(1, key, 5)[0], written[1]);
+            assert_ne!(other_data.expected_row(1, key, 5)[0], written[1]);
+        }
+        let mut per_cycle = spec(MIXED);
+        per_cycle.operations[0].statements[0].binds[1].per_key = false;
+        let value = |seed: i64, data_seed: i64| {
+            let mut s = per_cycle.clone();
+            (s.seed, s.data_seed) = (seed, data_seed);
+            Workload::new(&s).row_values(0, 0, &RowRef { key: 1, row: None }, 17)[1].clone()
+        };
+        assert_eq!(value(1, 2), value(9, 2), "per-cycle values ignore the seed");
+        assert_ne!(
+            value(1, 2),
+            value(1, 3),
+            "per-cycle values follow the data seed"
+        );
+    }
+
+    #[test]
+    fn the_operation_sequence_depends_on_the_seed_not_the_data_seed() {
+        let base = seeded(MIXED, 7, 3);
+        let other_data = seeded(MIXED, 7, 4);
+        let other_ops = seeded(MIXED, 8, 3);
+        assert!((0..1000).all(|i| base.plan(i) == other_data.plan(i)));
+        assert!((0..100).any(|i| base.plan(i) != other_ops.plan(i)));
+    }
+
+    #[test]
+    fn a_scan_length_is_part_of_the_operation() {
+        const SCAN: &str = r#"[{"name": "scan", "kind": "scan", "weight": 1, "statements": [
+            {"cql": "S", "binds": [{"kind": "key_text", "column": "y_id"},
+             {"kind": "scan_length", "column": "limit", "per_key": false,
+              "values": {"kind": "uniform", "min": 1, "max": 1000000}}]}]}]"#;
+        let lengths = |w: &Workload| -> Vec<Value> {
+            (0..50)
+                .map(|i| w.row_values(0, 0, &RowRef { key: 1, row: None }, i)[1].clone())
+                .collect()
+        };
+        let base = lengths(&seeded(SCAN, 7, 3));
+        assert_eq!(base, lengths(&seeded(SCAN, 7, 4)));
+        assert_ne!(base, lengths(&seeded(SCAN, 8, 3)));
     }
 
     #[test]

@@ -8,17 +8,20 @@ import pandas as pd
 import pytest
 
 from casslab.analysis import (
+    KPI_CATALOGUE,
     METRIC_RULES,
     AcrossNodes,
     MetricRule,
     Reduction,
     counter_increase,
     interval_series,
+    kpi_spec,
     kpis_from_intervals,
     kpis_from_metrics,
     kpis_from_summary,
     trial_kpis,
 )
+from casslab.analysis.kpis import node_numbers
 from casslab.errors import AnalysisError
 from casslab.load.records import IntervalRecord, LatencyStats, OpStats, SummaryRecord
 
@@ -250,3 +253,157 @@ def test_every_rule_names_a_catalogued_metric_of_the_right_kind() -> None:
             assert metric in by_name, f"{rule.kpi}: {metric} is not in the metrics catalogue"
             is_counter = by_name[metric].kind.value == "counter"
             assert is_counter == (rule.reduction in counters), f"{rule.kpi}: {metric}"
+
+
+# ---------------------------------------------------------------- CPU, GC, I/O by process
+
+N1, N2 = "127.0.220.2", "127.0.220.10"  # node 1 and node 2: address order, not text order
+
+
+def process_rows() -> list[tuple[float, str, str, float]]:
+    """Two nodes and the engine on one host, four instants (worked out by hand below)."""
+    series: dict[tuple[str, str], list[float]] = {
+        (N1, "host.cpu_busy_core_pct"): [150, 170, 160, 160],  # mean 160
+        (N2, "host.cpu_busy_core_pct"): [150, 170, 160, 160],  # the same host
+        (N1, "process.cpu_pct"): [40, 60, 50, 50],  # mean 50
+        (N2, "process.cpu_pct"): [20, 20, 30, 30],  # mean 25
+        (N1, "process.cpu_user_pct"): [30, 45, 40, 35],  # mean 37.5
+        (N2, "process.cpu_user_pct"): [15, 15, 20, 22],  # mean 18
+        (N1, "process.cpu_system_pct"): [10, 15, 10, 15],  # mean 12.5
+        (N2, "process.cpu_system_pct"): [5, 5, 10, 8],  # mean 7
+        ("engine", "engine.cpu_pct"): [30, 50, 40, 40],  # mean 40
+        ("engine", "engine.cpu_user_pct"): [20, 40, 30, 30],  # mean 30
+        ("engine", "engine.cpu_system_pct"): [10, 10, 10, 10],  # mean 10
+        (N1, "cassandra.gc_pause_ms"): [100, 120, 120, 150],  # +50
+        (N2, "cassandra.gc_pause_ms"): [5, 5, 30, 30],  # +25
+        (N1, "process.write_bytes_per_s"): [1e6, 3e6, 2e6, 2e6],  # mean 2e6
+        (N2, "process.write_bytes_per_s"): [0, 1e6, 0, 1e6],  # mean 5e5
+        (N1, "process.rss_bytes"): [1e9, 1e9, 1e9, 1e9],
+        (N2, "process.rss_bytes"): [2e9, 2e9, 3e9, 3e9],  # mean 2.5e9
+        ("engine", "engine.rss_bytes"): [1e8, 1e8, 2e8, 2e8],  # mean 1.5e8
+    }
+    return [
+        (float(t), node, metric, float(v))
+        for (node, metric), values in series.items()
+        for t, v in enumerate(values)
+    ]
+
+
+PROCESS_FRAME = pd.DataFrame(process_rows(), columns=["time", "node", "metric", "value"])
+
+
+def test_cpu_by_whom_adds_up_to_the_host() -> None:
+    kpis = kpis_from_metrics(PROCESS_FRAME)
+    assert kpis["host_cpu_pct"] == pytest.approx(160.0)
+    assert kpis["cassandra_cpu_pct"] == pytest.approx(50.0 + 25.0)
+    assert kpis["cassandra_cpu_user_pct"] == pytest.approx(37.5 + 18.0)
+    assert kpis["cassandra_cpu_system_pct"] == pytest.approx(12.5 + 7.0)
+    assert kpis["engine_cpu_pct"] == pytest.approx(40.0)
+    assert kpis["engine_cpu_user_pct"] == pytest.approx(30.0)
+    assert kpis["engine_cpu_system_pct"] == pytest.approx(10.0)
+    assert kpis["other_cpu_pct"] == pytest.approx(160.0 - 75.0 - 40.0)
+    parts = ("cassandra_cpu_pct", "engine_cpu_pct", "other_cpu_pct")
+    assert sum(kpis[k] or 0.0 for k in parts) == pytest.approx(kpis["host_cpu_pct"])
+
+
+def test_per_process_resources_summed_and_per_node() -> None:
+    kpis = kpis_from_metrics(PROCESS_FRAME)
+    expected = {
+        "gc_pause_ms": (75.0, 50.0, 25.0),
+        "cassandra_disk_write_bytes_per_s": (2.5e6, 2e6, 5e5),
+        "cassandra_rss_bytes": (3.5e9, 1e9, 2.5e9),
+        "cassandra_cpu_pct": (75.0, 50.0, 25.0),
+        "cassandra_cpu_user_pct": (55.5, 37.5, 18.0),
+        "cassandra_cpu_system_pct": (19.5, 12.5, 7.0),
+    }
+    for kpi, (total, node1, node2) in expected.items():
+        assert kpis[kpi] == pytest.approx(total), kpi
+        assert kpis[f"node1.{kpi}"] == pytest.approx(node1), kpi  # 127.0.220.2
+        assert kpis[f"node2.{kpi}"] == pytest.approx(node2), kpi  # 127.0.220.10
+    assert kpis["engine_rss_bytes"] == pytest.approx(1.5e8)
+    assert "node3.cassandra_cpu_pct" not in kpis
+    assert not any(k.startswith("node") and "engine" in k for k in kpis)  # one engine
+
+
+def test_per_node_kpis_are_valid_trial_kpis_and_windowed() -> None:
+    trial = trial_kpis(
+        trial_id="t1", cell_id="c", iteration=1, factors={}, metrics=PROCESS_FRAME, start=2.0
+    )
+    assert trial.kpis["node1.gc_pause_ms"] == 30.0  # 120 -> 150 in the window
+    assert trial.kpis["node2.gc_pause_ms"] == 0.0
+    assert trial.kpis["node2.cassandra_cpu_pct"] == pytest.approx(30.0)
+    assert kpi_spec("node2.cassandra_cpu_pct").unit == "%"
+    assert "node 2" in kpi_spec("node2.cassandra_cpu_pct").help
+
+
+def test_numbering_comes_from_the_whole_frame_not_the_window() -> None:
+    # node 1 has no sample in the window: node 2 keeps its number
+    frame = PROCESS_FRAME[~((PROCESS_FRAME.node == N1) & (PROCESS_FRAME.time >= 2))]
+    kpis = kpis_from_metrics(frame, start=2.0)
+    assert "node1.cassandra_cpu_pct" not in kpis
+    assert kpis["node2.cassandra_cpu_pct"] == pytest.approx(30.0)
+    named = kpis_from_metrics(PROCESS_FRAME, numbering={N1: 7, N2: 3})
+    assert named["node7.gc_pause_ms"] == 50.0
+    assert named["node3.gc_pause_ms"] == 25.0
+    with pytest.raises(AnalysisError, match="has no number"):
+        kpis_from_metrics(PROCESS_FRAME, numbering={N1: 1})
+
+
+def test_other_cpu_is_unknown_without_the_engine_or_the_nodes() -> None:
+    no_engine = kpis_from_metrics(PROCESS_FRAME[PROCESS_FRAME.node != "engine"])
+    assert no_engine["engine_cpu_pct"] is None
+    assert no_engine["other_cpu_pct"] is None  # unknown, never "everything else"
+    assert no_engine["cassandra_cpu_pct"] == pytest.approx(75.0)
+    cql_only = kpis_from_metrics(FRAME)
+    assert cql_only["host_cpu_pct"] is None
+    assert cql_only["other_cpu_pct"] is None
+
+
+@pytest.mark.parametrize(
+    ("labels", "numbers"),
+    [
+        ([N2, N1], {N1: 1, N2: 2}),
+        (
+            ["db-b", "10.0.0.9", "db-a", "10.0.0.10"],
+            {"10.0.0.9": 1, "10.0.0.10": 2, "db-a": 3, "db-b": 4},
+        ),
+        ([N1, N1], {N1: 1}),
+        ([], {}),
+    ],
+)
+def test_node_numbers_in_address_order(labels: list[str], numbers: dict[str, int]) -> None:
+    assert node_numbers(labels) == numbers
+
+
+def test_a_rule_subtracting_an_unknown_kpi_is_an_error() -> None:
+    rule = MetricRule(
+        kpi="other_cpu_pct",
+        metrics=("host.cpu_busy_core_pct",),
+        reduction=Reduction.GAUGE_MEAN,
+        across_nodes=AcrossNodes.MEAN,
+        minus=("no_such_kpi",),
+    )
+    with pytest.raises(AnalysisError, match="no earlier rule computes"):
+        kpis_from_metrics(PROCESS_FRAME, rules=[rule])
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "node0.cassandra_cpu_pct",
+        "node1.cpu_busy_pct",
+        "read.cassandra_cpu_pct",
+        "nodeA.gc_pause_ms",
+    ],
+)
+def test_per_node_names_outside_the_scheme_are_rejected(name: str) -> None:
+    with pytest.raises(AnalysisError, match="node<N>"):
+        kpi_spec(name)
+
+
+def test_every_rule_kpi_is_catalogued_with_its_per_node_flag() -> None:
+    for rule in METRIC_RULES:
+        spec = KPI_CATALOGUE[rule.kpi]
+        assert spec.per_node == rule.per_node, rule.kpi
+        if rule.kpi.endswith("_pct") and rule.kpi != "cpu_busy_pct":  # % of all CPUs
+            assert "% of ONE core" in spec.help, rule.kpi

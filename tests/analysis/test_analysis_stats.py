@@ -44,6 +44,7 @@ def test_describe_matches_hand_computation(
     assert stats.n_missing == 0
     assert stats.mean == pytest.approx(mean)
     assert stats.sd == pytest.approx(sd)
+    assert stats.var == pytest.approx(sd**2)  # the sample variance beside the SD: 4, 2, 2.5, 330/9
     assert stats.se == pytest.approx(se)
     assert stats.rmse == pytest.approx(rmse)
     assert stats.cv == pytest.approx(sd / mean)
@@ -74,6 +75,7 @@ def test_single_iteration_has_undetermined_not_zero_width_interval() -> None:
     assert stats.ci_undetermined_reason is not None
     assert "n=1" in stats.ci_undetermined_reason
     assert stats.sd is None
+    assert stats.var is None
     assert stats.se is None
     assert stats.cv is None
     assert stats.rmse == 0.0
@@ -89,7 +91,7 @@ def test_no_values_and_missing_values() -> None:
 
 def test_constant_values_give_zero_spread_and_undefined_cv_at_zero_mean() -> None:
     constant = describe([7.0, 7.0, 7.0], cell_id="c", kpi="sstables")
-    assert (constant.sd, constant.cv, constant.rmse) == (0.0, 0.0, 0.0)
+    assert (constant.sd, constant.var, constant.cv, constant.rmse) == (0.0, 0.0, 0.0, 0.0)
     zero_mean = describe([-1.0, 1.0], cell_id="c", kpi="op_rate")
     assert zero_mean.cv is None
 

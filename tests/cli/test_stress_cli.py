@@ -53,7 +53,27 @@ def test_stress_options_after_tokens_and_seed() -> None:
     )
     assert result.exit_code == 0, result.output
     spec = json.loads(result.output)
-    assert (spec["seed"], spec["stop"]["ops"]) == (9, 10)
+    assert (spec["seed"], spec["data_seed"], spec["stop"]["ops"]) == (9, 0, 10)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["stress", "read", "n=10"],
+        ["ycsb", "load", "-P", "workloada"],
+        ["ycsb", "run", "-P", "workloada"],
+    ],
+)
+def test_data_seed_reaches_the_spec_apart_from_the_seed(command: list[str]) -> None:
+    spec = dry(*command, "--seed", "4", "--data-seed", "11")
+    assert (spec.seed, spec.data_seed) == (4, 11)
+
+
+@pytest.mark.parametrize(("option", "value"), [("--seed", "-1"), ("--data-seed", str(2**63))])
+def test_a_seed_out_of_range_is_a_usage_error(option: str, value: str) -> None:
+    result = runner.invoke(app, ["stress", "read", "n=10", option, value, "--dry-run"])
+    assert result.exit_code == 2
+    assert option in result.output
 
 
 def test_stress_without_node_uses_a_default_contact_point() -> None:

@@ -9,7 +9,7 @@ import pytest
 from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
 
-from casslab.cluster import ClusterSpec, LocalCluster, NodeStatus
+from casslab.cluster import ClusterSpec, LocalCluster, NodeStatus, ResetMode
 
 pytestmark = pytest.mark.integration
 
@@ -115,3 +115,47 @@ def test_down_survives_a_node_that_died_on_its_own(clusters_dir: Path) -> None:
     finally:
         cluster.destroy()
     assert _jvm_pids_under(clusters_dir / "stale") == []
+
+
+def test_capture_then_restore_gives_every_trial_the_same_rows(one_node: LocalCluster) -> None:
+    session = one_node.session()
+    schema = [
+        "CREATE KEYSPACE cap WITH replication = {'class': 'SimpleStrategy', "
+        "'replication_factor': 1}",
+        "CREATE TABLE cap.kv (k int PRIMARY KEY, v text)",
+    ]
+    for statement in schema:
+        session.execute(statement)
+    insert = session.prepare("INSERT INTO cap.kv (k, v) VALUES (?, ?)")
+    for k in range(300):
+        session.execute(insert, (k, f"v{k}"))
+    one_node.capture("preloaded", "cap")
+    captured = sorted(p.name for p in (one_node.directory / "captures" / "preloaded").rglob("*"))
+    assert any(name.endswith("-Data.db") for name in captured)
+    assert not one_node.snapshots()  # the snapshot moved out of the data directory
+
+    def count() -> int:
+        return int(one_node.session().execute("SELECT count(*) FROM cap.kv").one()[0])
+
+    # a trial writes more, then the next trial's reset and restore bring back the 300 rows
+    for trial in range(2):
+        session = one_node.session()
+        for k in range(1000, 1050):
+            session.execute(insert, (k, "extra"))
+        assert count() == 350
+        one_node.reset(ResetMode.DROP)
+        for statement in schema:
+            one_node.session().execute(statement)
+        one_node.restore("preloaded", "cap")
+        assert count() == 300, f"trial {trial}"
+        row = one_node.session().execute("SELECT v FROM cap.kv WHERE k = 7").one()
+        assert row.v == "v7"
+    # the truncate reset policy keeps the table: the capture loads into it all the same
+    one_node.session().execute(insert, (2000, "extra"))
+    one_node.reset(ResetMode.TRUNCATE)
+    one_node.restore("preloaded", "cap")
+    assert count() == 300
+    # the capture itself is intact after three restores
+    again = sorted(p.name for p in (one_node.directory / "captures" / "preloaded").rglob("*"))
+    assert again == captured
+    one_node.reset(ResetMode.DROP)

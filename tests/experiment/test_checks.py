@@ -32,6 +32,9 @@ THREADS = Factor(name="threads", kind=FactorKind.THREADS, levels=(8, 16))
         ("op_rat", "unknown KPI 'op_rat' (did you mean 'op_rate'?)"),
         ("read.cpu_busy_pct", "KPI 'cpu_busy_pct' is not reported per operation; use "),
         ("read.latency_p99", "unknown KPI 'read.latency_p99' (did you mean 'latency_p99_ms'?)"),
+        ("cassandra_cpu_pct", None),
+        ("node2.cassandra_cpu_pct", None),
+        ("node2.cpu_busy_pct", "KPI 'cpu_busy_pct' is not reported per node; use "),
     ],
 )
 def test_kpi_problem(name: str, problem: str | None) -> None:

@@ -108,6 +108,13 @@ def test_run_interrupted_then_resumed(tmp_path: Path) -> None:
         assert result.engine is not None
         assert result.engine.total.count > 0
         assert result.engine.total.errors == 0
+        # the measured reads validate the values the preload wrote: one data seed a run
+        assert result.engine.total.mismatches == 0
+        # the data came from a capture restored, or from the preload captured; a trial
+        # after a node start captures it during its JVM warm-up, then restores it
+        assert "restore" in result.phase_s or "capture" in result.phase_s, result.phase_s
+        if "jvm warm-up" in result.phase_s:
+            assert {"capture", "restore"} <= set(result.phase_s), result.phase_s
         assert result.kpis["op_rate"] is not None
         assert result.kpis["op_rate"] > 0
         assert layout.latency_hlog(result.cell_id, result.iteration).stat().st_size > 0

@@ -14,8 +14,9 @@ from casslab.experiment import events
 from casslab.experiment.cluster_setup import ClusterAction
 from casslab.experiment.model import Experiment
 from casslab.experiment.runner import Runner, RunnerOptions, resume_command
+from casslab.experiment.stored_plan import stored_plan
 from casslab.store.layout import RunLayout
-from casslab.store.records import TrialStatus
+from casslab.store.records import TrialStatus, read_manifest, read_trial_result
 from fakes import Calls, engine_runs, fake_factory, install_fake_engine
 
 
@@ -222,3 +223,113 @@ def test_resume_command_repeats_the_options_that_differ(
     options: RunnerOptions, expected: str
 ) -> None:
     assert resume_command(options, Path("r/1")) == expected
+
+
+def test_preload_runs_once_per_data_and_later_trials_restore_it(
+    tmp_path: Path, engine_log: Path
+) -> None:
+    calls, seen = Calls(), []
+    experiment = _experiment(
+        preload="write n=100",
+        factors={"table.compaction": ["STCS", "LCS"]},
+        iterations=2,
+        reset="recreate",
+    )
+    _runner(tmp_path, experiment, calls, seen).run()
+    data = [(name, arg) for name, arg in calls.log if name in ("capture", "restore")]
+    # sequential: STCS/1 captures, STCS/2 restores it; LCS/1 (other table options) captures
+    assert [name for name, _ in data] == ["capture", "restore", "capture", "restore"]
+    assert data[0][1] == data[1][1] != data[2][1] == data[3][1]
+    preloads = [r for r in engine_runs(engine_log) if r["seed"] == 0]
+    assert len(preloads) == 2
+    results = [
+        read_trial_result(path) for path in RunLayout(root=tmp_path / "run").trial_summaries()
+    ]
+    assert all("measure" in r.phase_s for r in results)
+    # a new cluster is empty: only the trials after the first reset their data
+    assert sum("reset" in r.phase_s for r in results) == 3
+    assert sum("restore" in r.phase_s for r in results) == 2
+
+
+def test_every_engine_run_of_a_run_shares_one_data_seed(tmp_path: Path, engine_log: Path) -> None:
+    calls, seen = Calls(), []
+    experiment = _experiment(preload="write n=100", iterations=3, data_seed=42)
+    _runner(tmp_path, experiment, calls, seen).run()
+    runs = engine_runs(engine_log)
+    assert {r["data_seed"] for r in runs} == {42}
+    assert sorted({r["seed"] for r in runs}) == [0, 1, 2, 3]  # preload, then each iteration
+    manifest = read_manifest(RunLayout(root=tmp_path / "run").manifest)
+    assert manifest.data_seed == 42
+
+
+_UNTIL = {"kpis": ["op_rate"], "ci_half_width_pct": 3}
+
+
+def test_adaptive_iterations_stop_when_every_cell_is_precise(
+    tmp_path: Path, engine_log: Path
+) -> None:
+    calls, seen = Calls(), []
+    experiment = _experiment(
+        factors={"threads": [2, 4]},
+        iterations={"min": 2, "max": 6, "until": _UNTIL},
+        order={"kind": "randomized", "seed": 3},
+    )
+    _runner(tmp_path, experiment, calls, seen).run()
+    layout = RunLayout(root=tmp_path / "run")
+    assert len(list(layout.trial_summaries())) == 4  # equal rates: precise after min
+    manifest = read_manifest(layout.manifest)
+    assert manifest.stop_rule is not None
+    assert "precision" in manifest.stop_rule.lower()
+    assert not [e for e in seen if isinstance(e, events.RoundAdded)]
+
+
+def test_adaptive_iterations_add_rounds_up_to_max(
+    tmp_path: Path, engine_log: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_ENGINE_SPREAD", "50")  # op rate 100, 150, 200 by iteration
+    calls, seen = Calls(), []
+    experiment = _experiment(
+        factors={"threads": [2, 4]},
+        iterations={"min": 2, "max": 4, "until": _UNTIL},
+        order={"kind": "randomized", "seed": 3},
+    )
+    runner = _runner(tmp_path, experiment, calls, seen)
+    runner.run()
+    layout = RunLayout(root=tmp_path / "run")
+    assert len(list(layout.trial_summaries())) == 8
+    added = [e for e in seen if isinstance(e, events.RoundAdded)]
+    assert [e.round_number for e in added] == [3, 4]
+    assert added[-1].total == 8
+    manifest = read_manifest(layout.manifest)
+    assert manifest.stop_rule is not None
+    assert "max" in manifest.stop_rule.lower()
+    assert manifest.trials_planned == 8
+    stored = stored_plan(layout)
+    assert stored is not None
+    assert stored.iterations == 4
+    assert len(stored.trials) == 8
+    # a resume of the finished run runs nothing and keeps the rounds it added
+    again: list[events.Event] = []
+    _runner(tmp_path, experiment, Calls(), again).run()
+    assert not [e for e in again if isinstance(e, events.TrialStarted)]
+
+
+def test_jvm_warm_up_rehearses_the_preload_and_the_workload_before_the_first_trial(
+    tmp_path: Path, engine_log: Path
+) -> None:
+    calls, seen = Calls(), []
+    experiment = _experiment(preload="write n=100", iterations=2, reset="recreate")
+    runner = _runner(tmp_path, experiment, calls, seen)
+    runner.options = RunnerOptions(
+        results_root=tmp_path, jvm_warmup_s=5, write_report=False, cluster_root=tmp_path / "c"
+    )
+    runner.run()
+    # warm-up: the preload (seed 0, captured) and the measured workload (seed 1); trial 1
+    # restores the captured preload and measures (seed 1); trial 2 likewise (seed 2)
+    assert [r["seed"] for r in engine_runs(engine_log)] == [0, 1, 1, 2]
+    first = read_trial_result(RunLayout(root=tmp_path / "run").trial_summary("baseline", 1))
+    assert {"preload", "capture", "jvm warm-up", "reset", "restore", "measure"} <= set(
+        first.phase_s
+    )
+    phases = [e.phase for e in seen if isinstance(e, events.PhaseStarted)]
+    assert phases[:6] == ["preload", "capture", "jvm warm-up", "reset", "restore", "measure"]

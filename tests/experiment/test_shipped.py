@@ -70,7 +70,7 @@ def test_shipped_commands_build_engine_specs(path: Path) -> None:
         assert isinstance(spec, WorkloadSpec)
 
 
-def test_quick_compaction_fits_ten_minutes_on_two_cores() -> None:
+def test_quick_compaction_fits_eighteen_minutes_on_two_cores() -> None:
     plan = plan_of("quick-compaction")
     assert len(plan.cells) == 3
     assert len(plan.trials) == 9
@@ -81,10 +81,15 @@ def test_quick_compaction_fits_ten_minutes_on_two_cores() -> None:
     assert "threads=16" in trial.workload.text
     assert trial.preload is not None
     assert "n=50000" in trial.preload.text
-    per_trial = [t.warmup_s + measured_s(t.workload.text) for t in plan.trials]
-    assert max(per_trial) <= 40
-    # ~15 s preload + reset per trial and one node start leave room under 600 s
-    assert sum(per_trial) + 15 * len(plan.trials) + 60 <= 600
+    per_trial = [measured_s(t.workload.text) for t in plan.trials]
+    assert min(per_trial) >= 50  # MSER-5 judges a steady state from 10 batches of 5 s
+    asked = sum(t.warmup_s + measured_s(t.workload.text) for t in plan.trials)
+    # one node start, a JVM warm-up of at most 120 s, ~5 s a trial to reset and restore
+    assert asked + 15 + 120 + 5 * len(plan.trials) <= 18 * 60
+    # the lab's own time as measured on 2 cores (JVM warm-up 68-77 s, reset + restore at
+    # most 2.4 s a trial) stays within 15% of the run
+    lab = 15 + 80 + 3 * len(plan.trials)
+    assert lab / (asked + lab) <= 0.15
     assert sum(t.restart for t in plan.trials) == 1  # table options only: one start
 
 

@@ -158,6 +158,7 @@ def test_write_then_validated_read(cluster: LocalCluster, tmp_path: Path) -> Non
         ClosedLoop(threads=8),
         Stop(ops=4000),
         validate_reads=True,
+        seed=29,  # another operation sequence, the same data (data_seed 0) as the write
     )
     result = engine.run(read, tmp_path / "read", timeout_s=300)
     stats = result.summary.ops["read"]
@@ -168,12 +169,13 @@ def test_write_then_validated_read(cluster: LocalCluster, tmp_path: Path) -> Non
     assert stats.mismatches == 0
     assert result.errors == []
 
-    # The same reads under another seed expect other values: every one mismatches.
-    wrong = read.model_copy(update={"seed": 12, "stop": Stop(ops=200)})
-    result = engine.run(wrong, tmp_path / "wrong-seed", timeout_s=300)
+    # The same reads under another data seed expect other values: every one mismatches.
+    wrong = read.model_copy(update={"data_seed": 12, "stop": Stop(ops=200)})
+    result = engine.run(wrong, tmp_path / "wrong-data-seed", timeout_s=300)
     assert result.summary.ops["read"].mismatches == 200
     assert 0 < len(result.errors) <= 200
     assert "validation" in result.errors[0].message
+    assert "with data seed 12 and these generators?" in result.errors[0].message
 
 
 def test_ramp_reports_a_curve_and_best_threads(cluster: LocalCluster, tmp_path: Path) -> None:

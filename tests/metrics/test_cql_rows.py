@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from casslab.metrics.catalogue import names
-from casslab.metrics.cql import running_compactions, thread_pool_figures, user_sum
+from casslab.metrics.cql import named_rows, running_compactions, thread_pool_figures, user_sum
 
 
 class Pool(NamedTuple):
@@ -58,3 +58,13 @@ def test_running_compactions_counts_every_compaction_kind() -> None:
     kinds = ["compaction", "Major compaction", "cleanup", "index_build", "COMPACTION"]
     assert running_compactions(kinds) == 3
     assert running_compactions([]) == 0
+
+
+def test_named_rows_make_one_row_class_per_column_list() -> None:
+    first = named_rows(["name", "completed_tasks"], [("ReadStage", 10), ("MutationStage", 20)])
+    again = named_rows(["name", "completed_tasks"], [("CompactionExecutor", 3)])
+    assert first[1].name == "MutationStage"
+    assert first[1].completed_tasks == 20
+    assert type(first[0]) is type(again[0])  # made once: the driver's factory makes one each
+    other = named_rows(["keyspace_name", "count"], [("ks", 4)])
+    assert user_sum(other, "count") == 4.0

@@ -62,6 +62,20 @@ def test_summarize_sums_per_metric() -> None:
     assert s["_write_count"] == 7
 
 
+@pytest.mark.parametrize("collector", ["G1 Concurrent GC", "ZGC Cycles", "Shenandoah Cycles"])
+def test_summarize_leaves_out_collectors_of_concurrent_cycles(collector: str) -> None:
+    bean = f"java.lang:type=GarbageCollector,name={collector}"
+    concurrent = [f"V\t{bean}\tCollectionCount\t9", f"V\t{bean}\tCollectionTime\t90000"]
+    s = summarize(parse_answer(ANSWER + concurrent))
+    assert s["cassandra.gc_pauses"] == 21  # G1 Young + Old only: pauses
+    assert s["cassandra.gc_pause_ms"] == 350
+
+
+def test_summarize_takes_dropped_messages_from_messaging_service() -> None:
+    line = "V\torg.apache.cassandra.net:type=MessagingService\tDroppedMessages\t17"
+    assert summarize(parse_answer([line])) == {"cassandra.dropped_messages": 17.0}
+
+
 def test_summarize_emits_only_catalogue_names() -> None:
     public = {family(k) for k in summarize(parse_answer(ANSWER)) if not k.startswith("_")}
     assert public <= names()
@@ -107,5 +121,17 @@ def test_jmx_source_backs_off_after_a_failure() -> None:
         with pytest.raises(SourceUnavailableError, match="retrying every 60 s"):
             src.sample(2.0)
         assert time.monotonic() - t0 < 0.1  # no new connection attempt
+    finally:
+        src.close()
+
+
+@pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK to build the helper")
+def test_warming_an_unreachable_node_stops_at_the_first_failure() -> None:
+    client = JmxClient(timeout_s=30)
+    src = JmxSource("n1", "127.0.0.1", _free_port(), client)
+    try:
+        src.warm(polls=50)  # no error: the first sample records the gap
+        with pytest.raises(SourceUnavailableError, match="JMX: "):
+            src.sample(1.0)
     finally:
         src.close()

@@ -93,7 +93,39 @@ def test_engine_prefix_has_only_cpu_and_rss() -> None:
     src = ProcessSource("engine", os.getpid(), prefix="engine")
     src.sample(time.time())
     time.sleep(0.1)
-    assert set(_by_metric(src.sample(time.time()))) == {"engine.cpu_pct", "engine.rss_bytes"}
+    assert set(_by_metric(src.sample(time.time()))) == {
+        "engine.cpu_pct",
+        "engine.cpu_user_pct",
+        "engine.cpu_system_pct",
+        "engine.rss_bytes",
+    }
+
+
+def test_process_cpu_is_user_plus_system(busy_child: subprocess.Popen[bytes]) -> None:
+    src = ProcessSource("n1", busy_child.pid)
+    src.sample(time.time())
+    time.sleep(0.5)
+    m = _by_metric(src.sample(time.time()))
+    assert m["process.cpu_pct"] == pytest.approx(
+        m["process.cpu_user_pct"] + m["process.cpu_system_pct"]
+    )
+    assert m["process.cpu_user_pct"] > m["process.cpu_system_pct"]  # a Python busy loop
+    assert m["process.cpu_system_pct"] >= 0
+
+
+def test_host_busy_cores_counts_a_busy_process(
+    tmp_path: Path, busy_child: subprocess.Popen[bytes]
+) -> None:
+    host, child = HostSource(["n1"], str(tmp_path)), ProcessSource("c", busy_child.pid)
+    host.sample(time.time())
+    child.sample(time.time())
+    time.sleep(1.0)
+    m = _by_metric(host.sample(time.time()))
+    c = _by_metric(child.sample(time.time()))
+    cpus = os.cpu_count() or 1
+    assert 0 <= m["host.cpu_busy_core_pct"] <= 100 * cpus
+    # the host's busy time holds the busy child's (less a little: read a moment apart)
+    assert m["host.cpu_busy_core_pct"] >= c["process.cpu_pct"] - 10
 
 
 def test_parse_flat_keyed() -> None:
@@ -164,5 +196,10 @@ def test_engine_pid_of_a_short_process(tmp_path: Path) -> None:
         proc.wait()
         time.sleep(1.2)
     df = metrics.load(out)
-    assert set(df.metric) == {"engine.cpu_pct", "engine.rss_bytes"}
+    assert set(df.metric) == {
+        "engine.cpu_pct",
+        "engine.cpu_user_pct",
+        "engine.cpu_system_pct",
+        "engine.rss_bytes",
+    }
     assert set(metrics.load_gaps(out).source) == {"engine"}

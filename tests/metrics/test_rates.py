@@ -10,6 +10,7 @@ from casslab.metrics.rates import (
     CounterTracker,
     CpuTimes,
     DiskStats,
+    busy_core_pct,
     busy_pct,
     cpu_pcts,
     disk_rates,
@@ -70,6 +71,26 @@ def test_cpu_pcts_split_the_interval() -> None:
     assert p["host.cpu_iowait_pct"] == pytest.approx(5.0)
     assert p["host.cpu_steal_pct"] == pytest.approx(5.0)
     assert p["host.cpu_busy_pct"] == pytest.approx(45.0)
+
+
+@pytest.mark.parametrize(
+    ("idle", "iowait", "steal", "dt", "expected"),
+    [
+        (1.0, 0.0, 0.0, 1.0, 100.0),  # 2 CPUs, one idle all second: one core busy
+        (0.5, 0.25, 0.25, 1.0, 100.0),  # iowait and steal are not this host's work
+        (0.4, 0.0, 0.0, 2.0, 180.0),  # 4 CPU-seconds, 0.4 idle: 3.6 busy over 2 s
+        (2.5, 0.0, 0.0, 1.0, 0.0),  # more idle than wall time (clock skew): clamped
+        (0.0, 0.0, 0.0, 0.0, None),  # empty interval
+    ],
+)
+def test_busy_core_pct_from_free_time_over_wall_time(
+    idle: float, iowait: float, steal: float, dt: float, expected: float | None
+) -> None:
+    prev = _cpu(100, 50, 1000, 10, steal=5)
+    # user and system ticks are left as they were: the busy time comes from the free time
+    cur = _cpu(100, 50, 1000 + idle, 10 + iowait, steal=5 + steal)
+    value = busy_core_pct(prev, cur, dt, cpus=2)
+    assert value == (None if expected is None else pytest.approx(expected))
 
 
 def test_cpu_pcts_of_an_empty_interval() -> None:

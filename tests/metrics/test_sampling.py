@@ -125,3 +125,15 @@ def test_add_source_while_running() -> None:
     assert late.calls >= 3
     assert first.calls > late.calls
     assert late.closed
+
+
+def test_kept_sources_and_a_later_first_instant() -> None:
+    src = Counting("a")
+    start = time.time() + 0.3
+    rec = Recorder([src], None, interval_s=0.05, close_sources=False, first_tick_s=start)
+    with rec:
+        time.sleep(0.2)
+        assert src.calls == 0  # nothing before the first instant
+        time.sleep(0.4)
+    assert src.calls >= 2
+    assert not src.closed  # left open for the next recorder

@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from casslab.store.frames import cell_layout, intervals_frame, trials_frame
+from casslab.load.records import IntervalRecord, LatencyStats, OpStats
+from casslab.store.frames import (
+    TrialSteadiness,
+    cell_layout,
+    intervals_frame,
+    trial_steadiness,
+    trials_frame,
+)
 from casslab.store.load import RunData, TrialData
 from casslab.store.plan_file import PlanOutline
 from casslab.store.records import TrialResult
@@ -85,3 +92,61 @@ def test_intervals_frame_of_trials_without_intervals_is_empty() -> None:
     frame = intervals_frame(_run(BOTH))
     assert frame.empty
     assert list(frame.columns[:4]) == ["trial_id", "cell_id", "iteration", "t_s"]
+
+
+def test_trials_frame_has_the_steady_state_columns() -> None:
+    frame = trials_frame(
+        _run(
+            [
+                trial(BIG, steady_start_s=12.0, steady=True),
+                trial(SMALL, 1, 1, steady_start_s=0.0, steady=False, steady_reason="trends"),
+                trial(SMALL, 2, 2),  # recorded by an older casslab: not judged
+                trial(BIG, 2, 3, ok=False),
+            ]
+        )
+    )
+
+    assert list(frame.columns[6:10]) == ["started_at", "ended_at", "steady_start_s", "steady"]
+    assert frame["steady_start_s"].dtype == "float64"
+    assert str(frame["steady"].dtype) == "boolean"
+    assert frame["steady_start_s"].tolist()[:2] == [12.0, 0.0]
+    assert frame["steady"].tolist()[:2] == [True, False]
+    assert frame["steady"].isna().tolist()[2:] == [True, True]
+    assert frame["steady_start_s"].isna().tolist()[2:] == [True, True]
+
+
+def _interval(second: int, rate: float) -> IntervalRecord:
+    latency = LatencyStats(
+        count=int(rate), mean_ms=1.0, p50_ms=1.0, p95_ms=2.0, p99_ms=3.0, p999_ms=4.0, max_ms=5.0
+    )
+    stats = OpStats(count=int(rate), errors=0, op_rate=rate, response=latency, service=latency)
+    return IntervalRecord(
+        t_start_s=float(second), t_end_s=second + 1.0, threads=4, total=stats, ops={}
+    )
+
+
+@pytest.mark.parametrize(
+    ("result", "intervals", "expected"),
+    [
+        # recorded: as recorded
+        (
+            trial(BIG, steady_start_s=12.0, steady=True),
+            (),
+            TrialSteadiness(steady=True, start_s=12.0),
+        ),
+        # KPIs recorded without a steady state (an older casslab): not judged
+        (trial(BIG), tuple(_interval(s, 1000.0) for s in range(60)), None),
+        # KPIs not recorded, so computed now: the steady state is computed with them
+        (
+            trial(BIG, kpis={}),
+            tuple(_interval(s, 200.0 if s < 10 else 1000.0) for s in range(60)),
+            TrialSteadiness(steady=True, start_s=10.0),
+        ),
+        # a failed trial is not judged
+        (trial(BIG, ok=False), tuple(_interval(s, 1000.0) for s in range(60)), None),
+    ],
+)
+def test_trial_steadiness(
+    result: TrialResult, intervals: tuple[IntervalRecord, ...], expected: TrialSteadiness | None
+) -> None:
+    assert trial_steadiness(TrialData(result=result, intervals=intervals)) == expected

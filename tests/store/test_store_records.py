@@ -67,3 +67,34 @@ def test_a_manifest_without_schema_version_reads_as_version_1(tmp_path: Path) ->
     path = tmp_path / "manifest.json"
     path.write_text(json.dumps(data))
     assert read_manifest(path).schema_version == 1
+
+
+def test_a_summary_without_the_steady_state_fields_still_loads(tmp_path: Path) -> None:
+    data = json.loads(trial("size=big").model_dump_json())
+    for field in ("steady_start_s", "steady", "steady_reason"):
+        del data[field]
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps(data))
+
+    result = read_trial_result(path)
+
+    assert (result.steady_start_s, result.steady, result.steady_reason) == (None, None, None)
+
+
+def test_the_steady_state_fields_round_trip(tmp_path: Path) -> None:
+    record = trial("size=big", steady_start_s=12.5, steady=True)
+    unsteady = trial("size=big", steady_start_s=0.0, steady=False, steady_reason="too short")
+
+    for result in (record, unsteady):
+        assert read_trial_result(write_record(tmp_path / "summary.json", result)) == result
+
+
+def test_a_manifest_records_the_stop_rule_and_the_data_seed(tmp_path: Path) -> None:
+    data = json.loads(manifest().model_dump_json())
+    del data["stop_rule"], data["data_seed"]
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps(data))
+    assert (read_manifest(path).stop_rule, read_manifest(path).data_seed) == (None, None)
+
+    record = manifest(stop_rule="precision", data_seed=7)
+    assert read_manifest(write_record(tmp_path / "m.json", record)) == record

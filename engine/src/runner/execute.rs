@@ -186,7 +186,7 @@ impl Engine {
                 .first_row()
                 .map_err(|e| OpError::Result(format!("decoding the row failed: {e}")))?;
             let expected = self.workload.expected_row(op, key, cycle);
-            out.mismatch = mismatch(key, &expected, &row);
+            out.mismatch = mismatch(key, self.workload.data_seed, &expected, &row);
         }
         Ok(out)
     }
@@ -222,14 +222,16 @@ impl Engine {
     }
 }
 
-/// The first column of a read row that differs from what the write of `key` stored.
-fn mismatch(key: i64, expected: &[Value], row: &Row) -> Option<String> {
+/// The first column of a read row that differs from what the write of `key` under
+/// `data_seed` stored.
+fn mismatch(key: i64, data_seed: u64, expected: &[Value], row: &Row) -> Option<String> {
     for (i, want) in expected.iter().enumerate() {
         let got = row.columns.get(i).and_then(|c| c.as_ref());
         if !want.matches(got) {
             return Some(format!(
                 "validation: key {key} column {i}: read {}, the write of that key \
-                 stores {}; was the data written with this seed and generators?",
+                 stores {}; was the data written with data seed {data_seed} and these \
+                 generators?",
                 describe_cql(got),
                 describe(want)
             ));
@@ -278,16 +280,20 @@ mod tests {
                 Some(CqlValue::Text("abc".into())),
             ],
         };
-        assert_eq!(mismatch(7, &expected, &same), None);
+        assert_eq!(mismatch(7, 0, &expected, &same), None);
         let other = Row {
             columns: vec![Some(CqlValue::Blob(vec![1, 2, 3])), None],
         };
-        let m = mismatch(7, &expected, &other).unwrap();
+        let m = mismatch(7, 42, &expected, &other).unwrap();
         assert!(
             m.starts_with("validation: key 7 column 1: read null"),
             "{m}"
         );
         assert!(m.contains("text[3] \"abc\".."), "{m}");
+        assert!(
+            m.ends_with("was the data written with data seed 42 and these generators?"),
+            "{m}"
+        );
     }
 
     #[test]

@@ -298,7 +298,10 @@ impl WorkloadSpec {
             return Err("operations is empty; give at least one operation".into());
         }
         if self.seed < 0 {
-            return Err(seed_message(self.seed));
+            return Err(seed_message("seed", self.seed));
+        }
+        if self.data_seed < 0 {
+            return Err(seed_message("data_seed", self.data_seed));
         }
         if self.stop.ops.is_none()
             && self.stop.duration_s.is_none()
@@ -310,6 +313,7 @@ impl WorkloadSpec {
     }
 }
 
-pub(super) fn seed_message(seed: impl std::fmt::Display) -> String {
-    format!("seed must be >= 0 and < 2**63 (got {seed})")
+/// The rule of `seed` and `data_seed` (each 0 <= x < 2**63), in the Python validator's words.
+pub(super) fn seed_message(field: &str, seed: impl std::fmt::Display) -> String {
+    format!("{field} must be >= 0 and < 2**63 (got {seed})")
 }

@@ -1,6 +1,7 @@
-//! Rows within a partition, as pure functions of (seed, key, cycle): how many values each
-//! clustering level of a partition has, the one row a single-row operation touches, and
-//! the rows a batch writes.
+//! Rows within a partition: how many values each clustering level of a partition has and
+//! the ids of its rows (data: pure functions of `(data_seed, key)`), the one row a
+//! single-row operation touches and the rows a batch writes (the operation sequence: pure
+//! functions of `(seed, cycle)` choosing among the partition's rows).
 
 use std::collections::HashSet;
 
@@ -22,20 +23,22 @@ pub struct RowRef {
 }
 
 impl Workload {
-    /// Values on each clustering level of partition `key` (drawn once per partition).
+    /// Values on each clustering level of partition `key` (drawn once per partition, from
+    /// the data seed).
     pub fn level_counts(&self, op: usize, key: i64) -> Vec<u64> {
         self.ops[op]
             .clustering
             .iter()
             .enumerate()
             .map(|(level, d)| {
-                let h = mix(self.seed, STREAM_LEVELS ^ level as u64, key as u64);
+                let h = mix(self.data_seed, STREAM_LEVELS ^ level as u64, key as u64);
                 d.sample(key as u64, h).max(1) as u64
             })
             .collect()
     }
 
-    /// The row at `index` (0-based, last level varying fastest) of partition `key`.
+    /// The row at `index` (0-based, last level varying fastest) of partition `key`; its ids
+    /// (which seed the row's values) come from the data seed.
     pub fn row_at(&self, key: i64, counts: &[u64], index: u64) -> RowPos {
         let mut positions = vec![0u64; counts.len()];
         let mut rest = index;
@@ -43,11 +46,11 @@ impl Workload {
             *p = rest % n;
             rest /= n;
         }
-        let mut id = mix(self.seed, STREAM_ROW, key as u64);
+        let mut id = mix(self.data_seed, STREAM_ROW, key as u64);
         let ids = positions
             .iter()
             .map(|&p| {
-                id = mix(self.seed, id, p);
+                id = mix(self.data_seed, id, p);
                 id
             })
             .collect();
@@ -55,7 +58,8 @@ impl Workload {
     }
 
     /// The one row a single-row operation touches at cycle `i`: any row of the partition,
-    /// uniformly; None for partitions without clustering levels.
+    /// uniformly (drawn from the operation seed); None for partitions without clustering
+    /// levels.
     pub fn pick_row(&self, op: usize, key: i64, i: u64) -> Option<RowPos> {
         if self.ops[op].clustering.is_empty() {
             return None;
@@ -68,7 +72,9 @@ impl Workload {
 
     /// The rows a batch operation writes at cycle `i` (partitions in order, rows of each
     /// in partition order) and the number of partitions. `key` is the cycle's key, the
-    /// first partition when the batch has one partition at most.
+    /// first partition when the batch has one partition at most. How many partitions, which
+    /// keys and which of their rows are drawn from the operation seed; the rows themselves
+    /// (shape, ids, values) from the data seed.
     pub fn batch_rows(&self, op: usize, key: i64, i: u64) -> (Vec<RowRef>, u64) {
         let plan = &self.ops[op];
         let Some(batch) = &plan.batch else {
@@ -207,6 +213,71 @@ mod tests {
             assert!(all.contains(&row));
         }
         assert_eq!(w.pick_row(1, key, 0), None);
+    }
+
+    fn seeded(ops: &str, seed: i64, data_seed: i64) -> Workload {
+        let mut s = spec(ops);
+        s.seed = seed;
+        s.data_seed = data_seed;
+        Workload::new(&s)
+    }
+
+    #[test]
+    fn a_partition_is_data_drawn_from_the_data_seed() {
+        let base = seeded(BATCH, 7, 3);
+        let other_ops = seeded(BATCH, 8, 3);
+        let other_data = seeded(BATCH, 7, 4);
+        for key in 1..200i64 {
+            let counts = base.level_counts(0, key);
+            assert_eq!(counts, other_ops.level_counts(0, key));
+            assert_eq!(
+                base.row_at(key, &counts, 3),
+                other_ops.row_at(key, &counts, 3)
+            );
+            assert_ne!(
+                base.row_at(key, &counts, 3).ids,
+                other_data.row_at(key, &counts, 3).ids
+            );
+        }
+        assert!((1..200).any(|k| base.level_counts(0, k) != other_data.level_counts(0, k)));
+        // The rows a batch under another seed writes hold the values this one would write.
+        for i in 0..20 {
+            for r in &other_ops.batch_rows(0, 17, i).0 {
+                assert_eq!(
+                    base.row_values(0, 0, r, i),
+                    other_ops.row_values(0, 0, r, 99)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_rows_an_operation_picks_are_drawn_from_the_seed() {
+        // Fixed shapes, so that only the choice among a partition's rows can differ.
+        let fixed = BATCH
+            .replace(r#""min": 20, "max": 40"#, r#""min": 30, "max": 30"#)
+            .replace(r#""min": 1, "max": 4"#, r#""min": 3, "max": 3"#);
+        let picks = |seed: i64, data_seed: i64| -> Vec<(Vec<u64>, Vec<Vec<u64>>)> {
+            let w = seeded(&fixed, seed, data_seed);
+            (0..100)
+                .map(|i| {
+                    let one = w.pick_row(0, 17, i).unwrap().positions;
+                    let batch = w.batch_rows(0, 17, i).0;
+                    let rows = batch.into_iter().map(|r| r.row.unwrap().positions);
+                    (one, rows.collect())
+                })
+                .collect()
+        };
+        assert_eq!(picks(7, 3), picks(7, 4), "the data seed changes no choice");
+        let (base, other) = (picks(7, 3), picks(8, 3));
+        assert!(
+            (0..100).any(|i| base[i].0 != other[i].0),
+            "single-row picks"
+        );
+        assert!(
+            (0..100).any(|i| base[i].1.len() != other[i].1.len()),
+            "select sampling"
+        );
     }
 
     #[test]

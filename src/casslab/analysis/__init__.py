@@ -1,7 +1,10 @@
 """casslab.analysis: pure statistics, records in and records out.
 
-Per-trial KPIs (:mod:`.kpis`), per-cell descriptive statistics with Student-t confidence
-intervals (:mod:`.stats`), comparisons against a baseline cell with Welch's t-test, Fieller's
+Per-trial KPIs over the steady part of each trial (:mod:`.trial`: MSER-5 steady state in
+:mod:`.steady`, exact latency percentiles from the HdrHistogram log in :mod:`.hdr` and
+:mod:`.window`, engine and metric KPIs in :mod:`.kpis`), per-cell descriptive statistics
+with Student-t confidence intervals (:mod:`.stats`), the precision stopping rule
+(:mod:`.stopping`), comparisons against a baseline cell with Welch's t-test, Fieller's
 ratio interval, effect sizes, verdicts and warnings (:mod:`.compare`, :mod:`.inference`),
 and autocorrelation-corrected comparison of two runs' interval series (:mod:`.autocorr`).
 No files, clocks or printing here.
@@ -34,6 +37,13 @@ if TYPE_CHECKING:
         decide_verdict,
         error_warnings,
     )
+    from casslab.analysis.hdr import (
+        Histogram,
+        IntervalHistogram,
+        IntervalLog,
+        decode_histogram,
+        parse_interval_log,
+    )
     from casslab.analysis.inference import (
         SampleSummary,
         effect_size,
@@ -52,7 +62,6 @@ if TYPE_CHECKING:
         kpis_from_intervals,
         kpis_from_metrics,
         kpis_from_summary,
-        trial_kpis,
     )
     from casslab.analysis.records import (
         DEFAULT_KPIS,
@@ -68,7 +77,9 @@ if TYPE_CHECKING:
         Direction,
         EffectSize,
         KpiSpec,
+        KpiWindow,
         RatioEstimate,
+        SteadyState,
         TrialKpis,
         Verdict,
         WarningCode,
@@ -76,6 +87,10 @@ if TYPE_CHECKING:
         kpi_spec,
     )
     from casslab.analysis.stats import cell_stats, describe, t_quantile, values_by_cell
+    from casslab.analysis.steady import detect_steady_state, mser_truncation, steady_state
+    from casslab.analysis.stopping import KpiPrecision, StoppingDecision, StoppingRule, decide
+    from casslab.analysis.trial import trial_kpis
+    from casslab.analysis.window import window_summary
 
 _HOME: dict[str, str] = {
     "AcrossNodes": "casslab.analysis.kpis",
@@ -90,8 +105,13 @@ _HOME: dict[str, str] = {
     "DEFAULT_KPIS": "casslab.analysis.records",
     "Direction": "casslab.analysis.records",
     "EffectSize": "casslab.analysis.records",
+    "Histogram": "casslab.analysis.hdr",
+    "IntervalHistogram": "casslab.analysis.hdr",
+    "IntervalLog": "casslab.analysis.hdr",
     "KPI_CATALOGUE": "casslab.analysis.records",
+    "KpiPrecision": "casslab.analysis.stopping",
     "KpiSpec": "casslab.analysis.records",
+    "KpiWindow": "casslab.analysis.records",
     "METRIC_RULES": "casslab.analysis.kpis",
     "MetricRule": "casslab.analysis.kpis",
     "RatioEstimate": "casslab.analysis.records",
@@ -99,6 +119,9 @@ _HOME: dict[str, str] = {
     "SampleSummary": "casslab.analysis.inference",
     "SeriesComparison": "casslab.analysis.autocorr",
     "SeriesStats": "casslab.analysis.autocorr",
+    "SteadyState": "casslab.analysis.records",
+    "StoppingDecision": "casslab.analysis.stopping",
+    "StoppingRule": "casslab.analysis.stopping",
     "TrialKpis": "casslab.analysis.records",
     "Verdict": "casslab.analysis.records",
     "WarningCode": "casslab.analysis.records",
@@ -111,8 +134,11 @@ _HOME: dict[str, str] = {
     "compare_series": "casslab.analysis.autocorr",
     "compare_stats": "casslab.analysis.compare",
     "counter_increase": "casslab.analysis.kpis",
+    "decide": "casslab.analysis.stopping",
     "decide_verdict": "casslab.analysis.compare",
+    "decode_histogram": "casslab.analysis.hdr",
     "describe": "casslab.analysis.stats",
+    "detect_steady_state": "casslab.analysis.steady",
     "effect_size": "casslab.analysis.inference",
     "effective_sample_size": "casslab.analysis.autocorr",
     "error_warnings": "casslab.analysis.compare",
@@ -125,11 +151,15 @@ _HOME: dict[str, str] = {
     "kpis_from_metrics": "casslab.analysis.kpis",
     "kpis_from_summary": "casslab.analysis.kpis",
     "lag1_autocorrelation": "casslab.analysis.autocorr",
+    "mser_truncation": "casslab.analysis.steady",
+    "parse_interval_log": "casslab.analysis.hdr",
     "series_stats": "casslab.analysis.autocorr",
+    "steady_state": "casslab.analysis.steady",
     "t_quantile": "casslab.analysis.stats",
-    "trial_kpis": "casslab.analysis.kpis",
+    "trial_kpis": "casslab.analysis.trial",
     "values_by_cell": "casslab.analysis.stats",
     "welch_test": "casslab.analysis.inference",
+    "window_summary": "casslab.analysis.window",
 }
 
 
@@ -155,13 +185,21 @@ __all__ = [
     "Correction",
     "Direction",
     "EffectSize",
+    "Histogram",
+    "IntervalHistogram",
+    "IntervalLog",
+    "KpiPrecision",
     "KpiSpec",
+    "KpiWindow",
     "MetricRule",
     "RatioEstimate",
     "Reduction",
     "SampleSummary",
     "SeriesComparison",
     "SeriesStats",
+    "SteadyState",
+    "StoppingDecision",
+    "StoppingRule",
     "TrialKpis",
     "Verdict",
     "WarningCode",
@@ -174,8 +212,11 @@ __all__ = [
     "compare_series",
     "compare_stats",
     "counter_increase",
+    "decide",
     "decide_verdict",
+    "decode_histogram",
     "describe",
+    "detect_steady_state",
     "effect_size",
     "effective_sample_size",
     "error_warnings",
@@ -188,9 +229,13 @@ __all__ = [
     "kpis_from_metrics",
     "kpis_from_summary",
     "lag1_autocorrelation",
+    "mser_truncation",
+    "parse_interval_log",
     "series_stats",
+    "steady_state",
     "t_quantile",
     "trial_kpis",
     "values_by_cell",
     "welch_test",
+    "window_summary",
 ]

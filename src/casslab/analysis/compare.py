@@ -93,7 +93,7 @@ def decide_verdict(
 def _summary(stats: CellStats) -> SampleSummary | None:
     if stats.mean is None:
         return None
-    var = stats.sd**2 if stats.sd is not None else 0.0
+    var = stats.var if stats.var is not None else 0.0
     return SampleSummary(mean=stats.mean, var=var, n=float(stats.n))
 
 

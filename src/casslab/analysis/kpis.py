@@ -14,14 +14,19 @@
   (``casslab.metrics.catalogue``) to KPIs: adjust it there when the catalogue changes.
   Host metrics are recorded under every node label that shares the host, so they are
   averaged over nodes; Cassandra metrics are per node and summed (or the max is taken).
+  Rules marked ``per_node`` also give one KPI per node, ``node<N>.<kpi>``, N counting the
+  nodes in address order (:func:`node_numbers`). CPU KPIs are in % of ONE core, so that
+  ``host_cpu_pct = cassandra_cpu_pct + engine_cpu_pct + other_cpu_pct``.
 
-A KPI that was not measured is ``None``, never 0.
+A KPI that was not measured is ``None``, never 0. All KPIs of one trial, over its steady
+part, come from :func:`casslab.analysis.trial.trial_kpis`.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from enum import StrEnum
 from itertools import pairwise
@@ -31,7 +36,7 @@ import numpy.typing as npt
 import pandas as pd
 from pydantic import Field
 
-from casslab.analysis.records import TrialKpis
+from casslab.analysis.records import node_kpi
 from casslab.errors import AnalysisError
 from casslab.load.records import IntervalRecord, LatencyStats, OpStats, SummaryRecord
 from casslab.record import Record
@@ -160,10 +165,14 @@ class AcrossNodes(StrEnum):
 
 
 class MetricRule(Record):
-    """One KPI from one sampler metric: ``kpi = across(reduce(node samples)) * scale``.
+    """One KPI from one sampler metric:
+    ``kpi = across(reduce(node samples)) * scale - sum(minus)``.
 
     ``metrics`` lists candidate metric names in order of preference: the first one with a
-    sample in the window is used (e.g. the JMX counter, else the CQL one).
+    sample in the window is used (e.g. the JMX counter, else the CQL one). ``per_node``
+    also gives ``node<N>.<kpi>`` for each node, ``reduce(node samples) * scale``.
+    ``minus`` names KPIs of earlier rules subtracted from the result (the KPI is ``None``
+    when one of them is).
     """
 
     kpi: str
@@ -171,6 +180,8 @@ class MetricRule(Record):
     reduction: Reduction
     across_nodes: AcrossNodes
     scale: float = 1.0
+    per_node: bool = False
+    minus: tuple[str, ...] = ()
 
 
 _MIB = 1.0 / (1024 * 1024)
@@ -244,6 +255,68 @@ METRIC_RULES: tuple[MetricRule, ...] = (
         reduction=Reduction.GAUGE_MAX,
         across_nodes=AcrossNodes.MAX,
     ),
+    # CPU by whom, % of ONE core: the host's busy CPU, the nodes' JVMs (summed), the engine,
+    # and the rest (the lab itself, the kernel, other tenants of the host)
+    MetricRule(
+        kpi="host_cpu_pct",
+        metrics=("host.cpu_busy_core_pct",),
+        reduction=Reduction.GAUGE_MEAN,
+        across_nodes=AcrossNodes.MEAN,
+    ),
+    *(
+        MetricRule(
+            kpi=f"cassandra_cpu{part}_pct",
+            metrics=(f"process.cpu{part}_pct",),
+            reduction=Reduction.GAUGE_MEAN,
+            across_nodes=AcrossNodes.SUM,
+            per_node=True,
+        )
+        for part in ("", "_user", "_system")
+    ),
+    *(
+        MetricRule(
+            kpi=f"engine_cpu{part}_pct",
+            metrics=(f"engine.cpu{part}_pct",),
+            reduction=Reduction.GAUGE_MEAN,
+            across_nodes=AcrossNodes.SUM,
+        )
+        for part in ("", "_user", "_system")
+    ),
+    MetricRule(
+        kpi="other_cpu_pct",
+        metrics=("host.cpu_busy_core_pct",),
+        reduction=Reduction.GAUGE_MEAN,
+        across_nodes=AcrossNodes.MEAN,
+        minus=("cassandra_cpu_pct", "engine_cpu_pct"),
+    ),
+    # per-process resources of the nodes (summed, and per node) and of the engine
+    MetricRule(
+        kpi="gc_pause_ms",
+        metrics=("cassandra.gc_pause_ms",),
+        reduction=Reduction.COUNTER_DELTA,
+        across_nodes=AcrossNodes.SUM,
+        per_node=True,
+    ),
+    MetricRule(
+        kpi="cassandra_disk_write_bytes_per_s",
+        metrics=("process.write_bytes_per_s",),
+        reduction=Reduction.GAUGE_MEAN,
+        across_nodes=AcrossNodes.SUM,
+        per_node=True,
+    ),
+    MetricRule(
+        kpi="cassandra_rss_bytes",
+        metrics=("process.rss_bytes",),
+        reduction=Reduction.GAUGE_MEAN,
+        across_nodes=AcrossNodes.SUM,
+        per_node=True,
+    ),
+    MetricRule(
+        kpi="engine_rss_bytes",
+        metrics=("engine.rss_bytes",),
+        reduction=Reduction.GAUGE_MEAN,
+        across_nodes=AcrossNodes.SUM,
+    ),
 )
 
 METRICS_COLUMNS = ("time", "node", "metric", "value")
@@ -284,15 +357,24 @@ def _reduce_node(samples: pd.DataFrame, reduction: Reduction) -> float | None:
     return increase / elapsed if elapsed > 0 else None
 
 
-def _apply_rule(frame: pd.DataFrame, rule: MetricRule) -> float | None:
-    rows = frame.iloc[0:0]
+def _node_values(
+    by_metric: Mapping[str, pd.DataFrame], rule: MetricRule
+) -> dict[str, float | None]:
+    """``reduce(samples)`` of each node with samples of the rule's first metric that has
+    any; a node whose value cannot be told maps to None."""
     for metric in rule.metrics:
-        rows = frame[frame["metric"] == metric]
-        if not rows.empty:
-            break
+        rows = by_metric.get(metric)
+        if rows is not None and not rows.empty:
+            return {
+                str(node): _reduce_node(samples.sort_values("time", kind="stable"), rule.reduction)
+                for node, samples in rows.groupby("node", sort=True)
+            }
+    return {}
+
+
+def _combine(values: Iterable[float | None], rule: MetricRule) -> float | None:
     per_node: list[float] = []
-    for _node, samples in rows.groupby("node", sort=True):
-        value = _reduce_node(samples.sort_values("time", kind="stable"), rule.reduction)
+    for value in values:
         if value is None:
             return None  # a node's share unknown: the cluster total is unknown too
         per_node.append(value)
@@ -307,19 +389,73 @@ def _apply_rule(frame: pd.DataFrame, rule: MetricRule) -> float | None:
     return combined * rule.scale
 
 
+def _finite(value: float | None) -> float | None:
+    return value if value is None or math.isfinite(value) else None
+
+
+def _address_key(label: str) -> tuple[int, int, str]:
+    try:
+        address = ipaddress.ip_address(label)
+    except ValueError:
+        return (1, 0, label)
+    return (0, int(address), label)
+
+
+def node_numbers(labels: Iterable[str]) -> dict[str, int]:
+    """Node number (1, 2, ...) of each node label: IP addresses in numeric order, then any
+    other names in alphabetical order. A local cluster's node N has the N-th address, so
+    ``node<N>.<kpi>`` is the node casslab calls node N."""
+    return {label: n for n, label in enumerate(sorted(set(labels), key=_address_key), 1)}
+
+
+def _apply_rules(
+    window: pd.DataFrame, rules: Sequence[MetricRule], numbers: Mapping[str, int]
+) -> dict[str, float | None]:
+    by_metric: dict[str, pd.DataFrame] = {
+        str(metric): rows for metric, rows in window.groupby("metric", sort=False)
+    }
+    out: dict[str, float | None] = {}
+    for rule in rules:
+        values = _node_values(by_metric, rule)
+        value = _finite(_combine(values.values(), rule))
+        for name in rule.minus:
+            if name not in out:
+                raise AnalysisError(
+                    f"KPI rule {rule.kpi!r} subtracts {name!r}, which no earlier rule "
+                    "computes; list the rule of that KPI before it"
+                )
+            other = out[name]
+            value = None if value is None or other is None else value - other
+        out[rule.kpi] = value
+        if rule.per_node:
+            for node, node_value in sorted(values.items(), key=lambda kv: numbers.get(kv[0], 0)):
+                if node not in numbers:
+                    raise AnalysisError(
+                        f"KPI {rule.kpi!r} per node: node {node!r} has no number in "
+                        f"{dict(numbers)}; give every node of the frame a number"
+                    )
+                scaled = None if node_value is None else node_value * rule.scale
+                out[node_kpi(numbers[node], rule.kpi)] = _finite(scaled)
+    return out
+
+
 def kpis_from_metrics(
     frame: pd.DataFrame,
     *,
     start: float | datetime | None = None,
     end: float | datetime | None = None,
     rules: Sequence[MetricRule] = METRIC_RULES,
+    numbering: Mapping[str, int] | None = None,
 ) -> dict[str, float | None]:
     """Resource and compaction KPIs over the window ``start <= time <= end``.
 
     Every rule's KPI is in the result; it is ``None`` when its metric has no sample in the
-    window, or when a counter has fewer than 2 samples on some node. Rows whose value is
-    NaN are gaps and are dropped. ``start``/``end`` compare with the ``time`` column, so
-    pass seconds for a numeric column and datetimes for a datetime column.
+    window, or when a counter has fewer than 2 samples on some node. Per-node KPIs
+    (``node<N>.<kpi>``) are there for each node with samples; ``numbering`` maps a node
+    label to its number N (default: :func:`node_numbers` of the frame's nodes with
+    per-node metrics). Rows whose value is NaN are gaps and are dropped.
+    ``start``/``end`` compare with the ``time`` column, so pass seconds for a numeric
+    column and datetimes for a datetime column.
     """
     missing = [c for c in METRICS_COLUMNS if c not in frame.columns]
     if missing:
@@ -339,44 +475,7 @@ def kpis_from_metrics(
             f"the window {start!r}..{end!r} ({error}); pass seconds for a numeric column and "
             "timezone-matching datetimes for a datetime column"
         ) from error
-    out: dict[str, float | None] = {}
-    for rule in rules:
-        value = _apply_rule(window, rule)
-        out[rule.kpi] = value if value is None or math.isfinite(value) else None
-    return out
-
-
-# ---------------------------------------------------------------- one trial
-
-
-def trial_kpis(
-    *,
-    trial_id: str,
-    cell_id: str,
-    iteration: int,
-    factors: Mapping[str, str],
-    summary: SummaryRecord | None = None,
-    intervals: Sequence[IntervalRecord] = (),
-    metrics: pd.DataFrame | None = None,
-    start: float | datetime | None = None,
-    end: float | datetime | None = None,
-    rules: Sequence[MetricRule] = METRIC_RULES,
-) -> TrialKpis:
-    """All KPIs of one trial: engine KPIs (summary, else measured intervals) and metrics.
-
-    Without metrics every metric KPI is ``None``.
-    """
-    engine = kpis_from_summary(summary) if summary is not None else kpis_from_intervals(intervals)
-    if not engine:
-        engine = {name: None for name in ("op_rate", "errors", *(k for k, _ in _LATENCY_FIELDS))}
-    if metrics is not None:
-        resources = kpis_from_metrics(metrics, start=start, end=end, rules=rules)
-    else:
-        resources = {rule.kpi: None for rule in rules}
-    return TrialKpis(
-        trial_id=trial_id,
-        cell_id=cell_id,
-        iteration=iteration,
-        factors=dict(factors),
-        kpis={**engine, **resources},
-    )
+    if numbering is None:
+        per_node = {m for rule in rules if rule.per_node for m in rule.metrics}
+        numbering = node_numbers(frame.loc[frame["metric"].isin(per_node), "node"].astype(str))
+    return _apply_rules(window, rules, numbering)

@@ -10,6 +10,7 @@ larger value is better, worse, or neither, and what it means. Names say the unit
 from __future__ import annotations
 
 import math
+import re
 from enum import StrEnum
 from typing import Literal
 
@@ -40,12 +41,38 @@ class KpiSpec(Record):
     direction: Direction
     help: str
     per_operation: bool = False  # also reported per operation type as "<op>.<name>"
+    per_node: bool = False  # also reported per Cassandra node as "node<N>.<name>"
 
 
 def _spec(
-    name: str, unit: str, direction: Direction, help_text: str, per_op: bool = False
+    name: str,
+    unit: str,
+    direction: Direction,
+    help_text: str,
+    per_op: bool = False,
+    per_node: bool = False,
 ) -> KpiSpec:
-    return KpiSpec(name=name, unit=unit, direction=direction, help=help_text, per_operation=per_op)
+    return KpiSpec(
+        name=name,
+        unit=unit,
+        direction=direction,
+        help=help_text,
+        per_operation=per_op,
+        per_node=per_node,
+    )
+
+
+NODE_KPI = re.compile(r"node([1-9][0-9]*)")
+"""The prefix of a per-node KPI, ``node<N>.<kpi>``: N counts the nodes from 1 in address
+order (node N of a local cluster is the one casslab numbered N)."""
+
+
+def node_kpi(number: int, kpi: str) -> str:
+    """The name of KPI ``kpi`` of node ``number``: ``node2.cassandra_cpu_pct``."""
+    return f"node{number}.{kpi}"
+
+
+_CORE = "% of ONE core (200 = two cores busy, as top shows a process)"
 
 
 _H = Direction.HIGHER_IS_BETTER
@@ -106,6 +133,78 @@ KPI_CATALOGUE: dict[str, KpiSpec] = {
         ),
         _spec("sstables", "count", _N, "live SSTables, mean over the window, all nodes"),
         _spec("sstables_max", "count", _N, "live SSTables, largest sample on any node"),
+        # CPU by whom, all in % of one core so they add up: host = cassandra + engine + other
+        _spec(
+            "host_cpu_pct",
+            "%",
+            _N,
+            f"CPU the host used (its processes and kernel: not idle, iowait or steal), "
+            f"{_CORE}; mean over the window. Counted from idle time over wall time, so it "
+            "adds up with the processes' CPU; cpu_busy_pct is the sar-style tick share",
+        ),
+        _spec(
+            "cassandra_cpu_pct",
+            "%",
+            _N,
+            f"CPU of the Cassandra JVMs (user + system), {_CORE}; mean over the window, "
+            "summed over nodes",
+            per_node=True,
+        ),
+        _spec(
+            "cassandra_cpu_user_pct",
+            "%",
+            _N,
+            f"CPU of the Cassandra JVMs in user mode, {_CORE}; mean, summed over nodes",
+            per_node=True,
+        ),
+        _spec(
+            "cassandra_cpu_system_pct",
+            "%",
+            _N,
+            f"CPU of the Cassandra JVMs in kernel mode, {_CORE}; mean, summed over nodes",
+            per_node=True,
+        ),
+        _spec(
+            "engine_cpu_pct",
+            "%",
+            _N,
+            f"CPU of the load engine (user + system), {_CORE}; mean over the window",
+        ),
+        _spec("engine_cpu_user_pct", "%", _N, f"CPU of the load engine in user mode, {_CORE}"),
+        _spec("engine_cpu_system_pct", "%", _N, f"CPU of the load engine in kernel mode, {_CORE}"),
+        _spec(
+            "other_cpu_pct",
+            "%",
+            _N,
+            f"CPU busy on the host that is neither Cassandra nor the engine, {_CORE}: "
+            "host_cpu_pct - cassandra_cpu_pct - engine_cpu_pct (the lab, the kernel, other "
+            "tenants); only meaningful when nodes and engine share one host",
+        ),
+        _spec(
+            "gc_pause_ms",
+            "ms",
+            _N,
+            "time the Cassandra JVMs spent in stop-the-world GC pauses during the window, "
+            "summed over nodes",
+            per_node=True,
+        ),
+        _spec(
+            "cassandra_disk_write_bytes_per_s",
+            "B/s",
+            _N,
+            "bytes the Cassandra JVMs caused to be written to storage per second "
+            "(/proc/PID/io write_bytes), mean over the window, summed over nodes; "
+            "disk_write_mb_s is the whole device",
+            per_node=True,
+        ),
+        _spec(
+            "cassandra_rss_bytes",
+            "bytes",
+            _N,
+            "resident memory of the Cassandra JVMs, mean over the window, summed over nodes",
+            per_node=True,
+        ),
+        _spec("engine_rss_bytes", "bytes", _N, "resident memory of the load engine, mean"),
     )
 }
 
@@ -133,18 +232,64 @@ def kpi_spec(name: str) -> KpiSpec:
             help=f"{operation} operations: {base_spec.help}",
             per_operation=True,
         )
+    node = NODE_KPI.fullmatch(operation)
+    if node is not None and base_spec is not None and base_spec.per_node:
+        return KpiSpec(
+            name=name,
+            unit=base_spec.unit,
+            direction=base_spec.direction,
+            help=f"node {node.group(1)}: {base_spec.help.replace(', summed over nodes', '')}",
+            per_node=True,
+        )
     per_op = sorted(s.name for s in KPI_CATALOGUE.values() if s.per_operation)
+    per_node = sorted(s.name for s in KPI_CATALOGUE.values() if s.per_node)
     raise AnalysisError(
-        f"unknown KPI {name!r}: use one of {sorted(KPI_CATALOGUE)} or '<operation>.<kpi>' "
-        f"with <kpi> one of {per_op}"
+        f"unknown KPI {name!r}: use one of {sorted(KPI_CATALOGUE)}, '<operation>.<kpi>' "
+        f"with <kpi> one of {per_op}, or 'node<N>.<kpi>' with <kpi> one of {per_node}"
     )
 
 
 # ---------------------------------------------------------------- per-trial input
 
 
+class KpiWindow(StrEnum):
+    """Which part of the measured phase a trial's engine KPIs cover."""
+
+    STEADY = "steady"  # from the steady-state start (latency percentiles from the HDR log)
+    MEASURE = "measure"  # the whole measured phase (the engine's summary)
+
+
+class SteadyState(Record):
+    """Where a trial's measured phase became steady (:mod:`casslab.analysis.steady`).
+
+    ``start_index`` / ``start_s`` are where the KPIs' window begins: the first interval
+    (and its offset in seconds from the start of the measured phase) of the steady part.
+    A trial that is not ``steady`` (its series trends, or is too short to judge) keeps its
+    whole measured phase (``start_index`` 0) and ``reason`` says why; ``truncations`` still
+    holds, per series, the interval MSER-5 chose, for the record.
+    """
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    method: Literal["MSER-5"] = "MSER-5"
+    steady: bool
+    start_index: int = Field(ge=0)  # first measured interval of the steady part
+    start_s: float = Field(ge=0)  # seconds into the measured phase
+    n_intervals: int = Field(ge=0)  # measured intervals judged
+    batch_size: int = Field(default=5, ge=1)
+    truncations: dict[str, int] = Field(default_factory=dict)  # series -> MSER's first interval
+    # why not steady, "<head>: <detail>" with head "too short to judge", "trends throughout"
+    # or "no series to judge"; None when steady
+    reason: str | None = None
+
+
 class TrialKpis(Record):
-    """The KPIs of one finished trial. ``None`` means not measured, never zero."""
+    """The KPIs of one finished trial. ``None`` means not measured, never zero.
+
+    ``steady`` is the steady-state detection the KPIs rest on (``None``: not judged, the
+    KPIs cover the whole measured phase); ``engine_window`` says which window the engine
+    KPIs (op rate, latency) cover: the steady part or the whole measured phase
+    (:class:`KpiWindow`).
+    """
 
     schema_version: Literal[1] = SCHEMA_VERSION
     trial_id: str
@@ -152,6 +297,9 @@ class TrialKpis(Record):
     iteration: int = Field(ge=0)
     factors: dict[str, str] = Field(default_factory=dict)
     kpis: dict[str, float | None]
+    steady: SteadyState | None = None
+    engine_window: KpiWindow = KpiWindow.MEASURE
+    window_note: str | None = None  # why the engine KPIs cover the whole phase of a steady trial
 
     @field_validator("kpis")
     @classmethod
@@ -194,6 +342,7 @@ class CellStats(Record):
     n_missing: int = Field(ge=0)  # iterations where the KPI was not measured
     mean: float | None
     sd: float | None  # sample standard deviation (divisor n - 1)
+    var: float | None  # sample variance, sd² (divisor n - 1)
     se: float | None  # standard error of the mean, sd / sqrt(n)
     ci: ConfidenceInterval | None
     ci_undetermined_reason: str | None

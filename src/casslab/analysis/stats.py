@@ -1,10 +1,12 @@
-"""Descriptive statistics of one KPI per cell: n, mean, SD, SE, Student-t CI, RMSE, CV.
+"""Descriptive statistics of one KPI per cell: n, mean, SD, variance, SE, Student-t CI, RMSE, CV.
 
 Definitions (``x_1 .. x_n`` the values of one KPI over the iterations of one cell; missing
 values are left out and counted in ``n_missing``):
 
 * mean ``x̄ = Σ x_i / n``
 * SD ``s = sqrt(Σ (x_i - x̄)² / (n - 1))`` (sample standard deviation, Bessel-corrected)
+* variance ``s² = Σ (x_i - x̄)² / (n - 1)`` (sample variance, the unbiased estimator; in
+  the KPI's unit squared)
 * standard error ``se = s / sqrt(n)``
 * confidence interval ``x̄ ± t_{(1+c)/2, n-1} · se`` with ``t`` the Student t quantile and
   ``c`` the confidence level (Student 1908; e.g. Montgomery, *Design and Analysis of
@@ -69,6 +71,7 @@ def describe(
             n_missing=n_missing,
             mean=None,
             sd=None,
+            var=None,
             se=None,
             ci=None,
             ci_undetermined_reason="no iteration measured this KPI",
@@ -84,12 +87,14 @@ def describe(
     mean = float(x[0]) if constant else float(np.mean(x))
     rmse = 0.0 if constant else float(np.sqrt(np.mean((x - mean) ** 2)))
     sd: float | None = None
+    var: float | None = None
     se: float | None = None
     cv: float | None = None
     ci: ConfidenceInterval | None = None
     reason: str | None = None
     if n >= 2:
-        sd = 0.0 if constant else float(np.std(x, ddof=1))
+        var = 0.0 if constant else float(np.var(x, ddof=1))
+        sd = math.sqrt(var)
         se = sd / math.sqrt(n)
         half = t_quantile(confidence, n - 1) * se
         ci = ConfidenceInterval(
@@ -106,6 +111,7 @@ def describe(
         n_missing=n_missing,
         mean=mean,
         sd=sd,
+        var=var,
         se=se,
         ci=ci,
         ci_undetermined_reason=reason,

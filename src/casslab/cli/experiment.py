@@ -74,6 +74,11 @@ class _ProgressView:
                     else f"trial {result.trial_id}: done"
                 )
             self.progress.advance(self.task)
+        elif isinstance(event, events.RoundAdded):
+            self.progress.update(self.task, total=event.total)
+            self.progress.console.print(
+                f"round {event.round_number} added: {escape(event.reason)}", highlight=False
+            )
         elif isinstance(event, events.RunWarning):
             self.progress.console.print(
                 f"[yellow]warning:[/] {escape(event.message)}", highlight=False, soft_wrap=True
@@ -103,10 +108,11 @@ def run(
         float,
         typer.Option(
             "--jvm-warmup",
-            help="Seconds of discarded load after the nodes (re)start, so no trial meets a "
-            "cold JVM; 0 turns it off.",
+            help="At most this many seconds of discarded load (the trial rehearsed: its "
+            "preload, then its workload) after the nodes (re)start; it ends earlier, after "
+            "at least 20 s, once the nodes' JIT compilers are quiet. 0 turns it off.",
         ),
-    ] = 30.0,
+    ] = 120.0,
 ) -> None:
     """Run an experiment: every trial, then statistics and the report."""
     from casslab.experiment.design import expand
@@ -177,8 +183,16 @@ def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) 
             mask_text(trial.workload.text),
         )
     console.print(table)
+    rounds = f"{expanded.iterations} iterations"
+    if expanded.adaptive is not None:
+        until = expanded.adaptive.until
+        rounds = (
+            f"{expanded.iterations} iterations (then more, up to {expanded.adaptive.max}, "
+            f"until every cell's {until.confidence:.0%} CI half-width on "
+            f"{', '.join(until.kpis)} is at most {until.ci_half_width_pct:g}%)"
+        )
     console.print(
-        f"{len(expanded.cells)} cells x {expanded.iterations} iterations = "
+        f"{len(expanded.cells)} cells x {rounds} = "
         f"{len(expanded.trials)} trials; baseline {expanded.baseline_cell_id}; "
         f"{checked} workload spec(s) accepted by the load engine"
     )

@@ -44,7 +44,29 @@ DryRun = Annotated[
 JsonLines = Annotated[
     bool, typer.Option("--json", help="Print the engine's JSON lines instead of text.")
 ]
-Seed = Annotated[int, typer.Option("--seed", help="Seed: the same seed repeats the run exactly.")]
+SEED_MAX = 2**63 - 1  # the engine's i64
+Seed = Annotated[
+    int,
+    typer.Option(
+        "--seed",
+        min=0,
+        max=SEED_MAX,
+        help="The seed of the operation sequence (which operation runs next, on which key "
+        "and row); with the same --data-seed, the same seed repeats the run exactly. It "
+        "changes no value written or validated.",
+    ),
+]
+DataSeed = Annotated[
+    int,
+    typer.Option(
+        "--data-seed",
+        min=0,
+        max=SEED_MAX,
+        help="The seed of the values written and validated: the same data seed makes a "
+        "read validate what an earlier write wrote; --seed only changes the operation "
+        "sequence.",
+    ),
+]
 Workdir = Annotated[
     Path | None,
     typer.Option("--workdir", help="Keep the spec and engine output here (default: temporary)."),
@@ -129,6 +151,7 @@ def stress(
     dry_run: DryRun = False,
     json_lines: JsonLines = False,
     seed: Seed = 0,
+    data_seed: DataSeed = 0,
     workdir: Workdir = None,
     timeout: Timeout = None,
 ) -> None:
@@ -138,7 +161,7 @@ def stress(
 
     Commands: write, read, mixed, counter_write, counter_read, user.
 
-    Options: n= duration= cl= ratio(..) ops(..) profile= no-warmup truncate=
+    Options: n= or duration= (not both) cl= ratio(..) ops(..) profile= no-warmup truncate=
 
     Groups: -pop -rate -col -schema -node -port -mode -log -graph -errors -insert
     -transport
@@ -156,7 +179,11 @@ def stress(
     command = parse_stress(list(ctx.args))
     connection = Connection(contact_points=command.contact_points(default_contact_points()))
     spec = command.to_spec(
-        connection, seed=seed, output=_stress_output(command), profile_dir=Path.cwd()
+        connection,
+        seed=seed,
+        data_seed=data_seed,
+        output=_stress_output(command),
+        profile_dir=Path.cwd(),
     )
     if dry_run:
         typer.echo(credentials.masked(spec).model_dump_json(indent=2))
@@ -236,12 +263,13 @@ def _ycsb(
     dry_run: bool,
     json_lines: bool,
     seed: int,
+    data_seed: int,
     workdir: Path | None,
     timeout: float | None,
 ) -> None:
     command = parse_ycsb([phase.value, *ctx.args])
     connection = Connection(contact_points=command.contact_points(default_contact_points()))
-    spec = command.to_spec(connection, seed=seed)
+    spec = command.to_spec(connection, seed=seed, data_seed=data_seed)
     if dry_run:
         typer.echo(credentials.masked(spec).model_dump_json(indent=2))
         return
@@ -278,11 +306,12 @@ def ycsb_load(
     dry_run: DryRun = False,
     json_lines: JsonLines = False,
     seed: Seed = 0,
+    data_seed: DataSeed = 0,
     workdir: Workdir = None,
     timeout: Timeout = None,
 ) -> None:
     """YCSB load phase: casslab ycsb load -P workloada -p recordcount=10000 -threads 32"""
-    _ycsb(YcsbPhase.LOAD, ctx, dry_run, json_lines, seed, workdir, timeout)
+    _ycsb(YcsbPhase.LOAD, ctx, dry_run, json_lines, seed, data_seed, workdir, timeout)
 
 
 def ycsb_run(
@@ -290,11 +319,12 @@ def ycsb_run(
     dry_run: DryRun = False,
     json_lines: JsonLines = False,
     seed: Seed = 0,
+    data_seed: DataSeed = 0,
     workdir: Workdir = None,
     timeout: Timeout = None,
 ) -> None:
     """YCSB transaction phase: casslab ycsb run -P workloada -p operationcount=100000 -s"""
-    _ycsb(YcsbPhase.RUN, ctx, dry_run, json_lines, seed, workdir, timeout)
+    _ycsb(YcsbPhase.RUN, ctx, dry_run, json_lines, seed, data_seed, workdir, timeout)
 
 
 def register(app: typer.Typer) -> None:

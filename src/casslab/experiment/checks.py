@@ -20,10 +20,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from casslab.analysis.records import KPI_CATALOGUE
+from casslab.analysis.records import KPI_CATALOGUE, NODE_KPI, kpi_spec
 from casslab.cluster.config import validate_settings
 from casslab.cluster.distribution import DEFAULT_VERSION
-from casslab.errors import CasslabError, ExperimentError
+from casslab.errors import AnalysisError, CasslabError, ExperimentError
 from casslab.experiment.commands import Tool, compose_command, tool_of
 from casslab.experiment.levels import find_level, level_key
 from casslab.experiment.model import (
@@ -60,14 +60,20 @@ def settings_problems(settings: Mapping[str, object], version: str | None) -> li
 
 
 def kpi_problem(name: str) -> str | None:
-    """Why ``name`` is not a KPI (with the closest name), or None when it is one."""
-    known = {str(k): v.per_operation for k, v in KPI_CATALOGUE.items()}
-    if name in known:
+    """Why ``name`` is not a KPI (with the closest name), or None when it is one: a
+    catalogue name, ``<operation>.<kpi>`` or ``node<N>.<kpi>`` (see
+    :func:`casslab.analysis.records.kpi_spec`, the one rule)."""
+    try:
+        kpi_spec(name)
+    except AnalysisError:
+        pass
+    else:
         return None
-    operation, dot, base = name.partition(".")
-    if dot and operation and base in known:
-        if known[base]:
-            return None
+    known = {str(k): v for k, v in KPI_CATALOGUE.items()}
+    prefix, dot, base = name.rpartition(".")
+    if dot and prefix and base in known:
+        if NODE_KPI.fullmatch(prefix):
+            return f"KPI {base!r} is not reported per node; use {base!r}"
         return f"KPI {base!r} is not reported per operation; use {base!r}"
     close = difflib.get_close_matches(base if dot else name, list(known), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -88,6 +94,14 @@ def kpis_problems(kpis: Any) -> list[str]:
         if problem is not None:
             problems.append(f"kpis[{index}]: {problem}")
     return problems
+
+
+def until_problems(iterations: Any) -> list[str]:
+    """Unknown KPI names in ``iterations.until.kpis`` (adaptive iterations)."""
+    until = iterations.get("until") if isinstance(iterations, dict) else None
+    if not isinstance(until, dict):
+        return []
+    return [f"iterations.until.{p}" for p in kpis_problems(until.get("kpis"))]
 
 
 def file_reader(base_dir: Path | None) -> Callable[[str], str]:

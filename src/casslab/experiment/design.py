@@ -29,7 +29,7 @@ from casslab.experiment.model import (
     factors_of,
     parse_duration_s,
 )
-from casslab.experiment.ordering import trial_order, with_restarts
+from casslab.experiment.ordering import round_order, trial_order, with_restarts
 from casslab.experiment.plan_records import Cell, Plan, Trial
 
 
@@ -160,7 +160,7 @@ def expand(experiment: Experiment) -> Plan:
     try:
         factors = factors_of(experiment)
         cells = expand_cells(experiment)
-        ordered = trial_order(cells, experiment.iterations, experiment.order)
+        ordered = trial_order(cells, experiment.min_iterations, experiment.order)
         trials = [
             _trial_for(experiment, factors, cell, iteration, position)
             for position, (cell, iteration) in enumerate(ordered)
@@ -176,9 +176,24 @@ def expand(experiment: Experiment) -> Plan:
         digest=experiment_digest(experiment),
         design=experiment.design,
         order=experiment.order,
-        iterations=experiment.iterations,
+        iterations=experiment.min_iterations,
+        adaptive=experiment.adaptive,
         factors=tuple(f.name for f in factors),
         baseline_cell_id=baseline.id,
         cells=cells,
         trials=with_restarts(trials),
+    )
+
+
+def add_round(experiment: Experiment, plan: Plan) -> Plan:
+    """``plan`` with one more round of every cell (adaptive iterations), in the order the
+    plan's order draws for that round (randomized: its own seeded shuffle)."""
+    iteration = plan.iterations + 1
+    factors = factors_of(experiment)
+    added = [
+        _trial_for(experiment, factors, cell, iteration, len(plan.trials) + index)
+        for index, cell in enumerate(round_order(plan.cells, iteration, plan.order))
+    ]
+    return plan.model_copy(
+        update={"iterations": iteration, "trials": with_restarts([*plan.trials, *added])}
     )

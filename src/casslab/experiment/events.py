@@ -34,7 +34,7 @@ class ClusterChanged:
 @dataclass(frozen=True)
 class PhaseStarted:
     trial: Trial
-    phase: str  # "reset", "preload", "measure"
+    phase: str  # "preload", "capture", "jvm warm-up", "reset", "restore", "measure"
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,15 @@ class RunWarning:
 
 
 @dataclass(frozen=True)
+class RoundAdded:
+    """An adaptive run added a round: the precision it asks for is not reached yet."""
+
+    round_number: int
+    total: int  # trials in the plan now
+    reason: str  # which cell and KPI are still too wide
+
+
+@dataclass(frozen=True)
 class RunFinished:
     root: Path
 
@@ -67,6 +76,7 @@ Event = (
     | IntervalMeasured
     | TrialFinished
     | RunWarning
+    | RoundAdded
     | RunFinished
 )
 

@@ -24,6 +24,7 @@ from casslab.experiment.checks import (
     factor_problems,
     kpis_problems,
     settings_problems,
+    until_problems,
     workload_problems,
 )
 from casslab.experiment.model import Experiment, ExperimentValidationError, Factor
@@ -67,6 +68,7 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
         for index, cell in enumerate(extra if isinstance(extra, list) else []):
             problems += cell_problems(f"extra_cells[{index}]", cell, factors, parsed)
     problems += kpis_problems(data.get("kpis"))
+    problems += until_problems(data.get("iterations"))
     problems += workload_problems(data, good, base_dir)
     problems = in_file_order(list(dict.fromkeys(map(mask_message, problems))), list(data))
     if problems or experiment is None:

@@ -41,6 +41,7 @@ def new_manifest(
         experiment=experiment.to_file_dict(),
         plan_digest=plan.digest,
         jvm_warmup_s=jvm_warmup_s,
+        data_seed=experiment.data_seed,
         started_at=datetime.now(UTC),
         trials_planned=len(plan.trials),
     )
@@ -67,9 +68,20 @@ def start_manifest(
     return manifest
 
 
-def end_manifest(layout: RunLayout, manifest: RunManifest, engine_version: str | None) -> None:
-    """Write the manifest of a run that ends now, with the engine version it ran."""
-    ended = manifest.model_copy(
-        update={"ended_at": datetime.now(UTC), "engine_version": engine_version}
-    )
+def end_manifest(
+    layout: RunLayout,
+    manifest: RunManifest,
+    engine_version: str | None,
+    *,
+    trials_planned: int | None = None,
+    stop_rule: str | None = None,
+) -> None:
+    """Write the manifest of a run that ends now, with the engine version it ran, the
+    trials its plan grew to and what ended its iterations."""
+    update: dict[str, object] = {"ended_at": datetime.now(UTC), "engine_version": engine_version}
+    if trials_planned is not None:
+        update["trials_planned"] = trials_planned
+    if stop_rule is not None:
+        update["stop_rule"] = stop_rule
+    ended = manifest.model_copy(update=update)
     write_record(layout.manifest, ended)

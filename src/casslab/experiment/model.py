@@ -17,8 +17,10 @@ levels, how to load and measure each trial, and which KPIs to report. The shape:
     warmup: 5s
     workload: "mixed ratio(write=9,read=1)"    # when the workload is not a factor
     measure: "duration=30s cl=ONE -pop dist=UNIFORM(1..50000) -rate threads=16"
-    iterations: 3
+    iterations: 3                              # or {min: 3, max: 20, until: {kpis: [op_rate],
+                                               #     ci_half_width_pct: 3}}
     order: {kind: randomized, seed: 1}         # or just: randomized | sequential
+    data_seed: 0                               # values written and validated: fixed per run
     reset: recreate                            # truncate | recreate | restart
     kpis: [op_rate, latency_p99_ms]
 
@@ -48,9 +50,17 @@ from __future__ import annotations
 import difflib
 import re
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, StrictInt, field_validator, model_validator
+from pydantic import (
+    ConfigDict,
+    Discriminator,
+    Field,
+    StrictInt,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 from casslab.analysis.records import DEFAULT_KPIS
 from casslab.errors import ExperimentError
@@ -181,6 +191,37 @@ class MeasureByTool(Record):
     ycsb: str = ""
 
 
+class Until(Record):
+    """When adaptive iterations stop: every cell's CI on every named KPI is this narrow."""
+
+    kpis: list[str] = Field(min_length=1)
+    ci_half_width_pct: float = Field(gt=0, le=100)  # half-width of the CI, % of the mean
+    confidence: float = Field(default=0.95, ge=0.5, lt=1)
+
+
+class AdaptiveIterations(Record):
+    """``iterations: {min: 3, max: 20, until: {...}}``: randomized rounds are added after
+    ``min`` until :class:`Until` holds for every cell or ``max`` rounds have run."""
+
+    min: StrictInt = Field(default=3, ge=2)  # a CI needs two trials
+    max: StrictInt = Field(ge=2)
+    until: Until
+
+    @model_validator(mode="after")
+    def _max_at_least_min(self) -> AdaptiveIterations:
+        if self.max < self.min:
+            raise ValueError(f"max ({self.max}) must be >= min ({self.min})")
+        return self
+
+
+MAX_DATA_SEED = 2**63  # the engine's i64
+
+
+def _iterations_kind(value: Any) -> str:
+    """``iterations`` is a count, or a mapping for adaptive iterations."""
+    return "adaptive" if isinstance(value, dict | AdaptiveIterations) else "fixed"
+
+
 class Experiment(Record):
     """One experiment file, checked field by field. See the module docstring for the shape."""
 
@@ -198,8 +239,13 @@ class Experiment(Record):
     warmup: str | int | float = "0s"
     workload: str | None = None
     measure: str | MeasureByTool = ""
-    iterations: StrictInt = Field(default=3, ge=1)
+    iterations: Annotated[
+        Annotated[Annotated[StrictInt, Field(ge=1)], Tag("fixed")]
+        | Annotated[AdaptiveIterations, Tag("adaptive")],
+        Discriminator(_iterations_kind),
+    ] = 3
     order: Order = Field(default_factory=Order)
+    data_seed: StrictInt = Field(default=0, ge=0, lt=MAX_DATA_SEED)
     reset: ResetPolicy = ResetPolicy.TRUNCATE
     kpis: list[str] = Field(default_factory=lambda: list(DEFAULT_KPIS))
 
@@ -214,6 +260,16 @@ class Experiment(Record):
     @property
     def warmup_s(self) -> float:
         return parse_duration_s(self.warmup)
+
+    @property
+    def min_iterations(self) -> int:
+        """The rounds every run has: ``iterations``, or its ``min`` when adaptive."""
+        return self.iterations if isinstance(self.iterations, int) else self.iterations.min
+
+    @property
+    def adaptive(self) -> AdaptiveIterations | None:
+        """The adaptive rule, or None when the file gives a fixed number of iterations."""
+        return None if isinstance(self.iterations, int) else self.iterations
 
     def to_file_dict(self) -> dict[str, Any]:
         """The experiment as a plain mapping with the file's field names, passwords in

@@ -30,14 +30,21 @@ def _draw(seed: int, round_number: int, cell_id: str) -> str:
     return hashlib.sha256(f"{seed}:{round_number}:{cell_id}".encode()).hexdigest()
 
 
+def round_order(cells: Sequence[Cell], round_number: int, order: Order) -> list[Cell]:
+    """The cells of one round: shuffled by the seed when randomized, else design order.
+    Rounds an adaptive run adds after the planned ones are drawn alike."""
+    if order.kind is OrderKind.SEQUENTIAL:
+        return list(cells)
+    return sorted(cells, key=lambda cell: _draw(order.seed, round_number, cell.id))
+
+
 def trial_order(cells: Sequence[Cell], iterations: int, order: Order) -> list[tuple[Cell, int]]:
     """(cell, iteration) pairs in run order. See the module docstring."""
     if order.kind is OrderKind.SEQUENTIAL:
         return [(cell, i) for cell in cells for i in range(1, iterations + 1)]
     out: list[tuple[Cell, int]] = []
     for iteration in range(1, iterations + 1):
-        shuffled = sorted(cells, key=lambda cell: _draw(order.seed, iteration, cell.id))
-        out += [(cell, iteration) for cell in shuffled]
+        out += [(cell, iteration) for cell in round_order(cells, iteration, order)]
     return out
 
 

@@ -7,13 +7,18 @@ metrics recorder, and reports its start as a :class:`~casslab.experiment.events.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from casslab.analysis import trial_kpis
+from casslab.analysis.records import TrialKpis
 from casslab.cluster import Cluster, ResetMode
 from casslab.errors import ExperimentError
 from casslab.experiment import events
@@ -22,20 +27,10 @@ from casslab.experiment.plan_records import Trial
 from casslab.experiment.schema import trial_schema
 from casslab.load import engine
 from casslab.load.records import IntervalRecord, SummaryRecord
-from casslab.load.spec import Output, Stop, WorkloadSpec
+from casslab.load.spec import Output, WorkloadSpec
 
 if TYPE_CHECKING:
-    from casslab.metrics.source import Source
-
-SourceFactory = Callable[[Cluster, int], "list[Source]"]
-"""The metrics samplers of a cluster's nodes and of the engine with that PID."""
-
-
-def default_sources(cluster: Cluster, engine_pid: int) -> list[Source]:
-    """Host, process, cgroup, CQL and JMX samplers of every node, and the engine's."""
-    from casslab.metrics.sources import build_sources, targets_from_nodes
-
-    return list(build_sources(targets_from_nodes(cluster.nodes), engine_pid=engine_pid))
+    from casslab.experiment.recording import LazyRecording
 
 
 @dataclass
@@ -47,9 +42,45 @@ class TrialClock:
     intervals: list[IntervalRecord] = field(default_factory=list)
 
 
-def reset_data(cluster: Cluster, trial: Trial, emit: events.EventSink) -> None:
+class PhaseTimes:
+    """Wall-clock seconds each phase of a trial took (what the lab's overhead is made of)."""
+
+    def __init__(self, trial: Trial, emit: events.EventSink) -> None:
+        self.trial = trial
+        self.emit = emit
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def phase(self, name: str, *, announce: bool = True) -> Iterator[None]:
+        """Announce phase ``name`` (unless not ``announce``) and add its duration to
+        :attr:`seconds`."""
+        if announce:
+            self.emit(events.PhaseStarted(trial=self.trial, phase=name))
+        start = time.monotonic()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.monotonic() - start
+
+
+def data_key(trial: Trial, specs: list[WorkloadSpec], data_seed: int) -> str:
+    """What a trial's preloaded data depends on: the keyspace, its replication, the table's
+    options, the schema the commands create, the preload command and the data seed. Trials
+    with equal keys on one cluster start from the same data, captured once and restored."""
+    parts = {
+        "keyspace": trial.keyspace,
+        "replication": trial.replication,
+        "table": trial.table.to_cql(),
+        "schema": [spec.schema_cql for spec in specs],
+        "preload": trial.preload.text if trial.preload else None,
+        "data_seed": data_seed,
+    }
+    text = json.dumps(parts, sort_keys=True, default=str)
+    return "data-" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def reset_data(cluster: Cluster, trial: Trial) -> None:
     """Bring the cluster's data back to empty by the trial's reset policy."""
-    emit(events.PhaseStarted(trial=trial, phase="reset"))
     if trial.reset is ResetPolicy.RESTART:
         cluster.wipe()
     elif trial.reset is ResetPolicy.RECREATE:
@@ -77,42 +108,8 @@ def create_schema(cluster: Cluster, trial: Trial, specs: list[WorkloadSpec]) -> 
         cluster.close_sessions()
 
 
-def warm_jvm(
-    cluster: Cluster,
-    trial: Trial,
-    specs: list[WorkloadSpec],
-    trial_dir: Path,
-    *,
-    duration_s: float,
-    timeout_s: float | None,
-    emit: events.EventSink,
-) -> None:
-    """Run the trial's workload for ``duration_s`` on nodes that just started, and discard
-    it: the first trial after a start would otherwise meet a JVM that has not compiled its
-    hot paths yet (a cold-start bias the run order cannot remove)."""
-    emit(events.PhaseStarted(trial=trial, phase="jvm warm-up"))
-    create_schema(cluster, trial, specs)
-    warmup = specs[-1].model_copy(
-        update={
-            "schema_cql": [],
-            "warmup_s": 0.0,
-            "stop": Stop(duration_s=duration_s),
-            "output": Output(),
-        }
-    )
-    engine.run(warmup, trial_dir / "jvm-warmup", timeout_s=timeout_s)
-
-
-def preload(
-    trial: Trial,
-    spec: WorkloadSpec,
-    trial_dir: Path,
-    *,
-    timeout_s: float | None,
-    emit: events.EventSink,
-) -> None:
+def preload(spec: WorkloadSpec, trial_dir: Path, *, timeout_s: float | None) -> None:
     """Load the trial's data with its preload command (the schema exists already)."""
-    emit(events.PhaseStarted(trial=trial, phase="preload"))
     engine.run(
         spec.model_copy(update={"schema_cql": []}),
         trial_dir / "preload",
@@ -129,17 +126,18 @@ def measure(
     hdr_log: Path,
     metrics_path: Path,
     clock: TrialClock,
-    sources: SourceFactory,
-    metrics_interval_s: float,
+    recording: LazyRecording,
     timeout_s: float | None,
     emit: events.EventSink,
 ) -> SummaryRecord:
-    """Run the measured workload while the metrics recorder samples the nodes and the
-    engine into ``metrics_path``; ``clock`` gets the measured phase's bounds and intervals.
-    Raises :class:`ExperimentError` when the engine ends without a summary."""
-    from casslab.metrics.sampling import Recorder
-    from casslab.metrics.store import ParquetSink
+    """Run the measured workload while ``recording`` samples the nodes and the engine into
+    ``metrics_path``; ``clock`` gets the measured phase's bounds and intervals. Raises
+    :class:`ExperimentError` when the engine ends without a summary.
 
+    The cluster's samplers (JMX helper, CQL connections) are opened before the engine
+    starts, at the first measured phase after the nodes (re)started, and kept for the next
+    (:mod:`casslab.experiment.recording`): their start-up never lands in a measurement."""
+    nodes = recording.of(cluster)
     emit(events.PhaseStarted(trial=trial, phase="measure"))
     spec = spec.model_copy(
         update={
@@ -148,28 +146,14 @@ def measure(
             "output": Output(hdr_log=str(hdr_log), interval_s=1.0),
         }
     )
-    recorder: Recorder | None = None
     summary: SummaryRecord | None = None
-    engine_pids: list[int] = []
-    try:
-        records = engine.stream(
-            spec,
-            trial_dir,
-            timeout_s=timeout_s,
-            on_start=engine_pids.append,
-        )
+    with nodes.measure_phase(metrics_path) as sampling:
+        records = engine.stream(spec, trial_dir, timeout_s=timeout_s, on_start=sampling.add_engine)
         for record in records:
-            now = datetime.now(UTC).timestamp()
-            if recorder is None:
-                recorder = Recorder(
-                    sources(cluster, engine_pids[0]),
-                    ParquetSink(metrics_path),
-                    interval_s=metrics_interval_s,
-                )
-                recorder.start()
             if isinstance(record, IntervalRecord):
                 if record.phase == "warmup":
                     continue
+                now = datetime.now(UTC).timestamp()
                 if clock.measure_start is None:
                     clock.measure_start = now - (record.t_end_s - record.t_start_s)
                 clock.measure_end = now
@@ -177,9 +161,6 @@ def measure(
                 emit(events.IntervalMeasured(trial=trial, record=record))
             elif isinstance(record, SummaryRecord):
                 summary = record
-    finally:
-        if recorder is not None:
-            recorder.stop()
     if summary is None:
         raise ExperimentError(
             f"trial {trial.trial_id}: the engine ended without a summary; "
@@ -194,15 +175,17 @@ def measured_kpis(
     summary: SummaryRecord,
     clock: TrialClock,
     metrics_path: Path,
-) -> dict[str, float | None]:
-    """The trial's KPIs (:func:`casslab.analysis.trial_kpis`) from the engine's records and
-    the metrics sampled during the measured phase."""
+    hdr_log: Path,
+) -> TrialKpis:
+    """The trial's KPIs (:func:`casslab.analysis.trial_kpis`) over the steady part of its
+    measured phase (MSER-5 on its intervals), from the engine's records, its latency log
+    and the metrics sampled during the measured phase; with the steady state found."""
     frame = None
     if metrics_path.exists():
         from casslab.metrics.store import load
 
         frame = load(metrics_path)
-    kpis = trial_kpis(
+    return trial_kpis(
         trial_id=trial.trial_id,
         cell_id=trial.cell_id,
         iteration=trial.iteration,
@@ -212,5 +195,5 @@ def measured_kpis(
         metrics=frame,
         start=clock.measure_start,
         end=clock.measure_end,
+        hlog=hdr_log.read_text(encoding="utf-8") if hdr_log.is_file() else None,
     )
-    return dict(kpis.kpis)

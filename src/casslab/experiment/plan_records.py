@@ -16,7 +16,7 @@ from casslab.errors import ExperimentError
 from casslab.experiment.base import SCHEMA_VERSION, Level, Record
 from casslab.experiment.cluster_setup import ClusterSetup
 from casslab.experiment.commands import Command
-from casslab.experiment.model import Design, Order, ResetPolicy
+from casslab.experiment.model import AdaptiveIterations, Design, Order, ResetPolicy
 from casslab.experiment.table import TableOptions
 
 
@@ -73,7 +73,8 @@ class Plan(Record):
     digest: str  # SHA-256 of the resolved experiment: a resumed run must match it
     design: Design
     order: Order
-    iterations: int
+    iterations: int  # rounds in the plan so far (adaptive runs add rounds as they go)
+    adaptive: AdaptiveIterations | None = None  # None: a fixed number of iterations
     factors: tuple[str, ...]
     baseline_cell_id: str
     cells: tuple[Cell, ...]

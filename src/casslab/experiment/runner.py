@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import shlex
 import shutil
+import time
+from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,17 +31,20 @@ from casslab.errors import (
     NewerSchemaError,
     StoreError,
 )
-from casslab.experiment import events, phases
+from casslab.experiment import events, phases, recording
 from casslab.experiment.cluster_setup import ClusterAction, ClusterSetup, cluster_action
+from casslab.experiment.design import add_round
 from casslab.experiment.failures import RunStop, blocked, setup_of
+from casslab.experiment.iterations import IterationDecision, iteration_decision
 from casslab.experiment.manifest import end_manifest, start_manifest
 from casslab.experiment.model import Experiment, ResetPolicy
 from casslab.experiment.ordering import pending
 from casslab.experiment.plan_records import Plan, Trial
 from casslab.experiment.specs import check_engine_specs, spec_for
-from casslab.experiment.stored_plan import plan_for_run, save_plan
+from casslab.experiment.stored_plan import plan_for_run, save_plan, update_plan
+from casslab.experiment.warmup import WarmupRule, rehearse
 from casslab.load.records import SummaryRecord
-from casslab.load.spec import Connection
+from casslab.load.spec import Connection, WorkloadSpec
 from casslab.store.io import write_record
 from casslab.store.layout import RunLayout
 from casslab.store.records import TrialResult, TrialStatus, read_trial_result
@@ -65,7 +70,7 @@ class RunnerOptions:
     trial_timeout_s: float | None = None  # per engine phase; None: from the workload
     write_report: bool = True
     base_dir: Path | None = None  # the experiment file's folder: profiles are relative to it
-    jvm_warmup_s: float = 30.0  # discarded load after nodes (re)start; 0 turns it off
+    jvm_warmup_s: float = 120.0  # most rehearsal after nodes (re)start; 0 turns it off
     experiment_file: Path | None = None  # named in the hint to resume a stopped run
 
 
@@ -114,21 +119,28 @@ class Runner:
         on_event: events.EventSink | None = None,
         *,
         create_cluster: ClusterFactory = create,
-        metrics_sources: phases.SourceFactory | None = None,
+        metrics_sources: recording.SourceFactory | None = None,
     ) -> None:
         """``create_cluster`` makes the trial's cluster (default: the backend registry);
-        ``metrics_sources`` the samplers of a trial's nodes and engine (default: host,
-        process, cgroup, CQL and JMX samplers of every node)."""
+        ``metrics_sources`` the metrics samplers of a cluster's nodes, asked for as
+        ``metrics_sources(cluster, None)`` once per cluster start and kept across its trials
+        (default: host, process, cgroup, CQL and JMX samplers of every node)."""
         self.experiment = experiment
         self.plan: Plan = plan_for_run(experiment, layout)  # plan.json's on --resume
         self.layout = layout
         self.options = options
         self._emit = on_event or (lambda _event: None)
         self._create_cluster = create_cluster
-        self._metrics_sources = metrics_sources or phases.default_sources
+        # the cluster's metrics samplers, opened at its first measured phase and kept
+        self._recording = recording.LazyRecording(
+            metrics_sources or recording.default_sources,
+            interval_s=options.metrics_interval_s,
+        )
         self.cluster: Cluster | None = None
         self._setup: ClusterSetup | None = None  # what self.cluster was built from
         self._failed_setups: set[ClusterSetup] = set()  # setups whose cluster did not start
+        self._engine_version: str | None = None  # of the last trial that ran the engine
+        self._captures: set[str] = set()  # data keys captured on self.cluster
 
     # ------------------------------------------------------------------ run
 
@@ -179,27 +191,65 @@ class Runner:
             self._emit(events.RunWarning(message=warning))
         todo = pending(self.plan, done)
         self._emit(events.RunStarted(total=len(self.plan.trials), pending=len(todo)))
-        engine_version = manifest.engine_version
+        self._engine_version = manifest.engine_version
         stop: tuple[Trial, str, int] | None = None
+        rule: IterationDecision | None = None
         try:
-            for index, trial in enumerate(todo):
-                self._emit(events.TrialStarted(trial=trial, index=index, count=len(todo)))
-                result = self.run_trial(trial)
-                if result.engine is not None:
-                    engine_version = result.engine.engine_version
-                self._emit(events.TrialFinished(trial=trial, result=result))
-                left = todo[index + 1 :]
-                if setup_of(trial) in self._failed_setups and blocked(self._failed_setups, left):
-                    stop = (trial, result.error or "unknown error", len(left))
+            while True:
+                stop = self._run_trials(todo)
+                if stop is not None:
                     break
+                rule = iteration_decision(self.plan, self._finished_results())
+                if rule.done:
+                    break
+                self.plan = add_round(self.experiment, self.plan)
+                update_plan(self.layout, self.plan)
+                self._emit(
+                    events.RoundAdded(
+                        round_number=self.plan.iterations,
+                        total=len(self.plan.trials),
+                        reason=rule.sentence,
+                    )
+                )
+                todo = pending(self.plan, self.finished_trials())
         finally:
             self._finish_cluster()
-            end_manifest(self.layout, manifest, engine_version)
+            end_manifest(
+                self.layout,
+                manifest,
+                self._engine_version,
+                trials_planned=len(self.plan.trials),
+                stop_rule=rule.sentence if rule is not None else None,
+            )
         if stop is not None:
             raise ExperimentError(self._stopped(*stop).message())
         self._write_outputs()
         self._emit(events.RunFinished(root=self.layout.root))
         return self.layout
+
+    def _run_trials(self, todo: Sequence[Trial]) -> tuple[Trial, str, int] | None:
+        """Run ``todo`` in order; the trial, reason and count left when the run must stop
+        (its cluster cannot start and no trial left could run), else None."""
+        for index, trial in enumerate(todo):
+            self._emit(events.TrialStarted(trial=trial, index=index, count=len(todo)))
+            result = self.run_trial(trial)
+            if result.engine is not None:
+                self._engine_version = result.engine.engine_version
+            self._emit(events.TrialFinished(trial=trial, result=result))
+            left = todo[index + 1 :]
+            if setup_of(trial) in self._failed_setups and blocked(self._failed_setups, left):
+                return trial, result.error or "unknown error", len(left)
+        return None
+
+    def _finished_results(self) -> list[TrialResult]:
+        """The readable results of the plan's trials (OK or FAILED)."""
+        out: list[TrialResult] = []
+        for trial in self.plan.trials:
+            path = self.layout.trial_summary(trial.cell_id, trial.iteration)
+            with suppress(StoreError):
+                if path.is_file():
+                    out.append(read_trial_result(path))
+        return out
 
     def _stopped(self, trial: Trial, reason: str, not_attempted: int) -> RunStop:
         """Write the report of the finished trials (none: no report) and say why the run
@@ -244,39 +294,40 @@ class Runner:
             "factors": dict(cell.labels),
         }
         setup = setup_of(trial)
+        times = phases.PhaseTimes(trial, self._emit)
         try:
             self._failed_setups.add(setup)  # until its cluster is up
-            cluster, nodes_started = self._ensure_cluster(trial)
+            with times.phase("cluster", announce=False):
+                cluster, action = self._ensure_cluster(trial)
             self._failed_setups.discard(setup)
             connection = Connection(contact_points=cluster.contact_points)
-            measure = spec_for(trial.workload, connection, trial.iteration, self.options.base_dir)
+            data_seed = self.experiment.data_seed
+            base_dir = self.options.base_dir
+            measure = spec_for(
+                trial.workload, connection, trial.iteration, base_dir, data_seed=data_seed
+            )
             preload = (
-                spec_for(trial.preload, connection, 0, self.options.base_dir)
+                spec_for(trial.preload, connection, 0, base_dir, data_seed=data_seed)
                 if trial.preload is not None
                 else None
             )
             specs = [s for s in (preload, measure) if s]
             warm = (
-                nodes_started is not ClusterAction.KEEP
+                action is not ClusterAction.KEEP
                 and self.options.jvm_warmup_s > 0
                 and trial.reset is not ResetPolicy.RESTART  # that policy asks for cold nodes
             )
             timeout_s = self.options.trial_timeout_s
             if warm:
-                phases.warm_jvm(
-                    cluster,
-                    trial,
-                    specs,
-                    trial_dir,
-                    duration_s=self.options.jvm_warmup_s,
-                    timeout_s=timeout_s,
-                    emit=self._emit,
-                )
-            if warm or nodes_started in (ClusterAction.KEEP, ClusterAction.RESTART):
-                phases.reset_data(cluster, trial, self._emit)
-            phases.create_schema(cluster, trial, specs)
+                self._warm_up(cluster, trial, preload, measure, specs, times)
+            if warm or action in (ClusterAction.KEEP, ClusterAction.RESTART):
+                with times.phase("reset"):
+                    phases.reset_data(cluster, trial)
+            with times.phase("schema", announce=False):
+                phases.create_schema(cluster, trial, specs)
             if preload is not None:
-                phases.preload(trial, preload, trial_dir, timeout_s=timeout_s, emit=self._emit)
+                self._load_data(cluster, trial, preload, specs, times)
+            start_measure = time.monotonic()
             summary = phases.measure(
                 cluster,
                 trial,
@@ -285,12 +336,20 @@ class Runner:
                 hdr_log=self.layout.latency_hlog(trial.cell_id, trial.iteration),
                 metrics_path=metrics_path,
                 clock=clock,
-                sources=self._metrics_sources,
-                metrics_interval_s=self.options.metrics_interval_s,
+                recording=self._recording,
                 timeout_s=timeout_s,
                 emit=self._emit,
             )
-            kpis = phases.measured_kpis(trial, cell.labels, summary, clock, metrics_path)
+            times.seconds["measure"] = time.monotonic() - start_measure
+            measured = phases.measured_kpis(
+                trial,
+                cell.labels,
+                summary,
+                clock,
+                metrics_path,
+                self.layout.latency_hlog(trial.cell_id, trial.iteration),
+            )
+            steady = measured.steady
             result = TrialResult(
                 **identity,
                 status=TrialStatus.OK,
@@ -299,7 +358,11 @@ class Runner:
                 measure_start_s=_relative(clock.measure_start, started),
                 measure_end_s=_relative(clock.measure_end, started),
                 engine=summary,
-                kpis=kpis,
+                kpis=dict(measured.kpis),
+                steady_start_s=steady.start_s if steady else None,
+                steady=steady.steady if steady else None,
+                steady_reason=steady.reason if steady else None,
+                phase_s=times.seconds,
             )
         except CasslabError as error:
             result = TrialResult(
@@ -309,11 +372,71 @@ class Runner:
                 started_at=started,
                 ended_at=datetime.now(UTC),
                 engine=summary,
+                phase_s=times.seconds,
             )
             if isinstance(error, ClusterError):
                 self._setup = None  # rebuild the cluster for the next trial
         write_record(self.layout.trial_summary(trial.cell_id, trial.iteration), result)
         return result
+
+    def _warm_up(
+        self,
+        cluster: Cluster,
+        trial: Trial,
+        preload: WorkloadSpec | None,
+        measure: WorkloadSpec,
+        specs: list[WorkloadSpec],
+        times: phases.PhaseTimes,
+    ) -> None:
+        """Rehearse the trial on nodes that just started until their JIT is done (see
+        :mod:`casslab.experiment.warmup`): its data (preloaded and captured here, so the
+        trial itself restores it), then its measured workload; the caller resets after."""
+        phases.create_schema(cluster, trial, specs)
+        if preload is not None:
+            self._load_data(cluster, trial, preload, specs, times)
+        limit = self.options.jvm_warmup_s
+        rule = WarmupRule(min_s=min(WarmupRule.min_s, limit), max_s=limit)
+        trial_dir = self.layout.trial_dir(trial.cell_id, trial.iteration)
+        with times.phase("jvm warm-up"):
+            outcome = rehearse(
+                cluster,
+                measure,
+                trial_dir / "jvm-warmup",
+                rule=rule,
+                timeout_s=self.options.trial_timeout_s,
+            )
+        if not outcome.quiet and outcome.compiler_pct:
+            self._emit(
+                events.RunWarning(
+                    message=f"trial {trial.trial_id}: the nodes' JIT compilers were still "
+                    f"busy after the {limit:g} s JVM warm-up (last 5 s: "
+                    f"{max(outcome.compiler_pct[-5:]):.0f}% of a core); the trial may run "
+                    "slower than the next ones of its cell; raise --jvm-warmup"
+                )
+            )
+
+    def _load_data(
+        self,
+        cluster: Cluster,
+        trial: Trial,
+        preload: WorkloadSpec,
+        specs: list[WorkloadSpec],
+        times: phases.PhaseTimes,
+    ) -> None:
+        """Give the trial its preloaded data: restored from the capture of an earlier trial
+        with the same data (:func:`~casslab.experiment.phases.data_key`) on this cluster,
+        else preloaded and captured for the next ones."""
+        key = phases.data_key(trial, specs, self.experiment.data_seed)
+        if key in self._captures:
+            with times.phase("restore"):
+                cluster.restore(key, trial.keyspace)
+            return
+        trial_dir = self.layout.trial_dir(trial.cell_id, trial.iteration)
+        with times.phase("preload"):
+            phases.preload(preload, trial_dir, timeout_s=self.options.trial_timeout_s)
+        with times.phase("capture"):
+            cluster.capture(key, trial.keyspace)
+        self._captures.add(key)
 
     # ------------------------------------------------------------------ cluster
 
@@ -327,6 +450,7 @@ class Runner:
         action = cluster_action(self._setup if cluster is not None else None, wanted)
         if cluster is not None and action is ClusterAction.KEEP:
             return cluster, action
+        self._recording.close()  # the nodes' PIDs and JMX connections are about to change
         self._emit(events.ClusterChanged(trial=trial, action=action))
         if cluster is not None and action is ClusterAction.RESTART:
             self._setup = None  # until the restart succeeds
@@ -353,6 +477,7 @@ class Runner:
             ) from error
         self._stop_stale(spec.name)
         self.cluster = self._create_cluster(spec, self.options.cluster_root, fresh=True)
+        self._captures = set()  # a new cluster has no captured data
         self._setup = wanted
         return self.cluster, action
 
@@ -363,6 +488,7 @@ class Runner:
             attach(name, self.options.cluster_root).stop()
 
     def _finish_cluster(self) -> None:
+        self._recording.close()  # the JMX helper and CQL connections go with the run
         if self.cluster is None:
             return
         if self.options.keep_cluster:

@@ -23,10 +23,19 @@ _CHECK_CONNECTION = Connection(contact_points=["127.0.0.1:9042"])
 
 
 def spec_for(
-    command: Command, connection: Connection, seed: int, base_dir: Path | None = None
+    command: Command,
+    connection: Connection,
+    seed: int,
+    base_dir: Path | None = None,
+    *,
+    data_seed: int = 0,
 ) -> WorkloadSpec:
     """The engine spec of a stress or YCSB command; files it names (a user profile, a
-    YCSB ``-P`` file) are read relative to ``base_dir``, the experiment file's folder."""
+    YCSB ``-P`` file) are read relative to ``base_dir``, the experiment file's folder.
+
+    ``seed`` draws the operation sequence (a trial's iteration); ``data_seed`` the values
+    written and validated, fixed for a run, so that a measured phase reads back what the
+    preload wrote."""
     if command.tool is Tool.YCSB:
         from casslab.experiment.checks import file_reader
         from casslab.load.ycsb import parse_ycsb
@@ -35,10 +44,12 @@ def spec_for(
         if tokens and tokens[0].lower() == "ycsb":
             tokens = tokens[1:]
         parsed = parse_ycsb(tokens, read_file=file_reader(base_dir))
-        return parsed.to_spec(connection, seed=seed)
+        return parsed.to_spec(connection, seed=seed, data_seed=data_seed)
     from casslab.load.stress import parse_stress
 
-    return parse_stress(command.text).to_spec(connection, seed=seed, profile_dir=base_dir)
+    return parse_stress(command.text).to_spec(
+        connection, seed=seed, data_seed=data_seed, profile_dir=base_dir
+    )
 
 
 def distinct_commands(plan: Plan) -> list[Command]:

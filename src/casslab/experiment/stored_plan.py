@@ -46,6 +46,11 @@ def save_plan(layout: RunLayout, plan: Plan) -> None:
         write_plan_file(layout, plan_json(plan))
 
 
+def update_plan(layout: RunLayout, plan: Plan) -> None:
+    """Write ``plan.json`` anew: an adaptive run added a round to its plan."""
+    write_plan_file(layout, plan_json(plan))
+
+
 def stored_plan(layout: RunLayout) -> Plan | None:
     """The plan in the run's ``plan.json``, or None when it has none.
 

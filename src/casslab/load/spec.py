@@ -11,9 +11,14 @@ with the same messages. The fixtures in ``engine/contract/`` (specs both sides a
 specs both reject with a shared reason) are run by both test suites, so the two cannot
 drift: a new rule lands on both sides with a fixture.
 
-Determinism: operation *i* of a run is a pure function of ``(seed, i)``: which operation
-runs, which key it touches, and every generated value. A write of key *k* stores values
-that are a pure function of ``(seed, k, column)``, so a read can validate them.
+Determinism, with two seeds. ``seed`` draws the operation sequence: operation *i* of a run
+is a pure function of ``(seed, i)`` (which operation runs, which key it touches, which row
+of a partition it reads, how many partitions and which rows a batch picks, a scan's
+length). ``data_seed`` draws the data: every value written or validated is a pure function
+of ``(data_seed, key, column)`` (per key, with the row in a partition) or ``(data_seed,
+cycle, column)`` (per cycle), and so are the shape and row ids of each partition. Nothing
+that is data depends on ``seed``: a read validates what a write stored when both ran with
+the same ``data_seed``, whatever their ``seed`` (a measured phase after a preload).
 """
 
 from __future__ import annotations
@@ -86,22 +91,25 @@ class GenKind(StrEnum):
     KEY_BLOB = "key_blob"  # the key index as a blob of `size` bytes (stress `key` column)
     KEY_TEXT = "key_text"  # `prefix` + key index (hashed if `hashed`), YCSB `y_id`
     KEY_BIGINT = "key_bigint"  # the key index itself
-    BLOB = "blob"  # bytes, length from `size`, content from (seed, key, column)
-    TEXT = "text"  # printable ASCII, length from `size`, content from (seed, key, column)
+    BLOB = "blob"  # bytes, length from `size`, content from (data_seed, key, column)
+    TEXT = "text"  # printable ASCII, length from `size`, content from (data_seed, key, column)
     INT = "int"  # 32-bit from `values` (or derived from key when `values` absent)
     BIGINT = "bigint"
     DOUBLE = "double"
-    UUID = "uuid"  # v4-shaped, from (seed, key, column)
+    UUID = "uuid"  # v4-shaped, from (data_seed, key, column)
     TIMESTAMP = "timestamp"  # milliseconds since epoch from `values`
     COUNTER_DELTA = "counter_delta"  # bigint from `values` (default 1)
-    SCAN_LENGTH = "scan_length"  # int from `values`, per cycle (YCSB scan `LIMIT ?`)
+    # int from `values`, per cycle (YCSB scan `LIMIT ?`): a part of the operation, so drawn
+    # from `seed`, not `data_seed`
+    SCAN_LENGTH = "scan_length"
 
 
 class Generator(Record):
     """The value for one bind marker of a prepared statement.
 
-    Values derived from the key (``per_key``) are a function of ``(seed, key, column)``;
-    otherwise of ``(seed, cycle, column)``.
+    Values derived from the key (``per_key``) are a function of ``(data_seed, key,
+    column)``; otherwise of ``(data_seed, cycle, column)``. ``scan_length`` alone is drawn
+    from ``seed`` (it is a part of the operation, not data).
     """
 
     kind: GenKind
@@ -414,7 +422,8 @@ class WorkloadSpec(Record):
     rate: Rate
     stop: Stop
     warmup_s: float = 0.0  # run, then discard, before the measured phase
-    seed: int = 0  # 0 <= seed < 2**63 (the engine's i64)
+    seed: int = 0  # the operation sequence; 0 <= seed < 2**63 (the engine's i64)
+    data_seed: int = 0  # the values written and validated; 0 <= data_seed < 2**63
     validate_reads: bool = False
     output: Output = Field(default_factory=Output)
 
@@ -422,8 +431,9 @@ class WorkloadSpec(Record):
     def _stops(self) -> WorkloadSpec:
         if not self.operations:
             raise ValueError("operations is empty; give at least one operation")
-        if not 0 <= self.seed < 2**63:
-            raise ValueError(f"seed must be >= 0 and < 2**63 (got {self.seed})")
+        for name, value in (("seed", self.seed), ("data_seed", self.data_seed)):
+            if not 0 <= value < 2**63:
+                raise ValueError(f"{name} must be >= 0 and < 2**63 (got {value})")
         if (
             not isinstance(self.rate, ThreadRamp)
             and self.stop.ops is None

@@ -66,6 +66,16 @@ CATALOGUE: tuple[Metric, ...] = (
     _m("host.cpu_iowait_pct", "%", _G, _HOST, "CPU time idle while waiting for I/O, %."),
     _m("host.cpu_steal_pct", "%", _G, _HOST, "CPU time stolen by the hypervisor, %."),
     _m("host.cpu_busy_pct", "%", _G, _HOST, "100 - idle - iowait: CPU time doing work, %."),
+    _m(
+        "host.cpu_busy_core_pct",
+        "%",
+        _G,
+        _HOST,
+        "CPU time the host used, % of ONE core (200 = two cores busy), the unit of "
+        "process.cpu_pct and engine.cpu_pct: CPUs x wall time - idle - iowait - steal. "
+        "Higher than host.cpu_busy_pct x CPUs under a bursty load: /proc/stat samples user "
+        "and system time at ticks, and a tickless kernel skips ticks.",
+    ),
     _m("host.load_1m", "tasks", _G, _HOST, "Load average over one minute (/proc/loadavg)."),
     _m("host.memory_used_bytes", "B", _G, _HOST, "Memory in use: total - available."),
     _m("host.memory_cached_bytes", "B", _G, _HOST, "Page cache (Cached in /proc/meminfo)."),
@@ -118,6 +128,20 @@ CATALOGUE: tuple[Metric, ...] = (
         _PROC,
         "CPU time of the node's JVM (user + system) over the interval, % of ONE core "
         "(can exceed 100).",
+    ),
+    _m(
+        "process.cpu_user_pct",
+        "%",
+        _G,
+        _PROC,
+        "CPU time of the node's JVM in user mode over the interval, % of ONE core.",
+    ),
+    _m(
+        "process.cpu_system_pct",
+        "%",
+        _G,
+        _PROC,
+        "CPU time of the node's JVM in kernel mode over the interval, % of ONE core.",
     ),
     _m("process.rss_bytes", "B", _G, _PROC, "Resident set size of the node's JVM."),
     _m("process.threads", "threads", _G, _PROC, "Number of threads of the node's JVM."),
@@ -282,22 +306,25 @@ CATALOGUE: tuple[Metric, ...] = (
         "messages",
         _C,
         _JMX,
-        "Messages dropped since the node started, all verbs (sum of DroppedMessage Dropped; "
-        "read every 10 s: one MBean per verb).",
+        "Messages dropped since the node started, all verbs (MessagingService "
+        "DroppedMessages summed over verbs, as nodetool tpstats shows them; read every 10 s).",
     ),
     _m(
         "cassandra.gc_pauses",
         "collections",
         _C,
         _JMX,
-        "Garbage collections since the JVM started (sum of GarbageCollector CollectionCount).",
+        "Stop-the-world garbage collections since the JVM started (sum of GarbageCollector "
+        "CollectionCount, concurrent-cycle collectors left out).",
     ),
     _m(
         "cassandra.gc_pause_ms",
         "ms",
         _C,
         _JMX,
-        "Time spent in garbage collection since the JVM started (sum of CollectionTime).",
+        "Time spent in stop-the-world garbage collection since the JVM started (sum of "
+        "CollectionTime; collectors that count concurrent cycles, such as G1 Concurrent GC "
+        "or ZGC Cycles, are left out).",
     ),
     # --- the load engine's own process ---
     _m(
@@ -305,7 +332,21 @@ CATALOGUE: tuple[Metric, ...] = (
         "%",
         _G,
         _ENG,
-        "CPU time of the load engine process over the interval, % of ONE core.",
+        "CPU time of the load engine process (user + system) over the interval, % of ONE core.",
+    ),
+    _m(
+        "engine.cpu_user_pct",
+        "%",
+        _G,
+        _ENG,
+        "CPU time of the load engine process in user mode over the interval, % of ONE core.",
+    ),
+    _m(
+        "engine.cpu_system_pct",
+        "%",
+        _G,
+        _ENG,
+        "CPU time of the load engine process in kernel mode over the interval, % of ONE core.",
     ),
     _m("engine.rss_bytes", "B", _G, _ENG, "Resident set size of the load engine process."),
 )

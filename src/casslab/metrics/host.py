@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from pathlib import Path
 
 import psutil
@@ -16,6 +17,7 @@ from casslab.metrics.rates import (
     CounterTracker,
     CpuTimes,
     DiskStats,
+    busy_core_pct,
     cpu_pcts,
     disk_rates,
     parse_diskstats,
@@ -69,7 +71,8 @@ class HostSource:
         self._device = block_device_of(data_dir)
         if self._device is None:
             log.warning("no block device found for %s: disk I/O metrics are left out", data_dir)
-        self._prev_cpu: CpuTimes | None = None
+        self._cpus = psutil.cpu_count() or 1
+        self._prev_cpu: tuple[float, CpuTimes] | None = None  # (monotonic s, times)
         self._prev_disk: tuple[float, DiskStats] | None = None
         self._net = CounterTracker()
 
@@ -94,12 +97,16 @@ class HostSource:
 
     def _read(self, now: float) -> dict[str, float]:
         out: dict[str, float] = {}
-        cpu = _cpu_times()
+        read_at, cpu = time.monotonic(), _cpu_times()
         if self._prev_cpu is not None:
-            pcts = cpu_pcts(self._prev_cpu, cpu)
+            prev_at, prev = self._prev_cpu
+            pcts = cpu_pcts(prev, cpu)
             if pcts is not None:
                 out.update(pcts)
-        self._prev_cpu = cpu
+            cores = busy_core_pct(prev, cpu, read_at - prev_at, self._cpus)
+            if cores is not None:
+                out["host.cpu_busy_core_pct"] = cores
+        self._prev_cpu = (read_at, cpu)
         out["host.load_1m"] = os.getloadavg()[0]
         vm = psutil.virtual_memory()
         out["host.memory_used_bytes"] = float(vm.total - vm.available)

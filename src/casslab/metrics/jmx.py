@@ -84,6 +84,16 @@ public class CasslabJmxProbe {
         }
     }
 
+    // A map of counts (MessagingService DroppedMessages: verb -> count) is sent as its sum.
+    static Object total(Object value) {
+        if (!(value instanceof Map)) return value;
+        long sum = 0;
+        for (Object v : ((Map<?, ?>) value).values()) {
+            if (v instanceof Number) sum += ((Number) v).longValue();
+        }
+        return sum;
+    }
+
     public static void main(String[] args) throws IOException {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, "UTF-8"));
         PrintStream out = new PrintStream(new BufferedOutputStream(System.out), false, "UTF-8");
@@ -113,7 +123,7 @@ public class CasslabJmxProbe {
                         }
                         for (Attribute a : values.asList()) {
                             sb.append("V\t").append(n).append('\t').append(a.getName())
-                              .append('\t').append(a.getValue()).append('\n');
+                              .append('\t').append(total(a.getValue())).append('\n');
                         }
                     }
                 }
@@ -157,10 +167,11 @@ FAST_QUERIES: tuple[tuple[str, str], ...] = (
     (f"{_M}:type=Table,keyspace=*,scope=*,name=LiveDiskSpaceUsed", "Count"),
     ("java.lang:type=GarbageCollector,name=*", "CollectionCount,CollectionTime"),
 )
-#: Read every ``slow_every`` polls: one MBean per message verb (about 90), too many
-#: round trips for every second.
+#: Read every ``slow_every`` polls. Dropped messages: MessagingService's DroppedMessages,
+#: the count of every verb in one map (summed by the helper), in one round trip; the
+#: DroppedMessage MBeans are one per verb (about 90 round trips: 40 ms of CPU a poll).
 SLOW_QUERIES: tuple[tuple[str, str], ...] = (
-    (f"{_M}:type=DroppedMessage,scope=*,name=Dropped", "Count"),
+    ("org.apache.cassandra.net:type=MessagingService", "DroppedMessages"),
 )
 
 
@@ -196,6 +207,16 @@ def _key(object_name: str, prop: str) -> str | None:
     return None
 
 
+#: Words in the names of GarbageCollector MBeans whose CollectionTime counts concurrent work
+#: (JDK 21's "G1 Concurrent GC", "ZGC Cycles", "Shenandoah Cycles"), not application pauses.
+CONCURRENT_COLLECTOR_WORDS = ("Concurrent", "Cycles")
+
+
+def concurrent_collector(name: str | None) -> bool:
+    """True for a collector MBean that reports concurrent cycles rather than pauses."""
+    return name is not None and any(w in name for w in CONCURRENT_COLLECTOR_WORDS)
+
+
 def summarize(values: list[JmxValue]) -> dict[str, float]:
     """Raw JMX values -> cumulative/gauge figures keyed by catalogue name (or by an internal
     ``_``-prefixed name for the latency counters the caller diffs)."""
@@ -227,8 +248,12 @@ def summarize(values: list[JmxValue]) -> dict[str, float]:
             keyspace = _key(jv.object_name, "keyspace")
             if keyspace is not None and scope is not None:
                 add(per_table(table, keyspace, scope), jv.value)
-        elif typ == "DroppedMessage":
+        elif typ == "DroppedMessage" or (
+            typ == "MessagingService" and jv.attribute == "DroppedMessages"
+        ):
             add("cassandra.dropped_messages", jv.value)
+        elif typ == "GarbageCollector" and concurrent_collector(name):
+            continue  # its time is a concurrent cycle, not a pause
         elif typ == "GarbageCollector" and jv.attribute == "CollectionCount":
             add("cassandra.gc_pauses", jv.value)
         elif typ == "GarbageCollector" and jv.attribute == "CollectionTime":
@@ -283,6 +308,19 @@ def _compiled_probe(java: str) -> Path:
     return d
 
 
+HELPER_JVM_FLAGS: tuple[str, ...] = (
+    "-Xmx48m",
+    "-Xss512k",
+    "-XX:+UseSerialGC",
+    "-XX:TieredStopAtLevel=1",
+    "-Xshare:auto",
+    "-XX:-UsePerfData",  # no hsperfdata file, and no 20 Hz sampler thread in an idle JVM
+    "-Dsun.rmi.transport.connectionTimeout=3000",
+    "-Dsun.rmi.transport.tcp.responseTimeout=5000",
+)
+"""The helper JVM's flags: small, quick to start, cheap to keep."""
+
+
 class JmxClient:
     """One helper JVM shared by the JMX sources of a recorder. Thread-safe."""
 
@@ -291,7 +329,7 @@ class JmxClient:
         self._java = java or _java()
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[str] | None = None
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._answers: queue.Queue[list[str] | None] = queue.Queue()
         self._refs = 0
 
     @property
@@ -309,19 +347,7 @@ class JmxClient:
 
     def _start(self) -> subprocess.Popen[str]:
         classes = _compiled_probe(self._java)
-        cmd = [
-            self._java,
-            "-Xmx48m",
-            "-Xss512k",
-            "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1",
-            "-Xshare:auto",
-            "-Dsun.rmi.transport.connectionTimeout=3000",
-            "-Dsun.rmi.transport.tcp.responseTimeout=5000",
-            "-cp",
-            str(classes),
-            PROBE_CLASS,
-        ]
+        cmd = [self._java, *HELPER_JVM_FLAGS, "-cp", str(classes), PROBE_CLASS]
         proc = subprocess.Popen(
             cmd,
             stdin=subprocess.PIPE,
@@ -330,15 +356,22 @@ class JmxClient:
             text=True,
             bufsize=1,
         )
-        self._lines = queue.Queue()
-        lines = self._lines
+        self._answers = queue.Queue()
+        answers = self._answers
         stdout = proc.stdout
 
         def pump() -> None:
+            # one hand-over per answer, not per line: a thread switch costs more than a line
             assert stdout is not None
+            answer: list[str] = []
             for line in stdout:
-                lines.put(line.rstrip("\n"))
-            lines.put(None)
+                text = line.rstrip("\n")
+                if text == "END":
+                    answers.put(answer)
+                    answer = []
+                else:
+                    answer.append(text)
+            answers.put(None)
 
         threading.Thread(target=pump, name="casslab-jmx-reader", daemon=True).start()
         return proc
@@ -362,24 +395,17 @@ class JmxClient:
             except OSError as e:
                 self._kill()
                 raise SourceUnavailableError(f"JMX helper for {host}:{port} died: {e}") from e
-            deadline = time.monotonic() + self._timeout_s
-            answer: list[str] = []
-            while True:
-                left = deadline - time.monotonic()
-                try:
-                    line = self._lines.get(timeout=max(left, 0.001))
-                except queue.Empty:
-                    self._kill()
-                    raise SourceUnavailableError(
-                        f"JMX poll of {host}:{port} took over {self._timeout_s:.0f} s; "
-                        "the helper was restarted"
-                    ) from None
-                if line is None:
-                    self._kill()
-                    raise SourceUnavailableError(f"JMX helper exited while polling {host}:{port}")
-                if line == "END":
-                    break
-                answer.append(line)
+            try:
+                answer = self._answers.get(timeout=self._timeout_s)
+            except queue.Empty:
+                self._kill()
+                raise SourceUnavailableError(
+                    f"JMX poll of {host}:{port} took over {self._timeout_s:.0f} s; "
+                    "the helper was restarted"
+                ) from None
+            if answer is None:
+                self._kill()
+                raise SourceUnavailableError(f"JMX helper exited while polling {host}:{port}")
         return parse_answer(answer)
 
     def _kill(self) -> None:
@@ -402,6 +428,11 @@ class JmxClient:
         except (OSError, subprocess.TimeoutExpired):
             proc.kill()
             proc.wait(timeout=10)
+
+
+WARM_POLLS = 60
+"""Polls that bring the helper's hot paths to compiled code (measured: the C1 compiler's
+work after them is a tenth of what it is after one poll)."""
 
 
 class JmxSource:
@@ -434,6 +465,17 @@ class JmxSource:
     @property
     def node(self) -> str:
         return self._label
+
+    def warm(self, polls: int = WARM_POLLS) -> None:
+        """Poll ``polls`` times now and discard the answers: the helper JVM compiles its
+        RMI paths (C1, a few ms at a time) here rather than during the first minutes of
+        sampling. Stops at the first failure (the next sample records it as a gap)."""
+        for i in range(polls):
+            queries = FAST_QUERIES + (SLOW_QUERIES if i % self._slow_every == 0 else ())
+            try:
+                self._client.poll(self._host, self._port, queries)
+            except SourceUnavailableError:
+                return
 
     def sample(self, now: float) -> list[Sample]:
         queries = FAST_QUERIES

@@ -23,7 +23,7 @@ class ProcessSource:
         self._pid = pid
         self._prefix = prefix
         self._proc: psutil.Process | None = None
-        self._prev_cpu: tuple[float, float] | None = None
+        self._prev_cpu: tuple[float, float, float] | None = None  # (time, user s, system s)
         self._io = CounterTracker()
 
     @property
@@ -51,15 +51,12 @@ class ProcessSource:
             if not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE:
                 raise psutil.NoSuchProcess(self._pid)
             t = proc.cpu_times()
-            cpu_s = t.user + t.system
             rss = proc.memory_info().rss
             threads = proc.num_threads()
             io = proc.io_counters() if p == "process" and hasattr(proc, "io_counters") else None
         if self._prev_cpu is not None:
-            pct = busy_pct(self._prev_cpu[1], cpu_s, now - self._prev_cpu[0])
-            if pct is not None:
-                out.append(Sample(now, self._label, f"{p}.cpu_pct", pct))
-        self._prev_cpu = (now, cpu_s)
+            out.extend(self._cpu_samples(self._prev_cpu, (now, t.user, t.system)))
+        self._prev_cpu = (now, t.user, t.system)
         out.append(Sample(now, self._label, f"{p}.rss_bytes", float(rss)))
         if p == "process":
             out.append(Sample(now, self._label, "process.threads", float(threads)))
@@ -71,6 +68,22 @@ class ProcessSource:
                 if w is not None:
                     out.append(Sample(now, self._label, "process.write_bytes_per_s", w))
         return out
+
+    def _cpu_samples(
+        self, prev: tuple[float, float, float], cur: tuple[float, float, float]
+    ) -> list[Sample]:
+        """User, system and total CPU % of one core over the interval; none after a reset."""
+        dt = cur[0] - prev[0]
+        user = busy_pct(prev[1], cur[1], dt)
+        system = busy_pct(prev[2], cur[2], dt)
+        if user is None or system is None:
+            return []
+        p, now = self._prefix, cur[0]
+        return [
+            Sample(now, self._label, f"{p}.cpu_pct", user + system),
+            Sample(now, self._label, f"{p}.cpu_user_pct", user),
+            Sample(now, self._label, f"{p}.cpu_system_pct", system),
+        ]
 
     def close(self) -> None:
         return None

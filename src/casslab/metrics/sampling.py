@@ -44,7 +44,11 @@ class Recorder:
 
     Use as a context manager, or call :meth:`start` and :meth:`stop`. ``on_tick`` (if given)
     is called on the sampling thread with each instant's samples and gaps. ``stop`` flushes,
-    closes every source and merges the sink's part files.
+    merges the sink's part files and closes every source, unless ``close_sources`` is False
+    (sources kept open for a later recorder, see :mod:`casslab.experiment.recording`).
+
+    ``first_tick_s`` is the Unix time of the first instant (default: at once), e.g. one
+    interval after the caller read every source to set its rate baselines.
     """
 
     def __init__(
@@ -55,6 +59,8 @@ class Recorder:
         interval_s: float = 1.0,
         flush_every_s: float = 5.0,
         on_tick: TickCallback | None = None,
+        close_sources: bool = True,
+        first_tick_s: float | None = None,
     ) -> None:
         if interval_s <= 0:
             raise MetricsError(f"sampling interval {interval_s} s is not positive; give e.g. 1s")
@@ -63,6 +69,8 @@ class Recorder:
         self._interval_s = interval_s
         self._flush_every_s = flush_every_s
         self._on_tick = on_tick
+        self._close_sources = close_sources
+        self._first_tick_s = first_tick_s
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._pending_samples: list[Sample] = []
@@ -88,9 +96,10 @@ class Recorder:
 
     def _run(self) -> None:
         start_cpu = time.thread_time()
-        next_tick = time.time()
+        next_tick = time.time() if self._first_tick_s is None else self._first_tick_s
         last_flush = time.monotonic()
         try:
+            self._stop.wait(max(0.0, next_tick - time.time()))
             while not self._stop.is_set():
                 now = time.time()
                 with self._lock:
@@ -127,7 +136,8 @@ class Recorder:
             self._sink.write(samples, gaps)
 
     def stop(self) -> None:
-        """Stop sampling, write what is pending, close sources and the sink."""
+        """Stop sampling, write what is pending, close the sink and (unless the recorder
+        was told not to) the sources."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=max(30.0, 5 * self._interval_s))
@@ -138,7 +148,7 @@ class Recorder:
         finally:
             with self._lock:
                 sources = self._sources
-            for src in sources:
+            for src in sources if self._close_sources else ():
                 src.close()
         if self._error is not None:
             raise MetricsError(f"the metrics sampling loop failed: {self._error}") from self._error

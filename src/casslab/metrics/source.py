@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from casslab.errors import MetricsError
 from casslab.record import Record
@@ -72,3 +72,11 @@ class Source(Protocol):
     def sample(self, now: float) -> list[Sample]: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class Warmable(Protocol):
+    """A source with start-up work worth doing before its samples count (the JMX helper
+    JVM compiling its hot paths): ``warm()`` does it and discards what it read."""
+
+    def warm(self) -> None: ...

@@ -1,10 +1,12 @@
 """RunData -> Report: every number, word and figure of a run's report, decided here (pure).
 
 The statistics come from :func:`casslab.analysis.analyse` over the trials that finished:
-per-cell mean, SD and Student-t 95% CI of each KPI; each cell against the baseline cell
-with Welch's t-test, Fieller's ratio interval and a verdict. Failed trials are listed and
-left out of the statistics. Figures are specifications (:mod:`.figures`); the
-renderers draw them.
+per-cell mean, SD, variance and Student-t 95% CI of each KPI; each cell against the
+baseline cell with Welch's t-test, Fieller's ratio interval and a verdict. Failed trials
+are listed and left out of the statistics. Each trial's KPIs cover its steady part
+(MSER-5); a trial flagged not steady, and a failed one, is named next to every verdict
+that rests on its cell. Figures are specifications (:mod:`.figures`); the renderers draw
+them.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from casslab.analysis import (
     Correction,
     TrialKpis,
     analyse,
+    cell_stats,
     kpi_spec,
 )
 from casslab.report import text
+from casslab.report.cautions import cell_cautions, steady_fact, with_cautions
 from casslab.report.figures import (
     SERIES_KPIS,
     bar_figure,
@@ -41,16 +45,31 @@ from casslab.report.records import (
     Tone,
     VerdictRow,
 )
-from casslab.store.frames import CellLayout, analysed_trials, cell_layout, trial_kpis_of
+from casslab.store.frames import (
+    CellLayout,
+    analysed_trials,
+    cell_layout,
+    trial_kpis_of,
+    trial_steadiness,
+)
 from casslab.store.load import RunData
 from casslab.store.records import TrialStatus
 
 METHOD_NOTES = (
     "Each cell ran {iterations}; a KPI is one number per trial (the measure phase only; "
     "warm-up discarded).",
-    "Per cell: mean, sample SD (n-1), and a 95% confidence interval of the mean from "
-    "Student's t distribution (mean ± t(0.975, n-1)·s/√n); with one iteration the "
-    "interval is undetermined, never zero-width.",
+    "Steady state: each trial's KPIs cover the steady part of its measure phase, from the "
+    "end of the warm-up transient that MSER-5 truncation finds in its per-second op rate and "
+    "mean latency (White 1997; White, Cobb & Spratt 2000: batch means of 5, the point that "
+    "minimises the marginal standard error; the later of the two series' points). Latency "
+    "percentiles over that part are merged from the trial's HdrHistograms, exactly; errors "
+    "count the whole measure phase. A trial whose transient does not end within the first "
+    "half of its measure phase (a trend), or with fewer than 10 batches (50 s) to judge, is "
+    "flagged NOT STEADY and keeps its whole measure phase; a trial of an older casslab "
+    "records no steady state and its KPIs cover the whole measure phase.",
+    "Per cell: mean, sample SD and variance (n-1), and a 95% confidence interval of the "
+    "mean from Student's t distribution (mean ± t(0.975, n-1)·s/√n); with one iteration "
+    "the interval is undetermined, never zero-width.",
     "Against the baseline cell: Welch's unequal-variances t-test (two-sided, alpha={alpha}, "
     "{correction}); the ratio of means with Fieller's 95% interval; a verdict of better or "
     "worse only for KPIs with a direction, higher/lower for neutral ones (resources, "
@@ -75,6 +94,9 @@ def _facts(run: RunData, layout: CellLayout, finished: int) -> list[tuple[str, s
             manifest.ended_at.isoformat(timespec="seconds") if manifest.ended_at else "not ended",
         ),
         ("trials", f"{finished} finished of {manifest.trials_planned or len(run.trials)} planned"),
+        ("stop rule", manifest.stop_rule or "not recorded"),
+        ("data seed", "not recorded" if manifest.data_seed is None else str(manifest.data_seed)),
+        ("steady state", steady_fact(run)),
         ("design", f"{experiment.get('design', 'factorial')}, {len(layout.cells)} cells"),
         ("baseline cell", layout.baseline_cell or "none"),
         ("casslab", manifest.casslab_version),
@@ -95,6 +117,7 @@ def _facts(run: RunData, layout: CellLayout, finished: int) -> list[tuple[str, s
 
 
 def verdict_table(rows: Sequence[VerdictRow], baseline: str | None) -> Table:
+    cautioned = any(row.caution for row in rows)
     table_rows = [
         TableRow(
             cells=[
@@ -107,11 +130,18 @@ def verdict_table(rows: Sequence[VerdictRow], baseline: str | None) -> Table:
                 text.ratio(row.ratio, row.ratio_low, row.ratio_high),
                 text.p_value(row.p_value),
                 row.verdict_text,
+                *([row.caution or text.DASH] if cautioned else []),
             ],
             tone=text.VERDICT_TONE[row.verdict],
         )
         for row in rows
     ]
+    note = "ratio = cell mean / baseline mean (Fieller's 95% interval); p from Welch's t-test"
+    if cautioned:
+        note += (
+            "; caution: the trials of the two cells that are flagged NOT STEADY (their KPIs "
+            "cover a measure phase with no steady part) or failed (left out of the statistics)"
+        )
     return Table(
         id="verdicts",
         title=f"Verdicts against the baseline cell {baseline}" if baseline else "Verdicts",
@@ -125,9 +155,10 @@ def verdict_table(rows: Sequence[VerdictRow], baseline: str | None) -> Table:
             "ratio [95% CI]",
             "p",
             "verdict",
+            *(["caution"] if cautioned else []),
         ],
         rows=table_rows,
-        note="ratio = cell mean / baseline mean (Fieller's 95% interval); p from Welch's t-test",
+        note=note,
     )
 
 
@@ -149,6 +180,57 @@ def overview_table(analysis: Analysis, cells: Sequence[str]) -> Table:
     )
 
 
+PROCESS_KPIS = (
+    "cassandra_cpu_pct",
+    "cassandra_cpu_user_pct",
+    "cassandra_cpu_system_pct",
+    "engine_cpu_pct",
+    "other_cpu_pct",
+    "gc_pause_ms",
+    "cassandra_disk_write_bytes_per_s",
+    "cassandra_rss_bytes",
+    "engine_rss_bytes",
+)
+"""What each process of the host used, per cell, whether or not the file lists them."""
+
+
+def process_table(
+    trials: Sequence[TrialKpis], cells: Sequence[str], confidence: float
+) -> Table | None:
+    """Per cell, the mean ± CI half-width (SD; variance) of each per-process KPI the
+    trials measured: Cassandra (summed over nodes), the load engine and the rest of the
+    host. None when no trial measured any."""
+    present = [k for k in PROCESS_KPIS if any(t.kpis.get(k) is not None for t in trials)]
+    if not present:
+        return None
+    stats = {
+        (s.cell_id, k): s for k in present for s in cell_stats(trials, k, confidence=confidence)
+    }
+    rows = []
+    for cell in cells:
+        row = [cell]
+        for kpi in present:
+            found = stats.get((cell, kpi))
+            if found is None or found.mean is None:
+                row.append(text.DASH)
+                continue
+            spread = f" (SD {text.number(found.sd)}; var {text.number(found.var)})"
+            row.append(text.mean_ci(found) + (spread if found.sd is not None else ""))
+        rows.append(TableRow(cells=row))
+    return Table(
+        id="cells-processes",
+        title="Resources by process: Cassandra (all nodes), the load engine and the rest",
+        columns=["cell", *(kpi_label(k) for k in present)],
+        rows=rows,
+        note=(
+            "Mean ± 95% CI half-width over each cell's trials, over the steady part of the "
+            "measured phase. CPU in % of ONE core (user + system, from /proc); other = the "
+            "host's busy CPU less Cassandra and the engine (the lab, the kernel, other "
+            "processes). Per-node values are in trials.parquet (node<N>.<kpi>)."
+        ),
+    )
+
+
 def kpi_table(analysis: Analysis, kpi: str, cells: Sequence[str]) -> Table:
     stats = stats_by(analysis)
     rows = []
@@ -164,6 +246,7 @@ def kpi_table(analysis: Analysis, kpi: str, cells: Sequence[str]) -> Table:
                     text.number(s.mean),
                     text.ci_range(s),
                     text.number(s.sd),
+                    text.number(s.var),
                     text.cv_text(s),
                     text.number(s.rmse),
                     text.number(s.min),
@@ -174,7 +257,7 @@ def kpi_table(analysis: Analysis, kpi: str, cells: Sequence[str]) -> Table:
     return Table(
         id=f"cells-{kpi}",
         title=f"{kpi_label(kpi)}: {kpi_spec(kpi).help}",
-        columns=["cell", "n", "mean", "95% CI", "SD", "CV", "RMSE", "min", "max"],
+        columns=["cell", "n", "mean", "95% CI", "SD", "variance", "CV", "RMSE", "min", "max"],
         rows=rows,
     )
 
@@ -186,22 +269,40 @@ def trials_table(run: RunData, kpis: Sequence[str]) -> Table:
         values = trial_kpis_of(trial).kpis
         ok = result.status is TrialStatus.OK
         status = result.status.value if ok else f"{result.status.value}: {result.error or ''}"
+        steadiness = trial_steadiness(trial)
+        steady = (
+            text.DASH
+            if steadiness is None
+            else text.steady_text(steadiness.steady, steadiness.start_s, steadiness.reason)
+        )
+        tone = Tone.NEUTRAL
+        if not ok:
+            tone = Tone.BAD
+        elif steadiness is not None and not steadiness.steady:
+            tone = Tone.CHANGED
         rows.append(
             TableRow(
                 cells=[
                     str(result.order_index),
                     result.trial_id,
                     status,
+                    steady,
                     *(text.number(values.get(k)) for k in kpis),
                 ],
-                tone=Tone.NEUTRAL if ok else Tone.BAD,
+                tone=tone,
             )
         )
     return Table(
         id="trials",
         title="Trials in run order",
-        columns=["#", "trial", "status", *(kpi_label(k) for k in kpis)],
+        columns=["#", "trial", "status", "steady state", *(kpi_label(k) for k in kpis)],
         rows=rows,
+        note=(
+            "steady state: where the trial's steady part begins, in seconds since its measure "
+            "phase began (MSER-5); its KPIs cover what follows. NOT STEADY: no steady part was "
+            "found (a trend, or too short to judge) and the KPIs cover the whole measure "
+            "phase; - : not recorded"
+        ),
     )
 
 
@@ -217,7 +318,9 @@ def trial_warnings(run: RunData) -> list[str]:
                 f"trial {result.trial_id} failed: {result.error or 'no error recorded'}; "
                 "it is left out of the statistics"
             )
-        elif trial.problems:
+        elif (steadiness := trial_steadiness(trial)) is not None and not steadiness.steady:
+            out.append(f"trial {result.trial_id} is NOT STEADY: {steadiness.reason or 'no reason'}")
+        if result.status is TrialStatus.OK and trial.problems:
             out.append(f"trial {result.trial_id}: {'; '.join(trial.problems)}")
         if trial.engine_errors:
             out.append(
@@ -255,8 +358,19 @@ def _method_notes(run: RunData, options: AnalysisOptions) -> list[str]:
         if options.correction is Correction.HOLM
         else "no multiple-comparison correction"
     )
+    if isinstance(iterations, dict):  # adaptive: {min, max, until}
+        until = iterations.get("until") or {}
+        ended = run.manifest.stop_rule or "the rule that ended the run was not recorded"
+        counted = (
+            f"at least {iterations.get('min')} and at most {iterations.get('max')} iterations, "
+            "rounds added until every cell's CI half-width on "
+            f"{', '.join(until.get('kpis') or [])} was at most "
+            f"{until.get('ci_half_width_pct')}% of its mean ({ended})"
+        )
+    else:
+        counted = f"{iterations} iterations" if iterations else "its iterations"
     values = {
-        "iterations": f"{iterations} iterations" if iterations else "its iterations",
+        "iterations": counted,
         "alpha": f"{options.alpha:g}",
         "correction": correction,
     }
@@ -285,7 +399,9 @@ def build_report(run: RunData, options: AnalysisOptions = AnalysisOptions()) -> 
         )
     else:
         warnings += [w.message for w in analysis.warnings]
-        verdicts = [text.verdict_row(c) for c in analysis.comparisons]
+        verdicts = with_cautions(
+            [text.verdict_row(c) for c in analysis.comparisons], cell_cautions(run)
+        )
         sections.append(_verdict_section(analysis, verdicts))
         sections.append(
             Section(
@@ -294,6 +410,11 @@ def build_report(run: RunData, options: AnalysisOptions = AnalysisOptions()) -> 
                 tables=[
                     overview_table(analysis, cells),
                     *(kpi_table(analysis, k, cells) for k in analysis.kpis),
+                    *(
+                        [table]
+                        if (table := process_table(trials, cells, options.confidence))
+                        else []
+                    ),
                 ],
                 figures=[
                     *(bar_figure(analysis, k, cells, colors) for k in analysis.kpis),
@@ -361,11 +482,19 @@ def _verdict_section(analysis: Analysis, verdicts: Sequence[VerdictRow]) -> Sect
     for row in verdicts:
         counts[row.verdict_text] = counts.get(row.verdict_text, 0) + 1
     summary = ", ".join(f"{n} {label}" for label, n in counts.items())
+    paragraphs = [
+        f"Each cell against the baseline cell {analysis.baseline_cell} on each KPI: {summary}."
+    ]
+    cautioned = [row for row in verdicts if row.caution]
+    if cautioned:
+        paragraphs.append(
+            f"Caution: {len(cautioned)} of {len(verdicts)} verdicts "
+            "rest on trials flagged NOT STEADY or failed (named in the caution column); read "
+            "them with care, and see the Trials and Warnings sections."
+        )
     return Section(
         id="verdicts",
         title="Verdicts",
-        paragraphs=[
-            f"Each cell against the baseline cell {analysis.baseline_cell} on each KPI: {summary}."
-        ],
+        paragraphs=paragraphs,
         tables=[verdict_table(verdicts, analysis.baseline_cell)],
     )

@@ -5,6 +5,9 @@
 * response-time percentiles per cell (:func:`percentile_figure`);
 * the per-trial values of a KPI per cell (:func:`box_figure`);
 * cluster metrics over the measure window, one line per iteration (:func:`metric_figures`).
+
+The time-series figures mark where each trial's steady part begins (MSER-5,
+:func:`steady_markers`): a dotted vertical line per trial in its cell's colour.
 """
 
 from __future__ import annotations
@@ -13,9 +16,9 @@ from collections.abc import Sequence
 
 from casslab.analysis import Analysis, CellStats, TrialKpis, describe, interval_series, kpi_spec
 from casslab.report.frames import metric_series
-from casslab.report.records import FigureKind, FigureSpec, Series
-from casslab.store.frames import measure_intervals
-from casslab.store.load import RunData
+from casslab.report.records import FigureKind, FigureSpec, Marker, Series
+from casslab.store.frames import measure_intervals, trial_steadiness
+from casslab.store.load import RunData, TrialData
 from casslab.store.records import TrialStatus
 
 PALETTE = (
@@ -67,17 +70,66 @@ def kpi_label(kpi: str) -> str:
     return f"{kpi} ({spec.unit})"
 
 
+STEADY_LEGEND = "steady part begins (MSER-5)"
+
+
+def _trials_of(run: RunData, cell: str) -> list[TrialData]:
+    return sorted(
+        (t for t in run.trials if t.result.cell_id == cell), key=lambda t: t.result.iteration
+    )
+
+
+def steady_markers(
+    run: RunData, cells: Sequence[str], colors: dict[str, str]
+) -> tuple[list[Marker], str]:
+    """A marker where each steady trial's steady part begins (after 0 s), and a note naming
+    the trials steady from the start and those not steady; no marker and no note for
+    trials that record no steady state (an older casslab)."""
+    markers: list[Marker] = []
+    from_start: list[str] = []
+    unsteady: list[str] = []
+    for cell in cells:
+        for trial in _trials_of(run, cell):
+            steadiness = trial_steadiness(trial)
+            if steadiness is None:
+                continue
+            name = f"{cell} #{trial.result.iteration}"
+            if not steadiness.steady:
+                unsteady.append(name)
+            elif steadiness.start_s <= 0.0:
+                from_start.append(name)
+            else:
+                text = f"steady from {steadiness.start_s:.0f} s"
+                markers.append(
+                    Marker(
+                        x=steadiness.start_s, label=f"{name}: {text}", text=text, color=colors[cell]
+                    )
+                )
+    notes: list[str] = []
+    if markers:
+        notes.append(
+            "dotted vertical lines: where each trial's steady part begins (MSER-5); its KPIs "
+            "cover what follows"
+        )
+    if from_start:
+        notes.append(f"steady from 0 s: {', '.join(from_start)}")
+    if unsteady:
+        notes.append(f"NOT steady (KPIs over the whole measured phase): {', '.join(unsteady)}")
+    return markers, "; ".join(notes)
+
+
+def _with_steady(note: str, steady_note: str) -> str:
+    return "; ".join(n for n in (note, steady_note) if n)
+
+
 def series_figure(
     run: RunData, kpi: str, cells: Sequence[str], colors: dict[str, str]
 ) -> FigureSpec | None:
     """One KPI per measured interval; a colour per cell, a line per iteration."""
     series: list[Series] = []
     for cell in cells:
-        trials = sorted(
-            (t for t in run.trials if t.result.cell_id == cell), key=lambda t: t.result.iteration
-        )
         first = True
-        for trial in trials:
+        for trial in _trials_of(run, cell):
             times, _origin = measure_intervals(trial)
             if not times:
                 continue
@@ -96,6 +148,7 @@ def series_figure(
             first = False
     if not series:
         return None
+    markers, steady_note = steady_markers(run, cells, colors)
     return FigureSpec(
         id=f"series-{kpi.replace('.', '-')}",
         kind=FigureKind.LINES,
@@ -103,7 +156,11 @@ def series_figure(
         x_label="seconds since the measure phase began",
         y_label=kpi_label(kpi),
         series=series,
-        note="one line per iteration, one colour per cell; dashed = failed trial",
+        note=_with_steady(
+            "one line per iteration, one colour per cell; dashed = failed trial", steady_note
+        ),
+        markers=markers,
+        marker_legend=STEADY_LEGEND if markers else "",
     )
 
 
@@ -283,15 +340,12 @@ def box_figure(
 
 def metric_figures(run: RunData, cells: Sequence[str], colors: dict[str, str]) -> list[FigureSpec]:
     out: list[FigureSpec] = []
+    markers, steady_note = steady_markers(run, cells, colors)
     for figure_id, metric, combine, title, unit in METRIC_FIGURES:
         series: list[Series] = []
         for cell in cells:
             first = True
-            trials = sorted(
-                (t for t in run.trials if t.result.cell_id == cell),
-                key=lambda t: t.result.iteration,
-            )
-            for trial in trials:
+            for trial in _trials_of(run, cell):
                 times, values = metric_series(trial, metric, combine=combine)
                 if not times:
                     continue
@@ -316,6 +370,9 @@ def metric_figures(run: RunData, cells: Sequence[str], colors: dict[str, str]) -
                     x_label="seconds since the measure phase began",
                     y_label=f"{metric} ({unit})",
                     series=series,
+                    note=steady_note,
+                    markers=markers,
+                    marker_legend=STEADY_LEGEND if markers else "",
                 )
             )
     return out

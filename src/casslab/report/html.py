@@ -20,6 +20,7 @@ FIGURE_HEIGHT_PX = 440
 GRID_HEIGHT_PX = 380
 GRID_KINDS = (FigureKind.BARS, FigureKind.BOXES)  # small figures, two per row
 PLOT_CONFIG: dict[str, Any] = {"displaylogo": False, "responsive": True}
+MARKER_LEGEND_COLOR = "#555555"
 
 _TONE_CLASS = {
     Tone.GOOD: "good",
@@ -114,14 +115,71 @@ def _trace(kind: FigureKind, series: Series) -> Any:
     )
 
 
+def _marker_traces(spec: FigureSpec) -> tuple[list[Any], list[dict[str, Any]]]:
+    """The markers of a LINES figure as dotted vertical traces spanning the data (hover
+    names the trial) and a rotated label at the top of each distinct position."""
+    values = [v for s in spec.series for v in s.y if v is not None]
+    if not spec.markers or not values:
+        return [], []
+    low, high = min(values), max(values)
+    # one grey legend entry that shows or hides the lines of every cell
+    traces: list[Any] = [
+        go.Scatter(
+            x=[None],
+            y=[None],
+            mode="lines",
+            line={"color": MARKER_LEGEND_COLOR, "width": 1.2, "dash": "dot"},
+            name=escape(spec.marker_legend or "markers"),
+            legendgroup="markers",
+            showlegend=True,
+            hoverinfo="skip",
+        )
+    ]
+    annotations: list[dict[str, Any]] = []
+    labelled: set[float] = set()
+    for marker in spec.markers:
+        traces.append(
+            go.Scatter(
+                x=[marker.x, marker.x],
+                y=[low, high],
+                mode="lines",
+                line={"color": marker.color, "width": 1.2, "dash": "dot"},
+                name=escape(spec.marker_legend or "markers"),
+                legendgroup="markers",
+                showlegend=False,
+                hovertemplate=f"{escape(marker.label)}<extra></extra>",
+            )
+        )
+        position = round(marker.x, 0)
+        if position not in labelled:
+            labelled.add(position)
+            annotations.append(
+                {
+                    "x": marker.x,
+                    "y": 1.0,
+                    "yref": "paper",
+                    "text": escape(marker.text),
+                    "showarrow": False,
+                    "textangle": -90,
+                    "xanchor": "right",
+                    "yanchor": "top",
+                    "font": {"size": 10, "color": marker.color},
+                    "bgcolor": "rgba(255, 255, 255, 0.75)",
+                }
+            )
+    return traces, annotations
+
+
 def _height(spec: FigureSpec) -> int:
     return GRID_HEIGHT_PX if spec.kind in GRID_KINDS else FIGURE_HEIGHT_PX
 
 
 def plotly_figure(spec: FigureSpec) -> go.Figure:
     """The plotly figure of a figure specification."""
-    figure = go.Figure([_trace(spec.kind, s) for s in spec.series])
+    markers, labels = _marker_traces(spec) if spec.kind is FigureKind.LINES else ([], [])
+    figure = go.Figure([*(_trace(spec.kind, s) for s in spec.series), *markers])
     figure.update_layout(
+        annotations=labels,
         title={"text": escape(spec.title)},
         xaxis_title=escape(spec.x_label),
         yaxis_title=escape(spec.y_label),

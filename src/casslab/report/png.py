@@ -9,15 +9,18 @@ from __future__ import annotations
 import io
 import math
 
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
+from matplotlib.transforms import blended_transform_factory
 
 from casslab.report.records import FigureKind, FigureSpec, Series
 
 WIDTH_IN = 10.0
 HEIGHT_IN = 4.8
 DPI = 100
+MARKER_LEGEND_COLOR = "#555555"
 
 
 def _nan(values: list[float | None]) -> list[float]:
@@ -31,6 +34,33 @@ def _errors(series: Series) -> list[list[float]] | None:
         [0.0 if v is None else v for v in series.error_low],
         [0.0 if v is None else v for v in series.error_high],
     ]
+
+
+def _draw_markers(spec: FigureSpec, axes: Axes) -> None:
+    """Dotted vertical lines, one legend entry for all, a rotated label at the top of each
+    distinct position."""
+    top = blended_transform_factory(axes.transData, axes.transAxes)
+    if spec.markers and spec.marker_legend:  # one grey legend entry for the lines of all cells
+        axes.plot([], [], color=MARKER_LEGEND_COLOR, linestyle=":", label=spec.marker_legend)
+    labelled: set[float] = set()
+    for marker in spec.markers:
+        axes.axvline(marker.x, color=marker.color, linestyle=":", linewidth=1.2)
+        position = round(marker.x, 0)
+        if position in labelled:
+            continue
+        labelled.add(position)
+        axes.text(
+            marker.x,
+            0.98,
+            marker.text,
+            transform=top,
+            rotation=90,
+            ha="right",
+            va="top",
+            fontsize=7,
+            color=marker.color,
+            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.75, "pad": 1.0},
+        )
 
 
 def _draw(spec: FigureSpec, figure: Figure) -> None:
@@ -47,6 +77,7 @@ def _draw(spec: FigureSpec, figure: Figure) -> None:
                 linestyle="--" if s.dash else "-",
                 label=s.group or s.name if s.show_legend else None,
             )
+        _draw_markers(spec, axes)
     elif spec.kind is FigureKind.BARS:
         labels = [str(s.x[0]) if s.x else s.name for s in spec.series]
         positions = list(range(len(spec.series)))

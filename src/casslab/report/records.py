@@ -66,8 +66,21 @@ class Series(Record):
     dash: bool = False
 
 
+class Marker(Record):
+    """A vertical line across a LINES figure at ``x``: where one trial's steady part begins."""
+
+    x: float
+    label: str  # on hover: "compaction=LCS #2: steady from 12 s"
+    text: str  # drawn at the top of the line: "steady from 12 s"
+    color: str = "#555555"
+
+
 class FigureSpec(Record):
-    """One figure; ``id`` is unique in a report and names the PNG file."""
+    """One figure; ``id`` is unique in a report and names the PNG file.
+
+    ``markers`` are vertical lines (LINES figures only), one legend entry for all of them
+    named ``marker_legend``.
+    """
 
     id: str
     kind: FigureKind
@@ -77,6 +90,8 @@ class FigureSpec(Record):
     series: list[Series]
     log_y: bool = False
     note: str = ""
+    markers: list[Marker] = Field(default_factory=list)
+    marker_legend: str = ""
 
 
 class Section(Record):
@@ -105,6 +120,7 @@ class VerdictRow(Record):
     verdict: Verdict
     verdict_text: str  # "better", "worse", "not significant", "undetermined", ...
     reason: str
+    caution: str = ""  # the flagged trials it rests on (not steady, failed), or ""
 
 
 class Report(Record):

@@ -127,4 +127,16 @@ def verdict_sentence(row: VerdictRow) -> str:
     detail = f"{percent(row.change_pct)}, p{shown if shown.startswith('<') else '=' + shown}"
     if row.verdict is Verdict.UNDETERMINED:
         detail = row.reason
-    return f"{row.kpi} of {row.cell_id} vs {row.baseline_cell}: {row.verdict_text} ({detail})"
+    sentence = f"{row.kpi} of {row.cell_id} vs {row.baseline_cell}: {row.verdict_text} ({detail})"
+    return f"{sentence}; caution: {row.caution}" if row.caution else sentence
+
+
+def steady_text(steady: bool | None, start_s: float | None, reason: str | None) -> str:
+    """A trial's steady state in a table cell: ``from 12 s``, ``NOT STEADY: trends
+    throughout`` (the head of its reason), or a dash when not recorded."""
+    if steady is None:
+        return DASH
+    if steady:
+        return f"from {start_s or 0.0:.0f} s"
+    head = (reason or "").split(":", 1)[0].strip()
+    return f"NOT STEADY: {head}" if head else "NOT STEADY"

@@ -6,8 +6,11 @@
 * :func:`trial_kpis_of`: a trial's KPIs as :class:`~casslab.analysis.TrialKpis`, from its
   ``summary.json``; when the runner recorded none, computed from the engine summary,
   intervals and metrics (:func:`casslab.analysis.trial_kpis`).
+* :func:`trial_steadiness`: where a trial's steady part began and whether it was steady
+  (MSER-5, :mod:`casslab.analysis.steady`), as its ``summary.json`` recorded it.
 * :func:`trials_frame`: one row per trial (``trial_id, cell_id, iteration, order_index,
-  status, error, started_at, ended_at``, one column per factor, one per KPI).
+  status, error, started_at, ended_at, steady_start_s, steady``, one column per factor,
+  one per KPI).
 * :func:`intervals_frame`: one row per measured engine interval of every trial.
 
 The store's one use of :mod:`casslab.analysis` (pure statistics, itself a leaf): the
@@ -21,22 +24,14 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from casslab.analysis import TrialKpis, interval_series, kpi_spec, trial_kpis
+from casslab.analysis import TrialKpis, interval_series, kpi_spec, steady_state, trial_kpis
+from casslab.analysis.trial import ENGINE_KPIS
 from casslab.errors import AnalysisError
 from casslab.record import Record
 from casslab.store.load import RunData, TrialData
 from casslab.store.records import TrialStatus
 
-INTERVAL_KPIS = (
-    "op_rate",
-    "errors",
-    "latency_mean_ms",
-    "latency_p50_ms",
-    "latency_p95_ms",
-    "latency_p99_ms",
-    "latency_p999_ms",
-    "latency_max_ms",
-)
+INTERVAL_KPIS = ENGINE_KPIS  # the engine reports each of them per interval too
 
 
 class CellLayout(Record):
@@ -119,6 +114,37 @@ def trial_kpis_of(trial: TrialData) -> TrialKpis:
     )
 
 
+class TrialSteadiness(Record):
+    """A trial's steady state as the report shows it: ``start_s`` seconds into the measured
+    phase; a trial that is not ``steady`` has its KPIs over the whole phase (``reason``)."""
+
+    steady: bool
+    start_s: float
+    reason: str | None = None
+
+
+def trial_steadiness(trial: TrialData) -> TrialSteadiness | None:
+    """The steady state recorded in the trial's ``summary.json``; for a trial whose KPIs
+    were not recorded (and are computed now, :func:`trial_kpis_of`), the one computed from
+    its intervals; ``None`` when neither (a trial of an older casslab, whose KPIs cover the
+    whole measured phase, one without measured intervals, or a failed trial)."""
+    result = trial.result
+    if result.status is not TrialStatus.OK:
+        return None
+    if result.steady is not None:
+        return TrialSteadiness(
+            steady=result.steady,
+            start_s=result.steady_start_s or 0.0,
+            reason=result.steady_reason,
+        )
+    if _clean_kpis(dict(result.kpis)):
+        return None
+    found = steady_state(trial.intervals)
+    if found is None:
+        return None
+    return TrialSteadiness(steady=found.steady, start_s=found.start_s, reason=found.reason)
+
+
 def analysed_trials(run: RunData) -> list[TrialKpis]:
     """KPIs of the trials that finished (status ok); failed trials are left out."""
     return [trial_kpis_of(t) for t in run.trials if t.result.status is TrialStatus.OK]
@@ -146,11 +172,14 @@ def trials_frame(run: RunData) -> pd.DataFrame:
             "started_at": result.started_at,
             "ended_at": result.ended_at,
         }
+        steadiness = trial_steadiness(trial)
+        row["steady_start_s"] = steadiness.start_s if steadiness is not None else None
+        row["steady"] = steadiness.steady if steadiness is not None else None
         row.update({name: result.factors.get(name) for name in factor_names})
         row.update(kpis)
         rows.append(row)
     fixed = ["trial_id", "cell_id", "iteration", "order_index", "status", "error"]
-    fixed += ["started_at", "ended_at"]
+    fixed += ["started_at", "ended_at", "steady_start_s", "steady"]
     columns = [*fixed, *factor_names, *_kpi_order(kpi_names)]
     frame = pd.DataFrame(rows, columns=columns)
     for name in kpi_names:
@@ -158,6 +187,8 @@ def trials_frame(run: RunData) -> pd.DataFrame:
     for name in ("status", "trial_id", "cell_id", *factor_names):
         frame[name] = frame[name].astype("string")
     frame["error"] = frame["error"].astype("string")
+    frame["steady_start_s"] = pd.to_numeric(frame["steady_start_s"]).astype("float64")
+    frame["steady"] = frame["steady"].astype("boolean")
     frame["iteration"] = frame["iteration"].astype("int64")
     frame["order_index"] = frame["order_index"].astype("int64")
     return frame

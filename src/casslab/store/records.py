@@ -50,6 +50,8 @@ class RunManifest(Record):
     experiment: dict[str, Any]  # the resolved experiment file
     plan_digest: str | None = None  # a resumed run must have the same plan
     jvm_warmup_s: float | None = None  # discarded load after each node (re)start
+    data_seed: int | None = None  # the values written and validated are a function of it
+    stop_rule: str | None = None  # what ended the run's iterations (fixed, precision, max)
     started_at: datetime
     ended_at: datetime | None = None
     trials_planned: int = 0
@@ -72,6 +74,11 @@ class TrialResult(Record):
     measure_end_s: float | None = None
     engine: SummaryRecord | None = None
     kpis: dict[str, float | None] = Field(default_factory=dict)
+    phase_s: dict[str, float] = Field(default_factory=dict)  # wall seconds per trial phase
+    # steady state (casslab.analysis.steady, MSER-5); None: not judged (an older casslab)
+    steady_start_s: float | None = None  # where the KPIs' window begins, s into the measure
+    steady: bool | None = None  # False: trends or too short; KPIs over the whole measure
+    steady_reason: str | None = None  # why not steady
 
 
 def read_manifest(path: Path) -> RunManifest:

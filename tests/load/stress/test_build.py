@@ -162,7 +162,7 @@ def test_rate(line: str, rate: object) -> None:
     ("line", "stop"),
     [
         ("write n=10", Stop(ops=10)),
-        ("write n=10 duration=5m", Stop(ops=10, duration_s=300.0)),
+        ("write duration=5m", Stop(duration_s=300.0)),
         ("write n=1000 -pop seq=1..100 no-wrap", Stop(ops=100)),
         ("write duration=1h -pop seq=1..100 no-wrap", Stop(ops=100, duration_s=3600.0)),
         ("read -rate threads=4", Stop(duration_s=30.0)),
@@ -198,12 +198,14 @@ def test_connection_output_and_seed() -> None:
         "read n=10 -mode native cql3 user=u password=p -node dcnode datacenter=dc1 "
         "-errors retries=1 skip-read-validation -log interval=2s hdrfile=h.hdr",
         seed=42,
+        data_seed=5,
     )
     assert (result.connection.username, result.connection.password) == ("u", "p")
     assert result.connection.local_dc == "dc1"
     assert result.connection.retries == 1
     assert result.connection.contact_points == ["127.0.20.1:9042"]  # the caller decides
-    assert result.seed == 42
+    assert (result.seed, result.data_seed) == (42, 5)
+    assert spec("read n=10", seed=42).data_seed == 0
     assert result.output == Output(interval_s=2.0, hdr_log="h.hdr")
     assert result.validate_reads is False
     explicit = spec("read n=10", output=Output(jsonl="x.jsonl"))

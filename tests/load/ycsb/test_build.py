@@ -195,11 +195,12 @@ def test_load_range_and_threads_and_target() -> None:
         ]
     )
     assert (command.binding, command.threads, command.status) == ("cassandra-cql", 8, True)
-    result = command.to_spec(CONNECTION, seed=7)
+    result = command.to_spec(CONNECTION, seed=7, data_seed=3)
     assert (result.keys.min, result.keys.max) == (2000, 4999)
     assert result.stop == Stop(ops=3000)
     assert result.rate == ClosedLoop(threads=8)
-    assert result.seed == 7
+    assert (result.seed, result.data_seed) == (7, 3)
+    assert command.to_spec(CONNECTION, seed=7).data_seed == 0
     target = parse_ycsb(["run", "-P", "workloadb", "-threads", "4", "-target", "250"])
     assert target.to_spec(CONNECTION).rate == OpenLoop(rate_per_s=250, max_in_flight=4)
     assert parse_ycsb(["run", "-P", "workloadc"]).to_spec(CONNECTION).rate == ClosedLoop(threads=1)

@@ -22,7 +22,7 @@ import psutil
 from casslab.cluster import admin, distribution, jdk, jvm, node_config, state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
 from casslab.cluster.heap import default_heap, heap_problem
-from casslab.cluster.local import launch
+from casslab.cluster.local import captures, launch
 from casslab.cluster.model import (
     ClusterSpec,
     ClusterState,
@@ -301,8 +301,10 @@ class LocalCluster:
 
     def destroy(self) -> None:
         """Stop the nodes (and any JVM left running under the directory), delete the cluster
-        directory, and forget it as the current cluster."""
-        self.stop()
+        directory, and forget it as the current cluster. The nodes are killed without a
+        graceful shutdown: their data is deleted next, so a drain and flush (5 s a node)
+        would be wasted."""
+        self.stop(deadline_s=0.0)
         shutil.rmtree(self.directory, ignore_errors=True)
         state.forget_current(self.name, self.directory.parent)
 
@@ -408,6 +410,15 @@ class LocalCluster:
         self.close_sessions()
         self._clear_snapshots_on_disk()
         return keyspaces
+
+    def capture(self, name: str, keyspace: str) -> None:
+        """Keep ``keyspace``'s data as capture ``name`` (flushed SSTables, hard-linked out
+        of the data directories; see :mod:`casslab.cluster.local.captures`)."""
+        captures.capture(self.state.nodes, self.nodetool, self.directory, name, keyspace)
+
+    def restore(self, name: str, keyspace: str) -> None:
+        """Load capture ``name`` into ``keyspace``, whose tables exist and are empty."""
+        captures.restore(self.state.nodes, self.nodetool, self.directory, name, keyspace)
 
     def _clear_snapshots_on_disk(self) -> None:
         """Delete every snapshot of every node. A local node's snapshots are hard-link

@@ -8,9 +8,10 @@ cassandra-stress semantics reproduced here:
 * rate: ``-rate`` when given; otherwise 200 threads for write / counter_write with ``n=``
   and the auto thread ramp (4 .. 1000 threads) for everything else. ``throttle=`` and
   ``fixed=`` are open loop (latency from the intended start);
-* stop: ``n=`` and/or ``duration=`` (first reached); with neither, stress runs until the
-  op-rate standard error falls below ``err<`` (at least ``n>`` = 30 intervals): casslab
-  has no such rule and runs ``n>`` intervals instead (the ramp decides its own end);
+* stop: ``n=`` or ``duration=`` (stress refuses both; so does the parser); with neither,
+  stress runs until the op-rate standard error falls below ``err<`` (at least ``n>`` = 30
+  intervals): casslab has no such rule and runs ``n>`` intervals instead (the ramp decides
+  its own end). ``-pop seq=A..B no-wrap`` also stops after the B-A+1 keys;
 * schema: ``keyspace1.standard1`` and ``counter1`` as stress creates them, with the
   ``-schema`` and ``-col`` settings, then ``TRUNCATE`` of the tables used for
   ``truncate=once|always``; reads validate the row a write stored unless
@@ -185,11 +186,15 @@ def build_spec(
     connection: Connection,
     *,
     seed: int = 0,
+    data_seed: int = 0,
     output: Output | None = None,
     profile_dir: Path | None = None,
     profile: StressProfile | None = None,
 ) -> WorkloadSpec:
-    """The engine spec for ``command`` (the module docstring lists the semantics)."""
+    """The engine spec for ``command`` (the module docstring lists the semantics).
+
+    ``seed`` draws the operation sequence, ``data_seed`` the values written and validated
+    (see :mod:`casslab.load.spec`)."""
     keyspace: str | None
     if command.kind is StressCommandKind.USER:
         source = command.profile or "<profile>"
@@ -249,6 +254,7 @@ def build_spec(
         rate=rate,
         stop=stop_of(command, keys, rate),
         seed=seed,
+        data_seed=data_seed,
         validate_reads=validate,
         output=output or Output(interval_s=command.log.interval_s, hdr_log=command.log.hdrfile),
     )

@@ -199,19 +199,27 @@ class StressCommand(Record):
         connection: Connection,
         *,
         seed: int = 0,
+        data_seed: int = 0,
         output: Output | None = None,
         profile_dir: Path | None = None,
         profile: StressProfile | None = None,
     ) -> WorkloadSpec:
         """The engine spec for this command (see :func:`casslab.load.stress.build.build_spec`).
 
-        A ``user`` command reads ``profile=`` (relative to ``profile_dir`` when given) unless
-        an already parsed ``profile`` is passed.
+        ``seed`` draws the operation sequence, ``data_seed`` the values written and
+        validated. A ``user`` command reads ``profile=`` (relative to ``profile_dir`` when
+        given) unless an already parsed ``profile`` is passed.
         """
         from casslab.load.stress.build import build_spec
 
         return build_spec(
-            self, connection, seed=seed, output=output, profile_dir=profile_dir, profile=profile
+            self,
+            connection,
+            seed=seed,
+            data_seed=data_seed,
+            output=output,
+            profile_dir=profile_dir,
+            profile=profile,
         )
 
 

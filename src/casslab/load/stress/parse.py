@@ -6,8 +6,8 @@ Pure: no files, no network. :meth:`StressCommand.to_spec` turns a command into t
 
 Accepted command line (the cassandra-stress syntax)::
 
-    COMMAND [n=N] [duration=N(s|m|h)] [cl=LEVEL] [no-warmup] [truncate=never|once|always]
-            [err<X] [n>N] [n<N] [keysize=N]
+    COMMAND [n=N | duration=N(s|m|h) | err<X n>N n<N] [cl=LEVEL] [no-warmup]
+            [truncate=never|once|always] [keysize=N]
             mixed:         [ratio(read=R,write=W,counter_read=R,counter_write=W)] [clustering=DIST]
             counter_write: [add=DIST]
             user:          profile=FILE ops(insert=W,QUERY=W,...)
@@ -24,10 +24,19 @@ Shell-escaped forms (``ratio\\(write=9,read=1\\)``, ``threads\\=450``), a leadin
 ``sudo ./tools/bin/cassandra-stress``, an en dash for a hyphen (``\u2013rate``, as copied from
 documents), a trailing ``;`` and spaces inside parentheses (``ops\\(insert=9, simple1=1\\)``)
 are all accepted.
+
+How a run ends: ``n=`` (after N operations), ``duration=`` (after a time) or ``err<``,
+``n>``, ``n<`` (when the op rate settles), one of the three. cassandra-stress declares them
+as three option groups, ``Count``, ``Duration`` and ``Uncertainty`` (``SettingsCommand.java``
+in ``tools/stress/src/org/apache/cassandra/stress/settings/``), and picks the one group
+that accepts every option given (``GroupedOptions.select``); options of two groups leave
+none, and stress prints its usage and exits 1 ("Invalid WRITE options provided"). So
+``n=1000000 duration=20m`` is refused here too, naming both.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from collections.abc import Sequence
@@ -135,6 +144,7 @@ def parse_stress(command: str | Sequence[str]) -> StressCommand:
         seen.add(group)
         GROUP_PARSERS[group](kind, tokens[index + 1 : end], fields)
         index = end
+    _check_end(kind, tokens[1:])
     _check_command(kind, fields)
     return StressCommand.model_validate(fields)
 
@@ -208,6 +218,33 @@ def _command_option(kind: StressCommandKind, token: str, fields: dict[str, objec
         raise WorkloadSyntaxError(
             f"{kind.value}: unknown option {token!r}; accepted: {_COMMAND_FORM}{extra}"
         )
+
+
+# cassandra-stress's mutually exclusive option groups that end a run (module docstring):
+# the prefixes of each group's options.
+_END_GROUPS: tuple[tuple[str, ...], ...] = (("n=",), ("duration=",), ("err<", "n>", "n<"))
+
+
+def _check_end(kind: StressCommandKind, tokens: list[str]) -> None:
+    """At most one of stress's groups n=, duration=, err</n>/n< (as stress decides)."""
+    options = [t.lower() for t in itertools.takewhile(lambda t: not t.startswith("-"), tokens)]
+    given = [
+        " ".join(t for t in options if t.startswith(prefixes))
+        for prefixes in _END_GROUPS
+        if any(t.startswith(prefixes) for t in options)
+    ]
+    if len(given) < 2:
+        return
+    fix = (
+        "drop n= to run for the whole duration, or duration= to stop after n= operations"
+        if given[0].startswith("n=") and given[1].startswith("duration=")
+        else "drop the others"
+    )
+    raise WorkloadSyntaxError(
+        f"{kind.value}: {given[0]} with {given[1]}: cassandra-stress ends a run by one of"
+        " n=N (after N operations), duration=T (after T) or err<X n>N n<N (when the op rate"
+        f" settles) and refuses a command that gives two; keep one: {fix}"
+    )
 
 
 def _check_command(kind: StressCommandKind, fields: dict[str, object]) -> None:

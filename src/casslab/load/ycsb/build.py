@@ -192,8 +192,15 @@ def status_interval_s(command: YcsbCommand) -> float:
 
 
 def build_ycsb_spec(
-    command: YcsbCommand, connection: Connection, *, seed: int = 0, output: Output | None = None
+    command: YcsbCommand,
+    connection: Connection,
+    *,
+    seed: int = 0,
+    data_seed: int = 0,
+    output: Output | None = None,
 ) -> WorkloadSpec:
+    """The engine spec of a YCSB load or run; ``seed`` draws the operation sequence,
+    ``data_seed`` the values written and validated (see :mod:`casslab.load.spec`)."""
     workload = command.workload()
     if command.phase is YcsbPhase.LOAD:
         count = workload.insertcount
@@ -244,5 +251,6 @@ def build_ycsb_spec(
         rate=rate,
         stop=stop,
         seed=seed,
+        data_seed=data_seed,
         output=output or Output(interval_s=status_interval_s(command)),
     )

@@ -127,11 +127,17 @@ class YcsbCommand(Record):
         return [h if h.count(":") == 1 else f"{h}:{port}" for h in hosts]
 
     def to_spec(
-        self, connection: Connection, *, seed: int = 0, output: Output | None = None
+        self,
+        connection: Connection,
+        *,
+        seed: int = 0,
+        data_seed: int = 0,
+        output: Output | None = None,
     ) -> WorkloadSpec:
+        """The engine spec (:func:`casslab.load.ycsb.build.build_ycsb_spec`)."""
         from casslab.load.ycsb.build import build_ycsb_spec
 
-        return build_ycsb_spec(self, connection, seed=seed, output=output)
+        return build_ycsb_spec(self, connection, seed=seed, data_seed=data_seed, output=output)
 
 
 # ---------------------------------------------------------------- properties

@@ -1,0 +1,150 @@
+"""The JVM warm-up on nodes that just started: a rehearsal of the trial, until the JIT is done.
+
+Why (issue 11, defect 2): a HotSpot JVM runs new code interpreted, then compiled by C1,
+then by C2 with the profile it gathered; until C2 has compiled the hot paths, Cassandra
+is slower, and on a small machine the compiler threads also take CPU from it. Measured on
+2 cores (one node, the demo's 90/10 mix at 16 threads, per-thread CPU from /proc): the C2
+compiler thread used 25-53% of a core for the first ~60 s of load and went quiet only
+after ~80 s, so after the old 30 s warm-up the first measured phase ran at 21,159 op/s
+against 33,088-36,254 for the next three. Running longer is not enough: the old warm-up
+ran the measured workload on an *empty* table, and a warm-up that had let C2 finish that
+way (90 s at 4 threads) still saw C2 start again in the first trial (20-51% of a core for
+~15 s, 13-20k op/s against 27-42k after): reads that find rows in SSTables, at the
+trial's concurrency, are other hot paths.
+
+So the warm-up rehearses the trial: the runner loads the trial's data (its preload, which
+it captures for the trials to come), then :func:`rehearse` runs the measured workload
+with the trial's own concurrency, and the runner discards what it wrote (the trial's
+reset, then the captured data restored). It stops when the nodes' JIT compiler threads
+have gone quiet (their CPU, read from ``/proc/<pid>/task``, below
+:attr:`WarmupRule.quiet_pct` of a core over the last :attr:`WarmupRule.window_s` seconds,
+on every node), after at least ``min_s`` and at most ``max_s`` seconds. Nodes without a
+local PID (remote backends) cannot be watched: the warm-up then runs ``max_s``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from casslab.cluster import Cluster
+from casslab.load import engine
+from casslab.load.records import IntervalRecord
+from casslab.load.spec import Output, Stop, WorkloadSpec
+
+COMPILER_THREADS = ("C1 CompilerThre", "C2 CompilerThre")  # HotSpot names, cut to 15 chars
+
+
+@dataclass(frozen=True)
+class WarmupRule:
+    """When the warm-up may stop: compilers quiet over a window, within [min_s, max_s]."""
+
+    min_s: float = 20.0
+    max_s: float = 120.0
+    window_s: int = 5
+    quiet_pct: float = 10.0  # compiler CPU, % of one core, per node, mean over the window
+
+
+@dataclass
+class WarmupOutcome:
+    """What the warm-up did: how long it ran, and the compilers' CPU per second."""
+
+    seconds: float = 0.0
+    quiet: bool = False  # stopped because the compilers went quiet (else: max_s reached)
+    compiler_pct: list[float] = field(default_factory=list)  # busiest node, per second
+
+
+def jit_quiet(compiler_pct: Sequence[float], elapsed_s: float, rule: WarmupRule) -> bool:
+    """Whether the warm-up may stop now (pure): ``compiler_pct`` is the busiest node's
+    compiler CPU in each second so far."""
+    if elapsed_s < rule.min_s or len(compiler_pct) < rule.window_s:
+        return False
+    window = compiler_pct[-rule.window_s :]
+    return sum(window) / len(window) < rule.quiet_pct
+
+
+def compiler_cpu_s(pid: int) -> float | None:
+    """CPU seconds the JIT compiler threads of process ``pid`` have used, or None when
+    the process cannot be read (gone, or not on this machine)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    for task in tasks:
+        try:
+            text = Path(f"/proc/{pid}/task/{task}/stat").read_text()
+        except OSError:
+            continue  # the thread ended
+        name = text[text.index("(") + 1 : text.rindex(")")]
+        if name.startswith(COMPILER_THREADS):
+            fields = text[text.rindex(")") + 2 :].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / tick
+
+
+class _CompilerWatch:
+    """Per-second compiler CPU of the nodes with a local PID (the busiest node's)."""
+
+    def __init__(self, pids: Sequence[int]) -> None:
+        self.pids = list(pids)
+        self.last = {pid: compiler_cpu_s(pid) for pid in self.pids}
+        self.at = time.monotonic()
+
+    @property
+    def watching(self) -> bool:
+        return any(value is not None for value in self.last.values())
+
+    def sample(self) -> float:
+        now = time.monotonic()
+        elapsed = max(now - self.at, 1e-3)
+        busiest = 0.0
+        for pid in self.pids:
+            value = compiler_cpu_s(pid)
+            previous = self.last.get(pid)
+            if value is not None and previous is not None:
+                busiest = max(busiest, 100.0 * (value - previous) / elapsed)
+            self.last[pid] = value
+        self.at = now
+        return busiest
+
+
+def rehearse(
+    cluster: Cluster,
+    measure: WorkloadSpec,
+    workdir: Path,
+    *,
+    rule: WarmupRule,
+    timeout_s: float | None,
+) -> WarmupOutcome:
+    """Run ``measure`` on the trial's data until the JIT is quiet (see the module
+    docstring). The schema and the preloaded data must be there; the caller resets the
+    data afterwards."""
+    started = time.monotonic()
+    watch = _CompilerWatch([n.pid for n in cluster.nodes if n.pid is not None])
+    outcome = WarmupOutcome()
+    spec = measure.model_copy(
+        update={
+            "schema_cql": [],
+            "warmup_s": 0.0,
+            "stop": Stop(duration_s=rule.max_s),
+            "output": Output(interval_s=1.0),
+        }
+    )
+    records = engine.stream(spec, workdir, timeout_s=timeout_s)
+    try:
+        for record in records:
+            if not isinstance(record, IntervalRecord) or not watch.watching:
+                continue
+            outcome.compiler_pct.append(watch.sample())
+            if jit_quiet(outcome.compiler_pct, time.monotonic() - started, rule):
+                outcome.quiet = True
+                break
+    finally:
+        records.close()  # stops the engine when the compilers went quiet first
+    outcome.seconds = time.monotonic() - started
+    return outcome

@@ -1,0 +1,33 @@
+"""The report's table of resources by process: Cassandra, the load engine and the rest."""
+
+from __future__ import annotations
+
+from casslab.analysis import TrialKpis
+from casslab.report.build import process_table
+
+
+def _trial(cell: str, iteration: int, **kpis: float) -> TrialKpis:
+    return TrialKpis(
+        trial_id=f"{cell}/{iteration}", cell_id=cell, iteration=iteration, kpis=dict(kpis)
+    )
+
+
+def test_one_row_per_cell_with_mean_ci_sd_and_variance_of_each_measured_process_kpi() -> None:
+    trials = [
+        _trial("a", 1, cassandra_cpu_pct=100.0, engine_cpu_pct=20.0, other_cpu_pct=5.0),
+        _trial("a", 2, cassandra_cpu_pct=110.0, engine_cpu_pct=22.0, other_cpu_pct=6.0),
+        _trial("b", 1, cassandra_cpu_pct=90.0, engine_cpu_pct=21.0, other_cpu_pct=4.0),
+        _trial("b", 2, cassandra_cpu_pct=94.0, engine_cpu_pct=19.0, other_cpu_pct=5.0),
+    ]
+    table = process_table(trials, ["a", "b"], 0.95)
+    assert table is not None
+    assert len(table.columns) == 4  # cell, then the three KPIs measured (others left out)
+    assert [row.cells[0] for row in table.rows] == ["a", "b"]
+    first = table.rows[0].cells[1]
+    assert first.startswith("105.0 ± 63.5")
+    assert "SD 7.07" in first
+    assert "var 50.0" in first
+
+
+def test_no_table_when_no_trial_measured_a_process() -> None:
+    assert process_table([_trial("a", 1, op_rate=10.0)], ["a"], 0.95) is None
