@@ -101,8 +101,9 @@ class ClusterRecording:
         flush_every_s: float = 5.0,
         engine_source: EngineSourceFactory = default_engine_source,
     ) -> None:
-        if interval_s <= 0:
-            raise MetricsError(f"sampling interval {interval_s} s is not positive; give e.g. 1s")
+        from casslab.metrics.sampling import check_interval
+
+        check_interval(interval_s)  # before any sampler opens
         self._sources = list(sources)
         self._interval_s = interval_s
         self._flush_every_s = flush_every_s

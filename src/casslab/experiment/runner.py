@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import shlex
 import shutil
-import time
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
@@ -327,20 +326,19 @@ class Runner:
                 phases.create_schema(cluster, trial, specs)
             if preload is not None:
                 self._load_data(cluster, trial, preload, specs, times)
-            start_measure = time.monotonic()
-            summary = phases.measure(
-                cluster,
-                trial,
-                measure,
-                trial_dir,
-                hdr_log=self.layout.latency_hlog(trial.cell_id, trial.iteration),
-                metrics_path=metrics_path,
-                clock=clock,
-                recording=self._recording,
-                timeout_s=timeout_s,
-                emit=self._emit,
-            )
-            times.seconds["measure"] = time.monotonic() - start_measure
+            with times.phase("measure", announce=False):  # measure announces itself
+                summary = phases.measure(
+                    cluster,
+                    trial,
+                    measure,
+                    trial_dir,
+                    hdr_log=self.layout.latency_hlog(trial.cell_id, trial.iteration),
+                    metrics_path=metrics_path,
+                    clock=clock,
+                    recording=self._recording,
+                    timeout_s=timeout_s,
+                    emit=self._emit,
+                )
             measured = phases.measured_kpis(
                 trial,
                 cell.labels,

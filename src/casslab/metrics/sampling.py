@@ -39,6 +39,12 @@ def sample_once(sources: Sequence[Source], now: float) -> tuple[list[Sample], li
     return samples, gaps
 
 
+def check_interval(interval_s: float) -> None:
+    """Raise :class:`MetricsError` when a sampling interval is not positive."""
+    if interval_s <= 0:
+        raise MetricsError(f"sampling interval {interval_s} s is not positive; give e.g. 1s")
+
+
 class Recorder:
     """Samples ``sources`` every ``interval_s`` on a background thread into ``sink``.
 
@@ -62,8 +68,7 @@ class Recorder:
         close_sources: bool = True,
         first_tick_s: float | None = None,
     ) -> None:
-        if interval_s <= 0:
-            raise MetricsError(f"sampling interval {interval_s} s is not positive; give e.g. 1s")
+        check_interval(interval_s)
         self._sources = list(sources)
         self._sink = sink
         self._interval_s = interval_s
