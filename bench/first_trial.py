@@ -11,7 +11,7 @@ interval in every run, and a ratio CI that contains 1. (Inside the *range* of fo
 trials is asked of a trial from the same distribution only 3 times in 5, so it is shown,
 not judged.) About 5 minutes a run on 2 cores. Usage::
 
-    .venv/bin/python bench/first_trial.py [--runs 3] [--jvm-warmup 120]
+    .venv/bin/python bench/first_trial.py [--runs 3] [--jvm-warmup 180]
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def one_run(results: Path, jvm_warmup: float) -> tuple[bool, float] | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--jvm-warmup", type=float, default=120.0)
+    parser.add_argument("--jvm-warmup", type=float, default=180.0)
     args = parser.parse_args()
     outcomes = []
     with tempfile.TemporaryDirectory(prefix="casslab-first-trial-") as tmp:

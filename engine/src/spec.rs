@@ -261,7 +261,9 @@ pub struct Connection {
     pub tls_ca_file: Option<String>,
     #[serde(default = "defaults::request_timeout_s")]
     pub request_timeout_s: f64,
-    #[serde(default = "defaults::retries")]
+    /// Per operation, for idempotent statements; 0 <= retries < 2**32 (a number outside
+    /// fails here with the rule's message, as in Python).
+    #[serde(default = "defaults::retries", deserialize_with = "retries_in_range")]
     pub retries: u32,
     #[serde(default = "defaults::retry_backoff_ms")]
     pub retry_backoff_ms: f64,
@@ -359,6 +361,12 @@ fn seed_in_range<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
 /// `data_seed` as the engine's i64, or the spec rule's message when it does not fit.
 fn data_seed_in_range<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
     in_range(d, "data_seed")
+}
+
+/// `connection.retries` as a u32, or the spec rule's message when it does not fit.
+fn retries_in_range<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let retries = i128::deserialize(d)?;
+    u32::try_from(retries).map_err(|_| serde::de::Error::custom(check::retries_message(retries)))
 }
 
 fn in_range<'de, D: Deserializer<'de>>(d: D, field: &str) -> Result<i64, D::Error> {

@@ -54,6 +54,25 @@ def test_daemon_command_for_jdk17() -> None:
     assert "-Dcassandra.config=file:///c/node2/conf/cassandra.yaml" in command
 
 
+def test_a_node_runs_with_the_options_cassandra_ships() -> None:
+    command = daemon_command(Path("/usr/bin/java"), 17, "/lib/*", _node(2), 512)
+    # conf/jvm-server.options and conf/jvm17-server.options of Cassandra 5.0
+    for flag in (
+        "-ea",
+        "-XX:+AlwaysPreTouch",
+        "-XX:+UseG1GC",
+        "-XX:G1HeapRegionSize=16m",
+        "-XX:MaxTenuringThreshold=1",
+        "-XX:InitiatingHeapOccupancyPercent=70",
+        "-Dio.netty.tryReflectionSetAccessible=true",
+    ):
+        assert flag in command, flag
+    jvm_flags = [f for f in command if f.startswith(("-XX:", "-X", "-D"))]
+    assert len(jvm_flags) == len(set(jvm_flags))  # no flag given twice
+    gc_log = next(f for f in command if f.startswith("-Xlog:gc"))
+    assert "/c/node2/logs/gc.log" in gc_log
+
+
 def test_jdk8_gets_no_module_flags() -> None:
     assert module_flags(8) == []
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -125,6 +126,13 @@ def test_run_interrupted_then_resumed(tmp_path: Path) -> None:
     # outside any trial's measurements
     warmed = sorted(p.parent.name for p in run_dir.glob("trials/*/*/jvm-warmup"))
     assert len(warmed) == 2, warmed
+    for record in run_dir.glob("trials/*/*/jvm-warmup/warmup.json"):
+        warmup = json.loads(record.read_text())
+        assert warmup["seconds"] > 0
+        assert len(warmup["compiler_pct"]) >= 1
+        # as root the compiler threads ran boosted (and got their priority back)
+        assert warmup["boosted"] is (os.geteuid() == 0)
+    assert len(list(run_dir.glob("trials/*/*/jvm-warmup/warmup.json"))) == 2
     manifest = layout.manifest.read_text()
     assert '"cassandra_version"' in manifest
     assert '"plan_digest"' in manifest

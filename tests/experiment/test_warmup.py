@@ -6,7 +6,15 @@ import os
 import subprocess
 from pathlib import Path
 
-from casslab.experiment.warmup import WarmupRule, compiler_cpu_s, jit_quiet
+import pytest
+
+from casslab.experiment.warmup import (
+    CompilerBoost,
+    WarmupRule,
+    compiler_cpu_s,
+    compiler_tasks,
+    jit_quiet,
+)
 
 RULE = WarmupRule(min_s=20.0, max_s=120.0, window_s=5, quiet_pct=10.0)
 
@@ -24,10 +32,9 @@ def test_quiet_only_when_the_mean_of_the_last_window_is_under_the_threshold() ->
     assert not jit_quiet([0.0, 0.0], 60.0, RULE)  # fewer samples than the window
 
 
-def test_compiler_cpu_of_a_jvm_grows_and_of_no_process_is_none(tmp_path: Path) -> None:
-    assert compiler_cpu_s(2**22 + 12345) is None
-    assert compiler_cpu_s(os.getpid()) == 0.0  # Python has no JIT compiler threads
-    # a JVM (single-file source mode) with a loop hot enough for C1 and C2 to compile
+def _spinning_jvm(tmp_path: Path) -> subprocess.Popen[str]:
+    """A JVM (single-file source mode) that ran a loop hot enough for C1 and C2 to
+    compile, then sleeps."""
     source = tmp_path / "Spin.java"
     source.write_text(
         "public class Spin { public static void main(String[] a) throws Exception {"
@@ -35,12 +42,52 @@ def test_compiler_cpu_of_a_jvm_grows_and_of_no_process_is_none(tmp_path: Path) -
         " System.out.println(s); Thread.sleep(30_000); } }"
     )
     proc = subprocess.Popen(["java", str(source)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    proc.stdout.readline()  # the loop ran, compiled
+    return proc
+
+
+def _nice(pid: int, tid: int) -> int:
+    stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2 :].split()[16])  # field 19: nice
+
+
+def test_compiler_cpu_of_a_jvm_grows_and_of_no_process_is_none(tmp_path: Path) -> None:
+    assert compiler_cpu_s(2**22 + 12345) is None
+    assert compiler_cpu_s(os.getpid()) == 0.0  # Python has no JIT compiler threads
+    proc = _spinning_jvm(tmp_path)
     try:
-        assert proc.stdout is not None
-        proc.stdout.readline()  # the loop ran, compiled
         used = compiler_cpu_s(proc.pid)
         assert used is not None
         assert used > 0
     finally:
         proc.kill()
         proc.wait()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="lowering a nice value needs root")
+def test_boost_raises_the_compiler_threads_priority_and_gives_each_its_own_back(
+    tmp_path: Path,
+) -> None:
+    proc = _spinning_jvm(tmp_path)
+    try:
+        threads = compiler_tasks(proc.pid)
+        assert threads
+        before = {tid: _nice(proc.pid, tid) for tid in threads}
+        boost = CompilerBoost(-10)
+        boost.apply(list(threads))
+        assert {_nice(proc.pid, tid) for tid in threads} == {-10}
+        boost.apply(list(threads))  # a second pass keeps the first saved value
+        boost.restore()
+        assert {tid: _nice(proc.pid, tid) for tid in threads} == before
+        assert not boost.saved
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_boost_of_threads_that_ended_changes_nothing() -> None:
+    boost = CompilerBoost(-10)
+    boost.apply([2**22 + 12345])
+    assert boost.saved == {}
+    boost.restore()

@@ -15,6 +15,11 @@ fn positive(x: f64) -> bool {
     x > 0.0
 }
 
+/// `x >= 0`, false for NaN.
+fn non_negative(x: f64) -> bool {
+    x >= 0.0
+}
+
 fn fraction(x: f64) -> bool {
     (0.0..=1.0).contains(&x)
 }
@@ -259,6 +264,18 @@ impl Connection {
                 "connection: give both username and password (or password_env), or neither".into(),
             );
         }
+        if !positive(self.request_timeout_s) {
+            return Err(format!(
+                "connection.request_timeout_s must be > 0 (got {})",
+                self.request_timeout_s
+            ));
+        }
+        if !non_negative(self.retry_backoff_ms) {
+            return Err(format!(
+                "connection.retry_backoff_ms must be >= 0 (got {})",
+                self.retry_backoff_ms
+            ));
+        }
         Ok(())
     }
 }
@@ -297,6 +314,9 @@ impl WorkloadSpec {
         if self.operations.is_empty() {
             return Err("operations is empty; give at least one operation".into());
         }
+        if !non_negative(self.warmup_s) {
+            return Err(format!("warmup_s must be >= 0 (got {})", self.warmup_s));
+        }
         if self.seed < 0 {
             return Err(seed_message("seed", self.seed));
         }
@@ -311,6 +331,11 @@ impl WorkloadSpec {
         }
         Ok(())
     }
+}
+
+/// The rule of `connection.retries`, in the Python validator's words.
+pub(super) fn retries_message(retries: impl std::fmt::Display) -> String {
+    format!("connection.retries must be >= 0 and < 2**32 (got {retries})")
 }
 
 /// The rule of `seed` and `data_seed` (each 0 <= x < 2**63), in the Python validator's words.

@@ -34,7 +34,6 @@ if TYPE_CHECKING:
         cell_warnings,
         compare_kpi,
         compare_stats,
-        decide_verdict,
         error_warnings,
     )
     from casslab.analysis.hdr import (
@@ -90,6 +89,7 @@ if TYPE_CHECKING:
     from casslab.analysis.steady import detect_steady_state, mser_truncation, steady_state
     from casslab.analysis.stopping import KpiPrecision, StoppingDecision, StoppingRule, decide
     from casslab.analysis.trial import trial_kpis
+    from casslab.analysis.verdict import decide_verdict
     from casslab.analysis.window import window_summary
 
 _HOME: dict[str, str] = {
@@ -135,7 +135,7 @@ _HOME: dict[str, str] = {
     "compare_stats": "casslab.analysis.compare",
     "counter_increase": "casslab.analysis.kpis",
     "decide": "casslab.analysis.stopping",
-    "decide_verdict": "casslab.analysis.compare",
+    "decide_verdict": "casslab.analysis.verdict",
     "decode_histogram": "casslab.analysis.hdr",
     "describe": "casslab.analysis.stats",
     "detect_steady_state": "casslab.analysis.steady",

@@ -22,8 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from casslab.analysis.compare import decide_verdict
-from casslab.analysis.inference import SampleSummary, fieller_ratio, welch_test
+from casslab.analysis.inference import SampleSummary
 from casslab.analysis.records import (
     AnalysisOptions,
     AnalysisWarning,
@@ -34,6 +33,7 @@ from casslab.analysis.records import (
     WelchTest,
     kpi_spec,
 )
+from casslab.analysis.verdict import contrast
 from casslab.errors import AnalysisError
 from casslab.record import Record
 
@@ -173,25 +173,13 @@ def compare_series(
     spec = kpi_spec(kpi)
     base_stats = series_stats(baseline)
     cand_stats = series_stats(candidate)
-    base = _summary(base_stats)
-    cand = _summary(cand_stats)
-    difference: float | None = None
-    change_pct: float | None = None
-    welch: WelchTest | None = None
-    ratio = RatioEstimate(ratio=None, ci=None, undetermined_reason="a run has no value")
-    if base is not None and cand is not None:
-        difference = cand.mean - base.mean
-        change_pct = 100.0 * difference / abs(base.mean) if base.mean != 0.0 else None
-        welch = welch_test(base, cand, confidence=options.confidence)
-        ratio = fieller_ratio(base, cand, confidence=options.confidence)
-    p_value = welch.p_value if welch is not None else None
-    verdict, reason = decide_verdict(
-        spec.direction,
-        difference,
-        p_value,
-        options.alpha,
-        unit=spec.unit,
+    result = contrast(
+        spec,
+        _summary(base_stats),
+        _summary(cand_stats),
+        options,
         undetermined_reason=_undetermined(base_stats, cand_stats),
+        no_value_reason="a run has no value",
     )
     warnings = [
         w
@@ -207,13 +195,7 @@ def compare_series(
         direction=spec.direction,
         baseline=base_stats,
         candidate=cand_stats,
-        difference=difference,
-        change_pct=change_pct,
-        ratio=ratio,
-        welch=welch,
-        p_value=p_value,
+        **result.fields(),
         alpha=options.alpha,
-        verdict=verdict,
-        verdict_reason=reason,
         warnings=warnings,
     )

@@ -31,13 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from casslab.analysis.inference import (
-    SampleSummary,
-    effect_size,
-    fieller_ratio,
-    holm_adjust,
-    welch_test,
-)
+from casslab.analysis.inference import SampleSummary, effect_size, holm_adjust
 from casslab.analysis.records import (
     Analysis,
     AnalysisOptions,
@@ -46,48 +40,16 @@ from casslab.analysis.records import (
     CellStats,
     Comparison,
     Correction,
-    Direction,
-    RatioEstimate,
     TrialKpis,
     Verdict,
     WarningCode,
-    WelchTest,
     kpi_spec,
 )
 from casslab.analysis.stats import cell_order, describe, values_by_cell
+from casslab.analysis.verdict import contrast, decide_verdict
 from casslab.errors import AnalysisError
 
 ERRORS_KPI = "errors"
-
-
-def decide_verdict(
-    direction: Direction,
-    difference: float | None,
-    p_value: float | None,
-    alpha: float,
-    *,
-    unit: str = "",
-    undetermined_reason: str | None = None,
-) -> tuple[Verdict, str]:
-    """The verdict and its reason for a difference (candidate - baseline) and its p-value."""
-    if undetermined_reason is not None:
-        return Verdict.UNDETERMINED, undetermined_reason
-    if difference is None or p_value is None:
-        return Verdict.UNDETERMINED, "no p-value: the test could not be computed"
-    shown = f"{difference:+.4g} {unit}".rstrip()
-    if p_value >= alpha:
-        return (
-            Verdict.NO_SIGNIFICANT_DIFFERENCE,
-            f"difference {shown} is not significant (p={p_value:.3g} >= alpha={alpha:g})",
-        )
-    went_up = difference > 0.0
-    if direction is Direction.NEUTRAL:
-        verdict = Verdict.CHANGED_UP if went_up else Verdict.CHANGED_DOWN
-    elif direction is Direction.HIGHER_IS_BETTER:
-        verdict = Verdict.BETTER if went_up else Verdict.WORSE
-    else:
-        verdict = Verdict.WORSE if went_up else Verdict.BETTER
-    return verdict, f"difference {shown} is significant (p={p_value:.3g} < alpha={alpha:g})"
 
 
 def _summary(stats: CellStats) -> SampleSummary | None:
@@ -230,34 +192,18 @@ def compare_stats(
     spec = kpi_spec(baseline.kpi)
     base = _summary(baseline)
     cand = _summary(candidate)
-    difference: float | None = None
-    change_pct: float | None = None
-    welch: WelchTest | None = None
-    if base is not None and cand is not None:
-        difference = cand.mean - base.mean
-        if base.mean != 0.0:
-            change_pct = 100.0 * difference / abs(base.mean)
-        welch = welch_test(base, cand, confidence=options.confidence)
-        ratio = fieller_ratio(base, cand, confidence=options.confidence)
-        effect = effect_size(base, cand)
-    else:
-        ratio = RatioEstimate(
-            ratio=None, ci=None, undetermined_reason="a cell has no value of this KPI"
-        )
-        effect = None
-    reason = _undetermined_reason(baseline, candidate)
-    p_value = welch.p_value if welch is not None else None
-    verdict, verdict_reason = decide_verdict(
-        spec.direction,
-        difference,
-        p_value,
-        options.alpha,
-        unit=spec.unit,
-        undetermined_reason=reason,
+    result = contrast(
+        spec,
+        base,
+        cand,
+        options,
+        undetermined_reason=_undetermined_reason(baseline, candidate),
+        no_value_reason="a cell has no value of this KPI",
     )
+    effect = effect_size(base, cand) if base is not None and cand is not None else None
     warnings = [*cell_warnings(baseline, options), *cell_warnings(candidate, options)]
     warnings.extend(w for w in extra_warnings if w.cell_id in (baseline.cell_id, candidate.cell_id))
-    noise = _noise_warning(spec.name, spec.unit, difference, baseline, candidate)
+    noise = _noise_warning(spec.name, spec.unit, result.difference, baseline, candidate)
     if noise is not None:
         warnings.append(noise)
     return Comparison(
@@ -268,17 +214,11 @@ def compare_stats(
         cell_id=candidate.cell_id,
         baseline=baseline,
         candidate=candidate,
-        difference=difference,
-        change_pct=change_pct,
-        ratio=ratio,
-        welch=welch,
-        p_value=p_value,
-        p_value_adjusted=p_value,
+        **result.fields(),
+        p_value_adjusted=result.p_value,
         correction=Correction.NONE,
         alpha=options.alpha,
         effect_size=effect,
-        verdict=verdict,
-        verdict_reason=verdict_reason,
         warnings=warnings,
     )
 

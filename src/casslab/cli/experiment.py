@@ -110,9 +110,10 @@ def run(
             "--jvm-warmup",
             help="At most this many seconds of discarded load (the trial rehearsed: its "
             "preload, then its workload) after the nodes (re)start; it ends earlier, after "
-            "at least 20 s, once the nodes' JIT compilers are quiet. 0 turns it off.",
+            "at least 30 s, once the nodes' JIT compilers are quiet (under 3% of a core "
+            "over 20 s). 0 turns it off.",
         ),
-    ] = 120.0,
+    ] = 180.0,
 ) -> None:
     """Run an experiment: every trial, then statistics and the report."""
     from casslab.experiment.design import expand

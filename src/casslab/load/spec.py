@@ -393,6 +393,16 @@ class Connection(Record):
             raise ValueError(
                 "connection: give both username and password (or password_env), or neither"
             )
+        if not self.request_timeout_s > 0:
+            raise ValueError(
+                f"connection.request_timeout_s must be > 0 (got {self.request_timeout_s})"
+            )
+        if not 0 <= self.retries < 2**32:
+            raise ValueError(f"connection.retries must be >= 0 and < 2**32 (got {self.retries})")
+        if not self.retry_backoff_ms >= 0:
+            raise ValueError(
+                f"connection.retry_backoff_ms must be >= 0 (got {self.retry_backoff_ms})"
+            )
         return self
 
 
@@ -431,6 +441,8 @@ class WorkloadSpec(Record):
     def _stops(self) -> WorkloadSpec:
         if not self.operations:
             raise ValueError("operations is empty; give at least one operation")
+        if not self.warmup_s >= 0:
+            raise ValueError(f"warmup_s must be >= 0 (got {self.warmup_s})")
         for name, value in (("seed", self.seed), ("data_seed", self.data_seed)):
             if not 0 <= value < 2**63:
                 raise ValueError(f"{name} must be >= 0 and < 2**63 (got {value})")

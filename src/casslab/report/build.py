@@ -400,7 +400,7 @@ def build_report(run: RunData, options: AnalysisOptions = AnalysisOptions()) -> 
     else:
         warnings += [w.message for w in analysis.warnings]
         verdicts = with_cautions(
-            [text.verdict_row(c) for c in analysis.comparisons], cell_cautions(run)
+            [text.comparison_row(c) for c in analysis.comparisons], cell_cautions(run)
         )
         sections.append(_verdict_section(analysis, verdicts))
         sections.append(

@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from casslab.analysis import (
     AnalysisOptions,
     Comparison,
-    SeriesComparison,
     TrialKpis,
     Verdict,
     compare_series,
@@ -63,45 +62,6 @@ METHOD_NOTES = (
     "'not significant' means p >= alpha; 'undetermined' means the test could not be "
     "computed (too few values, no variation).",
 )
-
-
-def _series_row(comparison: SeriesComparison, kpi: str, cell_a: str, cell_b: str) -> VerdictRow:
-    ci = comparison.ratio.ci
-    return VerdictRow(
-        kpi=kpi,
-        unit=comparison.unit,
-        cell_id=f"B {cell_b}",
-        baseline_cell=f"A {cell_a}",
-        baseline_mean=comparison.baseline.mean,
-        cell_mean=comparison.candidate.mean,
-        change_pct=comparison.change_pct,
-        ratio=comparison.ratio.ratio,
-        ratio_low=ci.low if ci is not None else None,
-        ratio_high=ci.high if ci is not None else None,
-        p_value=comparison.p_value,
-        verdict=comparison.verdict,
-        verdict_text=text.VERDICT_TEXT[comparison.verdict],
-        reason=comparison.verdict_reason,
-    )
-
-
-def _undetermined_row(kpi: str, cell_a: str, cell_b: str, reason: str) -> VerdictRow:
-    return VerdictRow(
-        kpi=kpi,
-        unit=kpi_spec(kpi).unit,
-        cell_id=f"B {cell_b}",
-        baseline_cell=f"A {cell_a}",
-        baseline_mean=None,
-        cell_mean=None,
-        change_pct=None,
-        ratio=None,
-        ratio_low=None,
-        ratio_high=None,
-        p_value=None,
-        verdict=Verdict.UNDETERMINED,
-        verdict_text=text.VERDICT_TEXT[Verdict.UNDETERMINED],
-        reason=reason,
-    )
 
 
 def _interval_capable(kpi: str) -> bool:
@@ -155,14 +115,32 @@ def _compare_pair(
                 f"one trial per run and {kpi} has no per-interval series: run at least 2 "
                 "iterations per cell to compare it"
             )
-            return _undetermined_row(kpi, pair.cell_a, pair.cell_b, reason), PER_INTERVAL, []
+            row = text.verdict_row(
+                kpi,
+                f"B {pair.cell_b}",
+                f"A {pair.cell_a}",
+                verdict=Verdict.UNDETERMINED,
+                reason=reason,
+            )
+            return row, PER_INTERVAL, []
         series = compare_series(
             interval_series(pair.trials_a[0].intervals, kpi),
             interval_series(pair.trials_b[0].intervals, kpi),
             kpi,
             options,
         )
-        row = _series_row(series, kpi, pair.cell_a, pair.cell_b)
+        row = text.verdict_row(
+            kpi,
+            f"B {pair.cell_b}",
+            f"A {pair.cell_a}",
+            verdict=series.verdict,
+            reason=series.verdict_reason,
+            baseline_mean=series.baseline.mean,
+            cell_mean=series.candidate.mean,
+            change_pct=series.change_pct,
+            ratio=series.ratio,
+            p_value=series.p_value,
+        )
         return row, PER_INTERVAL, [w.message for w in series.warnings]
     base = describe(
         [t.kpis.get(kpi) for t in pair.kpis_a],
@@ -177,7 +155,7 @@ def _compare_pair(
         confidence=options.confidence,
     )
     comparison: Comparison = compare_stats(base, cand, options)
-    return text.verdict_row(comparison), PER_TRIAL, [w.message for w in comparison.warnings]
+    return text.comparison_row(comparison), PER_TRIAL, [w.message for w in comparison.warnings]
 
 
 def _series_figures(a_pair: _Pair, cell_label: str, index: int) -> list[FigureSpec]:

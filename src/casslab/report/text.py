@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from casslab.analysis import CellStats, Comparison, Direction, Verdict
+from casslab.analysis import CellStats, Comparison, Direction, RatioEstimate, Verdict, kpi_spec
 from casslab.report.records import Tone, VerdictRow
 
 VERDICT_TEXT: dict[Verdict, str] = {
@@ -100,24 +100,53 @@ def cv_text(stats: CellStats) -> str:
     return DASH if stats.cv is None else f"{100 * stats.cv:.1f}%"
 
 
-def verdict_row(comparison: Comparison) -> VerdictRow:
-    """The headline numbers of one comparison."""
-    ci = comparison.ratio.ci
+def verdict_row(
+    kpi: str,
+    cell_id: str,
+    baseline_cell: str,
+    *,
+    verdict: Verdict,
+    reason: str,
+    baseline_mean: float | None = None,
+    cell_mean: float | None = None,
+    change_pct: float | None = None,
+    ratio: RatioEstimate | None = None,
+    p_value: float | None = None,
+) -> VerdictRow:
+    """The one builder of a headline row: a cell's comparison, a series comparison or a
+    comparison that could not be made (only ``verdict`` and ``reason``)."""
+    ci = ratio.ci if ratio is not None else None
     return VerdictRow(
-        kpi=comparison.kpi,
-        unit=comparison.unit,
-        cell_id=comparison.cell_id,
-        baseline_cell=comparison.baseline_cell,
+        kpi=kpi,
+        unit=kpi_spec(kpi).unit,
+        cell_id=cell_id,
+        baseline_cell=baseline_cell,
+        baseline_mean=baseline_mean,
+        cell_mean=cell_mean,
+        change_pct=change_pct,
+        ratio=ratio.ratio if ratio is not None else None,
+        ratio_low=ci.low if ci is not None else None,
+        ratio_high=ci.high if ci is not None else None,
+        p_value=p_value,
+        verdict=verdict,
+        verdict_text=VERDICT_TEXT[verdict],
+        reason=reason,
+    )
+
+
+def comparison_row(comparison: Comparison) -> VerdictRow:
+    """The headline numbers of one comparison of cells (its p-value as corrected)."""
+    return verdict_row(
+        comparison.kpi,
+        comparison.cell_id,
+        comparison.baseline_cell,
+        verdict=comparison.verdict,
+        reason=comparison.verdict_reason,
         baseline_mean=comparison.baseline.mean,
         cell_mean=comparison.candidate.mean,
         change_pct=comparison.change_pct,
-        ratio=comparison.ratio.ratio,
-        ratio_low=ci.low if ci is not None else None,
-        ratio_high=ci.high if ci is not None else None,
+        ratio=comparison.ratio,
         p_value=comparison.p_value_adjusted,
-        verdict=comparison.verdict,
-        verdict_text=VERDICT_TEXT[comparison.verdict],
-        reason=comparison.verdict_reason,
     )
 
 
