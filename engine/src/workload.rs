@@ -256,7 +256,8 @@ mod tests {
         assert_eq!(written[1], expected[0]);
     }
 
-    fn seeded(ops: &str, seed: i64, data_seed: i64) -> Workload {
+    /// The workload of `spec(ops)` with its operation and data seeds set.
+    pub(super) fn seeded(ops: &str, seed: i64, data_seed: i64) -> Workload {
         let mut s = spec(ops);
         s.seed = seed;
         s.data_seed = data_seed;

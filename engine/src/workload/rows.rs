@@ -141,7 +141,7 @@ pub fn choose_distinct(n: u64, take: u64, h: u64) -> Vec<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::spec;
+    use super::super::tests::{seeded, spec};
     use super::*;
 
     const BATCH: &str = r#"[
@@ -213,13 +213,6 @@ mod tests {
             assert!(all.contains(&row));
         }
         assert_eq!(w.pick_row(1, key, 0), None);
-    }
-
-    fn seeded(ops: &str, seed: i64, data_seed: i64) -> Workload {
-        let mut s = spec(ops);
-        s.seed = seed;
-        s.data_seed = data_seed;
-        Workload::new(&s)
     }
 
     #[test]
