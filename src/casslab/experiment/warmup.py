@@ -41,8 +41,8 @@ longer.
 
 ``bench/first_trial.py --runs 3`` (trial 1 against trials 2-5 of one cell, each run on a
 fresh node): before, 0.812 of the later trials' mean (95% CI 0.631-0.993); with this
-warm-up, the reset and restore rehearsed and the stock JVM options, 0.962 (0.807-1.117),
-trial 1 inside the 95% prediction interval of the later trials in 3 of 3 runs.
+warm-up, the reset and restore rehearsed and the stock JVM options, 0.954 (0.899-1.008)
+over 6 runs, trial 1 inside the 95% prediction interval of the later trials in all 6.
 """
 
 from __future__ import annotations
