@@ -7,7 +7,7 @@ CASSANDRA_VERSION ?= 5.0.9
 ENGINE := target/release/casslab-engine
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: setup venv lock engine cassandra browser lint test test-fast demo demo-cluster bench clean docs
+.PHONY: setup venv lock engine cassandra browser isolation lint test test-fast demo demo-cluster bench clean docs
 
 setup: venv engine cassandra
 
@@ -47,13 +47,20 @@ browser:
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
 	  || echo "chromium not installed: the browser test will be skipped"; }
 
+# iproute2 (ip) and util-linux (nsenter) for isolated nodes (root installs them; otherwise
+# their tests are skipped).
+isolation:
+	@command -v ip >/dev/null 2>&1 && command -v nsenter >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 util-linux >/dev/null; } \
+	  || echo "ip/nsenter not installed: the isolated-node tests will be skipped"; }
+
 lint: venv
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 	@if [ -f Cargo.toml ]; then cargo fmt --all -- --check && cargo clippy --quiet --all-targets -- -D warnings; fi
 
-test: setup browser lint
+test: setup browser isolation lint
 	@if [ -f Cargo.toml ]; then cargo test --quiet; fi
 	$(BIN)/pytest
 
@@ -79,9 +86,10 @@ bench: setup $(LATTE)
 	$(BIN)/python bench/first_trial.py --runs 3
 	$(BIN)/python bench/lab_overhead.py --run experiments/quick-compaction.yaml --results bench-results
 	$(BIN)/python bench/engine_vs_latte.py --ops 300000 --concurrency 128 --latte $(LATTE)
+	$(BIN)/python bench/isolation.py
 
 docs: venv
-	@if [ -f src/casslab/metrics/catalogue.py ]; then $(BIN)/python -m casslab.metrics.catalogue > docs/metrics.md; fi
+	@if [ -f src/casslab/metrics/catalogue.py ]; then $(BIN)/python -m casslab.metrics > docs/metrics.md; fi
 
 clean:
 	rm -rf $(VENV) $(LOCK_VENV) target build .mypy_cache .ruff_cache .pytest_cache

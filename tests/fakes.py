@@ -183,9 +183,16 @@ if reject and reject in text:
     sys.exit(2)
 if "--check" in args:
     sys.exit(0)
+# where it ran: its CPUs and its cpuset cgroup (--engine-cpus)
+status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+groups = [line.strip().split(":", 2) for line in open("/proc/self/cgroup")]
+cpuset = next((g[2] for g in groups if "cpuset" in g[1].split(",")), None)  # v1
+cpuset = cpuset or next((g[2] for g in groups if g[0] == "0"), None)  # v2: the one tree
 with open(os.environ["FAKE_ENGINE_LOG"], "a") as log:
     log.write(json.dumps({{"seed": spec["seed"], "data_seed": spec.get("data_seed", 0),
-                          "ops": len(spec["operations"])}}) + "\n")
+                          "ops": len(spec["operations"]),
+                          "cpus": status["Cpus_allowed_list"].strip(),
+                          "cpuset": cpuset}}) + "\n")
 if str(spec["seed"]) in os.environ.get("FAKE_ENGINE_FAIL_SEEDS", "").split(","):
     print(json.dumps({{"type": "error", "message": "fake failure", "fatal": True}}))
     sys.exit(1)
@@ -205,7 +212,8 @@ print(json.dumps({{"type": "summary", "duration_s": 2.0, "total": stats,
 
 def install_fake_engine(directory: Path, monkeypatch: Any) -> Path:
     """Write the fake engine into ``directory`` and point ``CASSLAB_ENGINE`` at it; returns
-    the log file where it notes each run (seed and operation count, one JSON line each)."""
+    the log file where it notes each run (seeds, operation count, the CPUs it may run on
+    and its cpuset cgroup: one JSON line each)."""
     binary = directory / "fake-engine"
     binary.write_text(_ENGINE.format(python=sys.executable))
     binary.chmod(binary.stat().st_mode | stat.S_IXUSR)

@@ -6,6 +6,7 @@
 //! | module | job |
 //! |---|---|
 //! | this file | the spec's records and [`WorkloadSpec::from_json`] |
+//! | `connection` | how the engine reaches the cluster: [`Connection`] and its password |
 //! | `defaults` | the value of each optional field that is left out |
 //! | `check` | the rules a spec must satisfy, with the messages of the Python validators |
 //! | `contract` | (tests) the fixtures in `engine/contract/` that both sides test the rules with |
@@ -14,11 +15,13 @@
 use serde::{Deserialize, Deserializer, Serialize};
 
 mod check;
+mod connection;
 #[cfg(test)]
 mod contract;
 mod defaults;
 mod records;
 
+pub use connection::Connection;
 pub use records::{
     ErrorRecord, IntervalRecord, LatencyStats, OpStats, Phase, RampStep, RecordType, SummaryRecord,
 };
@@ -237,57 +240,7 @@ pub struct Stop {
     pub duration_s: Option<f64>,
 }
 
-// ---------------------------------------------------------------- connection
-
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct Connection {
-    pub contact_points: Vec<String>,
-    #[serde(default)]
-    pub local_dc: Option<String>,
-    #[serde(default)]
-    pub username: Option<String>,
-    /// For a hand-written spec only: casslab never writes a password to a spec file; it
-    /// names an environment variable in `password_env` instead.
-    #[serde(default)]
-    pub password: Option<String>,
-    /// The environment variable that holds the password (casslab sets
-    /// `CASSLAB_ENGINE_PASSWORD` in the engine's environment).
-    #[serde(default)]
-    pub password_env: Option<String>,
-    #[serde(default)]
-    pub tls: bool,
-    #[serde(default)]
-    pub tls_ca_file: Option<String>,
-    #[serde(default = "defaults::request_timeout_s")]
-    pub request_timeout_s: f64,
-    /// Per operation, for idempotent statements; 0 <= retries < 2**32 (a number outside
-    /// fails here with the rule's message, as in Python).
-    #[serde(default = "defaults::retries", deserialize_with = "retries_in_range")]
-    pub retries: u32,
-    #[serde(default = "defaults::retry_backoff_ms")]
-    pub retry_backoff_ms: f64,
-}
-
-impl Connection {
-    /// The password: given in the spec, or read from the variable `password_env` names.
-    pub fn password(&self) -> Result<Option<String>, String> {
-        let Some(name) = &self.password_env else {
-            return Ok(self.password.clone());
-        };
-        match std::env::var(name) {
-            Ok(value) => Ok(Some(value)),
-            Err(std::env::VarError::NotPresent) => Err(format!(
-                "connection.password_env: the environment variable {name} is not set; set it \
-                 to the password in the engine's environment (casslab does this for \
-                 password= and password-env=)"
-            )),
-            Err(std::env::VarError::NotUnicode(_)) => Err(format!(
-                "connection.password_env: the environment variable {name} is not valid UTF-8"
-            )),
-        }
-    }
-}
+// ---------------------------------------------------------------- output
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -361,12 +314,6 @@ fn seed_in_range<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
 /// `data_seed` as the engine's i64, or the spec rule's message when it does not fit.
 fn data_seed_in_range<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
     in_range(d, "data_seed")
-}
-
-/// `connection.retries` as a u32, or the spec rule's message when it does not fit.
-fn retries_in_range<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
-    let retries = i128::deserialize(d)?;
-    u32::try_from(retries).map_err(|_| serde::de::Error::custom(check::retries_message(retries)))
 }
 
 fn in_range<'de, D: Deserializer<'de>>(d: D, field: &str) -> Result<i64, D::Error> {
@@ -456,7 +403,7 @@ mod tests {
         ));
     }
 
-    fn with_connection(extra: &str) -> Result<WorkloadSpec, String> {
+    pub(super) fn with_connection(extra: &str) -> Result<WorkloadSpec, String> {
         let text = MINIMAL.replace(
             "\"contact_points\": [\"127.0.0.1:9042\"]",
             &format!("\"contact_points\": [\"127.0.0.1:9042\"], {extra}"),
@@ -490,23 +437,5 @@ mod tests {
                 .unwrap(),
             None
         );
-    }
-
-    #[test]
-    fn password_env_is_read_from_the_environment() {
-        let name = "CASSLAB_ENGINE_TEST_PASSWORD_7F3A";
-        let spec =
-            with_connection(&format!(r#""username": "u", "password_env": "{name}""#)).unwrap();
-        let missing = spec.connection.password().unwrap_err();
-        assert!(
-            missing.contains(name) && missing.contains("not set"),
-            "{missing}"
-        );
-        std::env::set_var(name, "s3cret");
-        assert_eq!(
-            spec.connection.password().unwrap().as_deref(),
-            Some("s3cret")
-        );
-        std::env::remove_var(name);
     }
 }

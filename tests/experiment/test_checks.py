@@ -66,6 +66,16 @@ def test_kpis_problems(kpis: Any, problems: list[str]) -> None:
         ({"nodes": 3}, []),
         ({"nodes": 10}, ["nodes: must be <= 9, got 10"]),
         ({"heap": "64M"}, ["heap: heap '64M': Cassandra needs at least 256M"]),
+        ({"isolation": "netns", "node_size": "t2.small", "heap": "1G"}, []),
+        ({"node_size": "m6.large"}, ["node_size: node size 'm6.large' is not known; the sizes"]),
+        (
+            {"isolation": "netns", "memory": "1GiB", "heap": "1G"},
+            ["heap: heap 1G does not fit in the memory limit of 1024 MiB per node; choose"],
+        ),
+        (  # every field's problem at once: a field the model refuses hides no other
+            {"cpus": -1, "memory": "lots", "io_read": "1XB"},
+            ["cpus: must be > 0", "memory: memory 'lots'", "io_read: io_read '1XB'"],
+        ),
     ],
 )
 def test_cluster_problems(fields: dict[str, Any], problems: list[str]) -> None:

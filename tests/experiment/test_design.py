@@ -122,6 +122,11 @@ def test_extra_cells_follow_and_do_not_repeat() -> None:
         ({"workload": ["ycsb run -P workloads/workloada"]}, "workload=ycsb-workloada"),
         ({"rate": [1500.0], "nodes": [3]}, "rate=1500,nodes=3"),
         ({"config.auto_snapshot": [False]}, "auto_snapshot=false"),
+        (
+            {"cluster.isolation": ["netns"], "cluster.node_size": ["t2.small"]},
+            "isolation=netns,node_size=t2.small",
+        ),
+        ({"cluster.cpus": [0.5], "cluster.memory": ["2GiB"]}, "cpus=0.5,memory=2GiB"),
         ({}, "baseline"),
     ],
 )
@@ -184,6 +189,37 @@ def test_trial_resolves_settings_table_and_command() -> None:
     assert trial.reset.value == "recreate"
 
 
+def test_trial_resolves_the_nodes_isolation_from_section_and_levels() -> None:
+    plan = expand(
+        experiment(
+            cluster={"nodes": 2, "node_size": "t2.small", "cpu_scale": 0.5, "io_write": "20MiB"},
+            factors={"cluster.isolation": ["process", "netns"], "cluster.memory": ["1GiB"]},
+            iterations=1,
+            order="sequential",
+        )
+    )
+    isolation = [t.node_isolation for t in plan.trials]
+    assert [i.isolation.value for i in isolation] == ["process", "netns"]
+    for node in isolation:
+        assert (node.node_size, node.memory, node.cpu_scale, node.io_write) == (
+            "t2.small",
+            "1GiB",
+            0.5,
+            "20MiB",
+        )
+    assert [t.restart_reason.value if t.restart_reason else None for t in plan.trials] == [
+        "first",
+        "isolation",
+    ]
+    assert plan.cells[1].labels == {"cluster.isolation": "netns", "cluster.memory": "1GiB"}
+
+
+def test_plain_nodes_by_default() -> None:
+    trial = expand(experiment()).trials[0]
+    assert trial.node_isolation.plain
+    assert trial.setup.isolation_values() == {}
+
+
 def test_trial_ids_and_digest_are_stable() -> None:
     one, two = expand(_three_by_two(5)), expand(_three_by_two(5))
     assert one == two
@@ -196,5 +232,8 @@ def test_expand_rejects_an_unchecked_experiment() -> None:
     bad = experiment(factors={"colour": ["red"]})
     with pytest.raises(ExperimentError, match="expand experiment t: unknown factor kind"):
         expand(bad)
+    lxc = experiment(factors={"cluster.isolation": ["lxc"]})
+    with pytest.raises(ExperimentError, match=r"t: cluster\.isolation: expected 'process' or"):
+        expand(lxc)
     with pytest.raises(ExperimentError, match="no cell 'nope'"):
         expand(experiment()).cell("nope")

@@ -144,6 +144,38 @@ def test_problems_follow_the_order_of_the_file() -> None:
         ("cluster: {nodes: 10}", "cluster.nodes: must be <= 9, got 10"),
         ("cluster: {heap: 64M}", "cluster.heap: heap '64M': Cassandra needs at least 256M"),
         ("factors: {nodes: [1, 10]}", "factors.nodes[1]: must be <= 9, got 10"),
+        # the nodes' isolation and limits, by the isolated backend's rules, in file words
+        (
+            "cluster: {node_size: t2.huge}",
+            "cluster.node_size: node size 't2.huge' is not known; the sizes are: t2.nano "
+            "(1 vCPU, 0.5 GiB), t2.micro (1 vCPU, 1 GiB), t2.small (1 vCPU, 2 GiB), t2.medium",
+        ),
+        ("cluster: {isolation: docker}", "cluster.isolation: expected 'process' or 'netns'"),
+        ("cluster: {memory: 2XB}", "cluster.memory: memory '2XB': expected a size like 2GiB"),
+        ("cluster: {cpus: 0}", "cluster.cpus: must be > 0"),
+        ("cluster: {cpu_scale: 100}", "cluster.cpu_scale: must be <= 64"),
+        ("cluster: {cpuset: a-b}", "cluster.cpuset: cpuset 'a-b': expected CPU numbers"),
+        ("cluster: {io_write: fast}", "cluster.io_write: io_write 'fast': expected a size"),
+        (
+            "cluster: {heap: 1G, node_size: t2.micro}",
+            "cluster.heap: heap 1G does not fit in the memory limit of 1024 MiB per node "
+            "(t2.micro); choose a smaller heap or more memory",
+        ),
+        (
+            "factors: {cluster.isolation: [process, lxc]}",
+            "factors.cluster.isolation[1]: expected 'process' or 'netns', got 'lxc'",
+        ),
+        (
+            "factors: {cluster.node_size: [t2.small, t3.small]}",
+            "factors.cluster.node_size[1]: node size 't3.small' is not known; the sizes are: ",
+        ),
+        (  # the section's heap 1G in each level's memory
+            "factors: {cluster.node_size: [t2.micro, t2.small]}",
+            "factors.cluster.node_size[0]: heap 1G does not fit in the memory limit of 1024 MiB",
+        ),
+        ("factors: {cluster.cpus: [1, 0]}", "factors.cluster.cpus[1]: must be > 0"),
+        ("factors: {cluster.memory: [2GiB, lots]}", "factors.cluster.memory[1]: memory 'lots'"),
+        ("factors: {cluster.nodes: [1, 2]}", "factors.cluster.nodes: unknown cluster factor"),
     ],
 )
 def test_single_problems(fragment: str, expected: str) -> None:
@@ -154,6 +186,42 @@ def test_single_problems(fragment: str, expected: str) -> None:
     assert problems[0].startswith(expected), problems
     assert "Value error" not in problems[0]
     assert "Input should" not in problems[0]
+
+
+def test_isolated_nodes_load() -> None:
+    data = yaml.safe_load(GOOD)
+    data["cluster"] = {
+        "nodes": 2,
+        "heap": "512M",
+        "isolation": "netns",
+        "node_size": "t2.small",
+        "cpu_scale": 0.5,
+        "cpuset": "0-1",
+        "io_read": "50MiB",
+        "io_write": "20MiB",
+        "config": {"auto_snapshot": False},
+    }
+    data["factors"] = {
+        "cluster.isolation": ["process", "netns"],
+        "cluster.node_size": ["t2.micro", "t2.small", "t2.medium"],
+        "cluster.cpus": [0.5, 1],
+        "cluster.memory": ["1GiB", "2GiB"],
+    }
+    experiment = loader.parse(yaml.safe_dump(data, sort_keys=False))
+    assert experiment.cluster.node_isolation.io_write == "20MiB"
+    assert list(experiment.factors) == list(data["factors"])
+
+
+def test_a_heap_is_checked_against_the_memory_each_level_gives() -> None:
+    """The section's node size (1 GiB) does not limit a node whose memory a level gives:
+    only the level that leaves the 1G heap no room is a problem."""
+    data = yaml.safe_load(GOOD)
+    data["cluster"] = {"heap": "1G", "node_size": "t2.micro"}
+    data["factors"] = {"cluster.memory": ["512MiB", "4GiB"]}
+    assert problems_of(yaml.safe_dump(data, sort_keys=False)) == [
+        "factors.cluster.memory[0]: heap 1G does not fit in the memory limit of 512 MiB per "
+        "node; choose a smaller heap or more memory"
+    ]
 
 
 def test_workload_required_or_factor_not_both() -> None:

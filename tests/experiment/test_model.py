@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from casslab.cluster import Isolation
 from casslab.experiment.model import (
+    ClusterSection,
     Experiment,
     FactorKind,
+    NodeIsolation,
     Order,
     OrderKind,
     parse_duration_s,
@@ -53,6 +56,10 @@ def test_parse_duration_rejects(text: object) -> None:
         ("threads", FactorKind.THREADS, ()),
         ("rate", FactorKind.RATE, ()),
         ("nodes", FactorKind.NODES, ()),
+        ("cluster.isolation", FactorKind.CLUSTER, ("isolation",)),
+        ("cluster.node_size", FactorKind.CLUSTER, ("node_size",)),
+        ("cluster.cpus", FactorKind.CLUSTER, ("cpus",)),
+        ("cluster.memory", FactorKind.CLUSTER, ("memory",)),
     ],
 )
 def test_parse_factor_name(name: str, kind: FactorKind, keys: tuple[str, ...]) -> None:
@@ -63,7 +70,9 @@ def test_parse_factor_name(name: str, kind: FactorKind, keys: tuple[str, ...]) -
     ("name", "message"),
     [
         ("foo", "unknown factor kind 'foo'"),
-        ("cluster.nodes", "unknown factor kind"),
+        ("cluster.nodes", r"unknown cluster factor .*the node count is the factor nodes"),
+        ("cluster.heap", r"a cluster factor is one of cluster\.isolation, cluster\.node_size"),
+        ("cluster", "unknown factor kind"),
         ("config.", "malformed cassandra.yaml key"),
         ("config.Memtable", "malformed cassandra.yaml key"),
         ("config.a+a", "names a key twice"),
@@ -96,3 +105,23 @@ def test_experiment_round_trips_through_its_file_dict() -> None:
     data = experiment.to_file_dict()
     assert data["schema"]["keyspace"] == "ks"
     assert Experiment.model_validate(data) == experiment
+
+
+def test_the_cluster_section_gives_every_node_its_isolation() -> None:
+    section = ClusterSection.model_validate(
+        {"nodes": 2, "heap": "1G", "isolation": "netns", "node_size": "t2.small", "cpus": 1}
+    )
+    assert section.node_isolation == NodeIsolation(
+        isolation=Isolation.NETNS, node_size="t2.small", cpus=1.0
+    )
+    assert not section.plain
+    assert ClusterSection(nodes=3).plain
+    assert NodeIsolation().plain
+
+
+def test_isolation_fields_at_their_defaults_round_trip_an_older_file_dict() -> None:
+    """A manifest written before node isolation has no such fields: it still loads."""
+    data = Experiment.model_validate({"name": "x", "workload": "write"}).to_file_dict()
+    for name in NodeIsolation.model_fields:
+        del data["cluster"][name]
+    assert Experiment.model_validate(data).cluster.node_isolation == NodeIsolation()

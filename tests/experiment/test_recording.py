@@ -15,8 +15,9 @@ from casslab.errors import MetricsError
 from casslab.experiment import events
 from casslab.experiment.cluster_setup import ClusterAction
 from casslab.experiment.model import Experiment
+from casslab.experiment.options import RunnerOptions
 from casslab.experiment.recording import ClusterRecording, LazyRecording
-from casslab.experiment.runner import Runner, RunnerOptions
+from casslab.experiment.runner import Runner
 from casslab.metrics.source import Sample
 from casslab.metrics.store import load
 from casslab.store.layout import RunLayout

@@ -14,8 +14,9 @@ import pytest
 from casslab.errors import ClusterError, ExperimentError
 from casslab.experiment import events
 from casslab.experiment.model import Experiment
+from casslab.experiment.options import RunnerOptions
 from casslab.experiment.plan_records import Trial
-from casslab.experiment.runner import Runner, RunnerOptions
+from casslab.experiment.runner import Runner
 from casslab.store.layout import RunLayout
 from casslab.store.records import TrialResult, TrialStatus
 from cli_entry import casslab

@@ -13,7 +13,8 @@ from casslab.errors import ExperimentError
 from casslab.experiment import events
 from casslab.experiment.cluster_setup import ClusterAction
 from casslab.experiment.model import Experiment
-from casslab.experiment.runner import Runner, RunnerOptions, resume_command
+from casslab.experiment.options import RunnerOptions, resume_command
+from casslab.experiment.runner import Runner
 from casslab.experiment.stored_plan import stored_plan
 from casslab.store.layout import RunLayout
 from casslab.store.records import TrialStatus, read_manifest, read_trial_result
@@ -293,10 +294,16 @@ def test_adaptive_iterations_add_rounds_up_to_max(
         iterations={"min": 2, "max": 4, "until": _UNTIL},
         order={"kind": "randomized", "seed": 3},
     )
+    reads: list[Path] = []
+    monkeypatch.setattr(
+        "casslab.experiment.runner.read_trial_result",
+        lambda path: reads.append(path) or read_trial_result(path),
+    )
     runner = _runner(tmp_path, experiment, calls, seen)
     runner.run()
     layout = RunLayout(root=tmp_path / "run")
     assert len(list(layout.trial_summaries())) == 8
+    assert reads == []  # each round's decision uses the results kept in memory
     added = [e for e in seen if isinstance(e, events.RoundAdded)]
     assert [e.round_number for e in added] == [3, 4]
     assert added[-1].total == 8

@@ -32,7 +32,11 @@ def test_the_shipped_set() -> None:
         "compaction-interactions",
         "compaction-strategies",
         "compaction-tuning",
+        "container-overhead-scaled",  # sorted by file name: "-" before "."
+        "container-overhead",
         "quick-compaction",
+        "workload-mix-container-scaled",
+        "workload-mix-container",
         "workload-mix",
     ]
 
@@ -146,3 +150,74 @@ def test_compaction_interactions_is_a_full_factorial() -> None:
     assert plan.design is Design.FACTORIAL
     assert len(plan.cells) == 8
     assert len(plan.factors) == 3
+
+
+def _fits(plan: Plan, minutes: float) -> float:
+    """The run time of a scaled plan on two cores, in minutes, as its file reckons it:
+    each cluster start ~45 s for two nodes (15 s for one) and a JVM warm-up of at most
+    2 minutes (preload and capture included), ~5 s a trial to reset, restore and start
+    the engine, 30 s for the report."""
+    nodes = plan.trials[0].nodes
+    starts = sum(t.restart for t in plan.trials)
+    asked = sum(t.warmup_s + measured_s(t.workload.text) for t in plan.trials)
+    total_s = asked + 5 * len(plan.trials) + starts * ((45 if nodes > 1 else 15) + 120) + 30
+    assert total_s <= minutes * 60, total_s / 60
+    return total_s / 60
+
+
+def _levels(plan: Plan, factor: str) -> list[object]:
+    return list(dict.fromkeys(c.levels[factor] for c in plan.cells))
+
+
+def test_container_overhead_follows_seed_002() -> None:
+    plan = plan_of("container-overhead")
+    assert plan.factors == ("cluster.isolation", "workload", "threads")
+    assert _levels(plan, "cluster.isolation") == ["process", "netns"]
+    assert _levels(plan, "workload") == ["mixed ratio(write=1,read=3)", "write", "read"]
+    assert _levels(plan, "threads") == [450, 150]
+    assert (len(plan.cells), plan.iterations) == (12, 10)
+    assert sum(t.restart for t in plan.trials) == 2  # sequential: one cluster per level
+    for trial in plan.trials:
+        assert trial.nodes == 2
+        assert measured_s(trial.workload.text) == 20 * 60
+        assert "dist=UNIFORM(1..50000000)" in trial.workload.text
+        assert trial.preload is not None
+        assert "n=50000000" in trial.preload.text
+        limits = trial.node_isolation.model_copy(update={"isolation": "process"})
+        assert limits.plain  # LXC set no limits: the isolation is the only difference
+
+
+def test_container_overhead_scaled_keeps_the_design_and_fits_thirty_minutes() -> None:
+    full, plan = plan_of("container-overhead"), plan_of("container-overhead-scaled")
+    assert plan.factors == full.factors
+    assert _levels(plan, "cluster.isolation") == _levels(full, "cluster.isolation")
+    assert _levels(plan, "workload") == _levels(full, "workload")
+    assert _levels(plan, "threads") == [24, 8]  # the study's 3:1
+    assert len(plan.trials) == 24
+    assert min(measured_s(t.workload.text) for t in plan.trials) >= 50  # MSER-5
+    assert 26 <= _fits(plan, 30) <= 29  # the file says about 28 minutes
+
+
+def test_workload_mix_container_is_seed_000_in_a_limited_container() -> None:
+    mix, full = plan_of("workload-mix"), plan_of("workload-mix-container")
+    assert [c.levels for c in full.cells] == [c.levels for c in mix.cells]
+    assert [t.workload for t in full.trials] == [t.workload for t in mix.trials]
+    isolation = {t.node_isolation for t in full.trials}
+    assert len(isolation) == 1
+    (node,) = isolation
+    assert (node.isolation.value, node.cpus, node.memory) == ("netns", 8, "16GiB")
+    assert full.iterations == 10
+
+
+def test_workload_mix_container_scaled_fits_thirty_minutes() -> None:
+    plan = plan_of("workload-mix-container-scaled")
+    assert [c.labels["workload"].split("-rate")[0] for c in plan.cells] == [
+        "mixed-9-1",
+        "mixed-7-3",
+        "mixed-5-5",
+    ]
+    (node,) = {t.node_isolation for t in plan.trials}
+    assert (node.isolation.value, node.node_size) == ("netns", "t2.small")
+    assert len(plan.trials) == 15
+    assert min(measured_s(t.workload.text) for t in plan.trials) >= 50
+    assert 25 <= _fits(plan, 30) <= 28  # the file says about 27 minutes

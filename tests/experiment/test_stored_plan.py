@@ -3,19 +3,22 @@ outline the report reads of every plan."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from casslab.cluster import Isolation
 from casslab.errors import ClusterError, ExperimentError, NewerSchemaError
 from casslab.experiment import loader
-from casslab.experiment.design import expand
-from casslab.experiment.model import Experiment
+from casslab.experiment.design import expand, experiment_digest
+from casslab.experiment.model import Experiment, NodeIsolation
+from casslab.experiment.options import RunnerOptions
 from casslab.experiment.ordering import with_restarts
-from casslab.experiment.plan_records import Plan, Trial
-from casslab.experiment.runner import Runner, RunnerOptions
+from casslab.experiment.plan_records import PLAN_SCHEMA_VERSION, Plan, Trial
+from casslab.experiment.runner import Runner
 from casslab.experiment.stored_plan import (
     outline_of_manifest,
     plan_for_run,
@@ -108,11 +111,76 @@ def test_an_edited_experiment_file_cannot_resume(tmp_path: Path) -> None:
 def test_a_plan_of_a_newer_casslab_is_refused(tmp_path: Path) -> None:
     layout = RunLayout(root=tmp_path)
     data = plan_json(expand(_experiment()))
-    data["schema_version"] = 2
+    data["schema_version"] = PLAN_SCHEMA_VERSION + 1
     write_plan_file(layout, data)
 
-    with pytest.raises(NewerSchemaError, match=r"plan\.json: it has schema_version 2"):
+    newer = rf"plan\.json: it has schema_version {PLAN_SCHEMA_VERSION + 1}"
+    with pytest.raises(NewerSchemaError, match=newer):
         stored_plan(layout)
+
+
+def _isolated_experiment() -> Experiment:
+    return _experiment(
+        cluster={"nodes": 2, "heap": "512M", "node_size": "t2.small", "cpu_scale": 0.5},
+        factors={"cluster.isolation": ["process", "netns"], "cluster.memory": ["1GiB", "2GiB"]},
+    )
+
+
+def test_a_plan_with_isolated_nodes_reads_back_equal(tmp_path: Path) -> None:
+    layout = RunLayout(root=tmp_path)
+    plan = expand(_isolated_experiment())
+
+    save_plan(layout, plan)
+    read = stored_plan(layout)
+
+    assert read == plan
+    assert read is not None
+    assert read.schema_version == PLAN_SCHEMA_VERSION == 2
+    netns = [t for t in read.trials if t.node_isolation.isolation is Isolation.NETNS]
+    assert len(netns) == 4
+    assert {t.node_isolation.memory for t in netns} == {"1GiB", "2GiB"}
+    assert all(t.node_isolation.node_size == "t2.small" for t in read.trials)
+    assert all(t.node_isolation.cpu_scale == 0.5 for t in read.trials)
+    reasons = [t.restart_reason.value if t.restart_reason else None for t in read.trials]
+    # sequential: each cell's two iterations in a row; isolation, then memory, varies
+    assert reasons == ["first", None, "memory", None, "isolation", None, "memory", None]
+
+
+def _schema_1(data: dict[str, Any]) -> dict[str, Any]:
+    """A plan as casslab wrote it before trials carried their nodes' isolation."""
+    old = {**data, "schema_version": 1}
+    old["trials"] = [
+        {k: v for k, v in trial.items() if k != "node_isolation"} for trial in data["trials"]
+    ]
+    return old
+
+
+def test_a_plan_of_schema_1_reads_as_plain_processes_and_resumes(tmp_path: Path) -> None:
+    layout = RunLayout(root=tmp_path)
+    plan = expand(_experiment())
+    write_plan_file(layout, _schema_1(plan_json(plan)))
+
+    read = stored_plan(layout)
+
+    assert read == plan  # schema 2 now, every node a plain process, as it ran
+    assert read is not None
+    assert all(t.node_isolation == NodeIsolation() for t in read.trials)
+    assert plan_for_run(_experiment(), layout) == plan  # same digest: the run resumes
+
+
+def test_the_digest_of_a_file_without_isolation_is_what_it_was_before(tmp_path: Path) -> None:
+    """Runs an earlier casslab started resume: the isolation fields at their defaults are
+    no part of the digest (SHA-256 over the file dict without them, as it was then)."""
+    experiment = _experiment()
+    data = experiment.to_file_dict()
+    for name in NodeIsolation.model_fields:
+        del data["cluster"][name]
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+    assert experiment_digest(experiment) == hashlib.sha256(text.encode()).hexdigest()
+    assert experiment_digest(_isolated_experiment()) != experiment_digest(experiment)
+    netns = _experiment(cluster={"isolation": "netns"})
+    assert experiment_digest(netns) != experiment_digest(experiment)
 
 
 def test_a_plan_this_casslab_cannot_read_says_which_casslab_can(tmp_path: Path) -> None:

@@ -209,6 +209,36 @@ wait
 """
 
 
+def test_preexec_runs_in_the_engines_process_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The caller's placement (e.g. its cgroup, casslab.cluster.engine_cgroup) is done in
+    the engine's own process, before the engine runs: it sees what the step left."""
+    marker = tmp_path / "placed"
+    fake_engine(
+        tmp_path, f'echo "$$ $(cat {marker})" > {tmp_path}/seen\n' + echo(SUMMARY), monkeypatch
+    )
+
+    def place() -> None:
+        marker.write_text(str(os.getpid()))  # runs in the child, after the fork
+
+    engine.run(make_spec(tmp_path), tmp_path / "work", preexec=place)
+    engine_pid, placed_pid = (tmp_path / "seen").read_text().split()
+    assert engine_pid == placed_pid != str(os.getpid())
+
+
+def test_a_failed_preexec_is_an_engine_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_engine(tmp_path, echo(SUMMARY), monkeypatch)
+
+    def fail() -> None:
+        raise OSError("no such cgroup")
+
+    with pytest.raises(EngineError, match="the load engine could not be started"):
+        engine.run(make_spec(tmp_path), tmp_path / "work", preexec=fail)
+
+
 def test_timeout_kills_the_process_group(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fake_engine(tmp_path, HANGING.format(pids=tmp_path, first=echo(INTERVAL)), monkeypatch)
     started = time.monotonic()

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from casslab.metrics.catalogue import CATALOGUE, MetricKind, metric, names, render_markdown
+from casslab.metrics.catalogue import CATALOGUE, MetricKind, metric, names
+from casslab.metrics.catalogue_doc import render_markdown
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
 
@@ -27,7 +30,7 @@ def test_names_are_unique_and_dotted() -> None:
     all_names = [m.name for m in CATALOGUE]
     assert len(all_names) == len(set(all_names))
     for name in all_names:
-        assert re.fullmatch(r"(host|process|cgroup|cassandra|engine)\.[a-z0-9_]+", name), name
+        assert re.fullmatch(r"(host|process|cgroup|netns|cassandra|engine)\.[a-z0-9_]+", name), name
 
 
 @pytest.mark.parametrize("name", CONTRACT_NAMES)
@@ -69,6 +72,18 @@ def test_checked_in_doc_equals_generated() -> None:
     assert DOC.read_text() == render_markdown(), (
         "docs/metrics.md is stale: run `python -m casslab.metrics > docs/metrics.md`"
     )
+
+
+def test_make_docs_command_writes_the_page() -> None:
+    """``make docs`` runs ``python -m casslab.metrics``: it prints the generated page."""
+    done = subprocess.run(
+        [sys.executable, "-m", "casslab.metrics"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert done.stdout == render_markdown()
 
 
 def test_doc_lists_every_metric_once() -> None:

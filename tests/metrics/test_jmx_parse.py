@@ -10,7 +10,8 @@ import time
 import pytest
 
 from casslab.metrics.catalogue import family, metric, names
-from casslab.metrics.jmx import JmxClient, JmxSource, JmxValue, parse_answer, summarize
+from casslab.metrics.jmx import JmxClient, JmxSource
+from casslab.metrics.jmx_mbeans import JmxValue, parse_answer, summarize
 from casslab.metrics.source import SourceUnavailableError
 
 M = "org.apache.cassandra.metrics"

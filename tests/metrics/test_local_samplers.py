@@ -1,4 +1,5 @@
-"""Host, process and cgroup samplers against this machine (no Cassandra needed)."""
+"""Host and process samplers against this machine (no Cassandra needed; the cgroup
+sampler is in test_cgroup.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,7 @@ from pathlib import Path
 import pytest
 
 from casslab import metrics
-from casslab.errors import ConfigError
 from casslab.metrics.catalogue import names
-from casslab.metrics.cgroup import CgroupPaths, CgroupSource, parse_flat_keyed
 from casslab.metrics.host import HostSource, block_device_of
 from casslab.metrics.process import ProcessSource
 from casslab.metrics.source import Sample, SourceUnavailableError
@@ -126,63 +125,6 @@ def test_host_busy_cores_counts_a_busy_process(
     assert 0 <= m["host.cpu_busy_core_pct"] <= 100 * cpus
     # the host's busy time holds the busy child's (less a little: read a moment apart)
     assert m["host.cpu_busy_core_pct"] >= c["process.cpu_pct"] - 10
-
-
-def test_parse_flat_keyed() -> None:
-    text = "nr_periods 10\nnr_throttled 2\nthrottled_time 5000000000\n"
-    assert parse_flat_keyed(text) == {
-        "nr_periods": 10,
-        "nr_throttled": 2,
-        "throttled_time": 5_000_000_000,
-    }
-
-
-def _write(p: Path, text: str) -> None:
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text)
-
-
-def test_cgroup_v1_files(tmp_path: Path) -> None:
-    _write(tmp_path / "cpu,cpuacct/g/cpuacct.usage", "2000000000\n")
-    _write(tmp_path / "cpu,cpuacct/g/cpu.stat", "nr_periods 1\nthrottled_time 1500000000\n")
-    _write(tmp_path / "memory/g/memory.usage_in_bytes", "4096\n")
-    src = CgroupSource("n1", "g", root=tmp_path)
-    m = _by_metric(src.sample(10.0))
-    assert m == {"cgroup.cpu_throttled_s": 1.5, "cgroup.memory_usage_bytes": 4096.0}
-    _write(tmp_path / "cpu,cpuacct/g/cpuacct.usage", "2500000000\n")
-    m = _by_metric(src.sample(11.0))
-    assert m["cgroup.cpu_usage_pct"] == pytest.approx(50.0)
-
-
-def test_cgroup_v2_files(tmp_path: Path) -> None:
-    _write(tmp_path / "cgroup.controllers", "cpu memory\n")
-    _write(tmp_path / "g/cpu.stat", "usage_usec 1000000\nthrottled_usec 250000\n")
-    _write(tmp_path / "g/memory.current", "8192\n")
-    src = CgroupSource("n1", "/g", root=tmp_path)
-    assert CgroupPaths("g", tmp_path).version == 2
-    src.sample(0.0)
-    _write(tmp_path / "g/cpu.stat", "usage_usec 3000000\nthrottled_usec 250000\n")
-    m = _by_metric(src.sample(1.0))
-    assert m == {
-        "cgroup.cpu_usage_pct": pytest.approx(200.0),
-        "cgroup.cpu_throttled_s": 0.25,
-        "cgroup.memory_usage_bytes": 8192.0,
-    }
-
-
-def test_missing_cgroup_is_a_config_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="not found"):
-        CgroupSource("n1", "nope", root=tmp_path)
-
-
-def test_real_cgroup_v1(real_cgroup: str) -> None:
-    src = CgroupSource("n1", real_cgroup)
-    src.sample(time.time())
-    time.sleep(0.5)
-    m = _by_metric(src.sample(time.time()))
-    assert m["cgroup.cpu_usage_pct"] > 2  # spins a core; the machine is shared
-    assert m["cgroup.memory_usage_bytes"] > 8 * 2**20
-    assert m["cgroup.cpu_throttled_s"] >= 0
 
 
 def test_engine_pid_of_a_short_process(tmp_path: Path) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from casslab.analysis import TrialKpis
-from casslab.report.build import process_table
+from casslab.report.resources import container_table, process_table
 
 
 def _trial(cell: str, iteration: int, **kpis: float) -> TrialKpis:
@@ -31,3 +31,17 @@ def test_one_row_per_cell_with_mean_ci_sd_and_variance_of_each_measured_process_
 
 def test_no_table_when_no_trial_measured_a_process() -> None:
     assert process_table([_trial("a", 1, op_rate=10.0)], ["a"], 0.95) is None
+
+
+def test_a_container_table_when_the_nodes_ran_in_cgroups() -> None:
+    trials = [
+        _trial("netns", 1, container_cpu_pct=48.0, container_memory_limit_bytes=2.0**31),
+        _trial("netns", 2, container_cpu_pct=50.0, container_memory_limit_bytes=2.0**31),
+        _trial("process", 1, cassandra_cpu_pct=90.0),
+    ]
+    table = container_table(trials, ["netns", "process"], 0.95)
+    assert table is not None
+    assert len(table.columns) == 3
+    assert table.rows[0].cells[1].startswith("49.00 ± 12.71")
+    assert table.rows[1].cells[1:] == ["-", "-"]
+    assert container_table(trials[2:], ["process"], 0.95) is None

@@ -130,15 +130,18 @@ def test_cell_tables_show_the_variance_beside_the_sd(run_dir: Path) -> None:
 
 def test_facts_show_the_stop_rule_and_the_data_seed(run_dir: Path) -> None:
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    assert dict(build_report(load_run(run_dir)).facts)["stop rule"] == "not recorded"
+    before = dict(build_report(load_run(run_dir)).facts)
+    assert (before["stop rule"], before["load engine"]) == ("not recorded", "not pinned")
     manifest["stop_rule"] = "precision"
     manifest["data_seed"] = 7
+    manifest["engine_cpus"] = "1"
     (run_dir / "manifest.json").write_text(json.dumps(manifest))
 
     facts = dict(build_report(load_run(run_dir)).facts)
 
     assert facts["stop rule"] == "precision"
     assert facts["data seed"] == "7"
+    assert facts["load engine"] == "pinned to CPUs 1"
     assert facts["steady state"] == "MSER-5: 5 of 6 trials steady, 1 NOT STEADY (see Trials)"
 
 

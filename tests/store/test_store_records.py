@@ -98,3 +98,16 @@ def test_a_manifest_records_the_stop_rule_and_the_data_seed(tmp_path: Path) -> N
 
     record = manifest(stop_rule="precision", data_seed=7)
     assert read_manifest(write_record(tmp_path / "m.json", record)) == record
+
+
+def test_a_manifest_records_the_engine_cpus_and_older_ones_read_as_unpinned(
+    tmp_path: Path,
+) -> None:
+    data = json.loads(manifest().model_dump_json())
+    del data["engine_cpus"]  # written before --engine-cpus existed
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps(data))
+    assert read_manifest(path).engine_cpus is None
+
+    record = manifest(engine_cpus="1")
+    assert read_manifest(write_record(tmp_path / "m.json", record)) == record

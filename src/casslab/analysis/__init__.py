@@ -2,7 +2,8 @@
 
 Per-trial KPIs over the steady part of each trial (:mod:`.trial`: MSER-5 steady state in
 :mod:`.steady`, exact latency percentiles from the HdrHistogram log in :mod:`.hdr` and
-:mod:`.window`, engine and metric KPIs in :mod:`.kpis`), per-cell descriptive statistics
+:mod:`.window`, engine and metric KPIs in :mod:`.kpis`, the latter by the rules of
+:mod:`.metric_rules`, named in :mod:`.kpi_catalogue`), per-cell descriptive statistics
 with Student-t confidence intervals (:mod:`.stats`), the precision stopping rule
 (:mod:`.stopping`), comparisons against a baseline cell with Welch's t-test, Fieller's
 ratio interval, effect sizes, verdicts and warnings (:mod:`.compare`, :mod:`.inference`),
@@ -10,8 +11,8 @@ and autocorrelation-corrected comparison of two runs' interval series (:mod:`.au
 No files, clocks or printing here.
 
 The package loads its modules on first use (PEP 562), so importing a light part such as
-:mod:`.records` (the KPI catalogue experiment files are checked against) does not load SciPy
-and pandas into every ``casslab`` command.
+:mod:`.kpi_catalogue` (the KPI names experiment files are checked against) does not load
+SciPy and pandas into every ``casslab`` command.
 """
 
 from __future__ import annotations
@@ -51,20 +52,22 @@ if TYPE_CHECKING:
         holm_adjust,
         welch_test,
     )
+    from casslab.analysis.kpi_catalogue import (
+        DEFAULT_KPIS,
+        KPI_CATALOGUE,
+        Direction,
+        KpiSpec,
+        kpi_spec,
+    )
     from casslab.analysis.kpis import (
-        METRIC_RULES,
-        AcrossNodes,
-        MetricRule,
-        Reduction,
         counter_increase,
         interval_series,
         kpis_from_intervals,
         kpis_from_metrics,
         kpis_from_summary,
     )
+    from casslab.analysis.metric_rules import METRIC_RULES, AcrossNodes, MetricRule, Reduction
     from casslab.analysis.records import (
-        DEFAULT_KPIS,
-        KPI_CATALOGUE,
         Analysis,
         AnalysisOptions,
         AnalysisWarning,
@@ -73,9 +76,7 @@ if TYPE_CHECKING:
         Comparison,
         ConfidenceInterval,
         Correction,
-        Direction,
         EffectSize,
-        KpiSpec,
         KpiWindow,
         RatioEstimate,
         SteadyState,
@@ -83,7 +84,6 @@ if TYPE_CHECKING:
         Verdict,
         WarningCode,
         WelchTest,
-        kpi_spec,
     )
     from casslab.analysis.stats import cell_stats, describe, t_quantile, values_by_cell
     from casslab.analysis.steady import detect_steady_state, mser_truncation, steady_state
@@ -93,7 +93,7 @@ if TYPE_CHECKING:
     from casslab.analysis.window import window_summary
 
 _HOME: dict[str, str] = {
-    "AcrossNodes": "casslab.analysis.kpis",
+    "AcrossNodes": "casslab.analysis.metric_rules",
     "Analysis": "casslab.analysis.records",
     "AnalysisOptions": "casslab.analysis.records",
     "AnalysisWarning": "casslab.analysis.records",
@@ -102,20 +102,20 @@ _HOME: dict[str, str] = {
     "Comparison": "casslab.analysis.records",
     "ConfidenceInterval": "casslab.analysis.records",
     "Correction": "casslab.analysis.records",
-    "DEFAULT_KPIS": "casslab.analysis.records",
-    "Direction": "casslab.analysis.records",
+    "DEFAULT_KPIS": "casslab.analysis.kpi_catalogue",
+    "Direction": "casslab.analysis.kpi_catalogue",
     "EffectSize": "casslab.analysis.records",
     "Histogram": "casslab.analysis.hdr",
     "IntervalHistogram": "casslab.analysis.hdr",
     "IntervalLog": "casslab.analysis.hdr",
-    "KPI_CATALOGUE": "casslab.analysis.records",
+    "KPI_CATALOGUE": "casslab.analysis.kpi_catalogue",
     "KpiPrecision": "casslab.analysis.stopping",
-    "KpiSpec": "casslab.analysis.records",
+    "KpiSpec": "casslab.analysis.kpi_catalogue",
     "KpiWindow": "casslab.analysis.records",
-    "METRIC_RULES": "casslab.analysis.kpis",
-    "MetricRule": "casslab.analysis.kpis",
+    "METRIC_RULES": "casslab.analysis.metric_rules",
+    "MetricRule": "casslab.analysis.metric_rules",
     "RatioEstimate": "casslab.analysis.records",
-    "Reduction": "casslab.analysis.kpis",
+    "Reduction": "casslab.analysis.metric_rules",
     "SampleSummary": "casslab.analysis.inference",
     "SeriesComparison": "casslab.analysis.autocorr",
     "SeriesStats": "casslab.analysis.autocorr",
@@ -146,7 +146,7 @@ _HOME: dict[str, str] = {
     "hedges_correction": "casslab.analysis.inference",
     "holm_adjust": "casslab.analysis.inference",
     "interval_series": "casslab.analysis.kpis",
-    "kpi_spec": "casslab.analysis.records",
+    "kpi_spec": "casslab.analysis.kpi_catalogue",
     "kpis_from_intervals": "casslab.analysis.kpis",
     "kpis_from_metrics": "casslab.analysis.kpis",
     "kpis_from_summary": "casslab.analysis.kpis",

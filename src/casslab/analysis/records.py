@@ -1,252 +1,29 @@
 """Typed records of the analysis: per-trial KPIs in, per-cell statistics and comparisons out.
 
-Every record is a frozen pydantic model that forbids unknown fields. The KPI catalogue
-(:data:`KPI_CATALOGUE`) is the one place that says, for each KPI name, its unit, whether a
-larger value is better, worse, or neither, and what it means. Names say the unit
-(``latency_p99_ms``, ``disk_write_mb_s``); a per-operation KPI is ``<operation>.<kpi>``
-(``read.latency_p99_ms``) for the operation names the engine reports.
+Every record is a frozen pydantic model that forbids unknown fields. What each KPI name
+means (unit, direction, help) is in :mod:`casslab.analysis.kpi_catalogue`; its names are
+re-exported here, where older code imports them from.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from enum import StrEnum
 from typing import Literal
 
 from pydantic import Field, field_validator
 
+from casslab.analysis.kpi_catalogue import DEFAULT_KPIS as DEFAULT_KPIS
+from casslab.analysis.kpi_catalogue import KPI_CATALOGUE as KPI_CATALOGUE
+from casslab.analysis.kpi_catalogue import NODE_KPI as NODE_KPI
+from casslab.analysis.kpi_catalogue import Direction as Direction
+from casslab.analysis.kpi_catalogue import KpiSpec as KpiSpec
+from casslab.analysis.kpi_catalogue import kpi_spec as kpi_spec
+from casslab.analysis.kpi_catalogue import node_kpi as node_kpi
 from casslab.errors import AnalysisError
 from casslab.record import Record
 
 SCHEMA_VERSION: Literal[1] = 1
-
-
-# ---------------------------------------------------------------- the KPI catalogue
-
-
-class Direction(StrEnum):
-    """Which way a KPI should move for the change to be an improvement."""
-
-    HIGHER_IS_BETTER = "higher_is_better"
-    LOWER_IS_BETTER = "lower_is_better"
-    NEUTRAL = "neutral"  # not a goal: a change is reported, never called better or worse
-
-
-class KpiSpec(Record):
-    """What one KPI is: its unit, its direction and a one-line help."""
-
-    name: str
-    unit: str
-    direction: Direction
-    help: str
-    per_operation: bool = False  # also reported per operation type as "<op>.<name>"
-    per_node: bool = False  # also reported per Cassandra node as "node<N>.<name>"
-
-
-def _spec(
-    name: str,
-    unit: str,
-    direction: Direction,
-    help_text: str,
-    per_op: bool = False,
-    per_node: bool = False,
-) -> KpiSpec:
-    return KpiSpec(
-        name=name,
-        unit=unit,
-        direction=direction,
-        help=help_text,
-        per_operation=per_op,
-        per_node=per_node,
-    )
-
-
-NODE_KPI = re.compile(r"node([1-9][0-9]*)")
-"""The prefix of a per-node KPI, ``node<N>.<kpi>``: N counts the nodes from 1 in address
-order (node N of a local cluster is the one casslab numbered N)."""
-
-
-def node_kpi(number: int, kpi: str) -> str:
-    """The name of KPI ``kpi`` of node ``number``: ``node2.cassandra_cpu_pct``."""
-    return f"node{number}.{kpi}"
-
-
-_CORE = "% of ONE core (200 = two cores busy, as top shows a process)"
-
-
-_H = Direction.HIGHER_IS_BETTER
-_L = Direction.LOWER_IS_BETTER
-_N = Direction.NEUTRAL
-
-KPI_CATALOGUE: dict[str, KpiSpec] = {
-    spec.name: spec
-    for spec in (
-        _spec("op_rate", "ops/s", _H, "operations completed per second", per_op=True),
-        _spec(
-            "latency_mean_ms",
-            "ms",
-            _L,
-            "mean response time (from the intended start: includes queueing)",
-            per_op=True,
-        ),
-        _spec("latency_p50_ms", "ms", _L, "median response time", per_op=True),
-        _spec("latency_p95_ms", "ms", _L, "95th percentile response time", per_op=True),
-        _spec("latency_p99_ms", "ms", _L, "99th percentile response time", per_op=True),
-        _spec("latency_p999_ms", "ms", _L, "99.9th percentile response time", per_op=True),
-        _spec("latency_max_ms", "ms", _L, "largest response time", per_op=True),
-        _spec("errors", "count", _L, "operations that failed after retries", per_op=True),
-        _spec(
-            "cpu_busy_pct",
-            "%",
-            _N,
-            "CPU busy (not idle, not iowait) share of the host, mean over the window; "
-            "a resource, not a goal",
-        ),
-        _spec("memory_used_mib", "MiB", _N, "memory used on the host, mean over the window"),
-        _spec("memory_used_mib_max", "MiB", _N, "memory used on the host, largest sample"),
-        _spec("disk_write_mb_s", "MB/s", _N, "disk write throughput, mean over the window"),
-        _spec(
-            "bytes_compacted",
-            "bytes",
-            _N,
-            "bytes compacted during the window, all nodes; work done, not a goal",
-        ),
-        _spec(
-            "compactions_completed",
-            "count",
-            _N,
-            "compactions completed during the window, all nodes",
-        ),
-        _spec(
-            "compactions_pending",
-            "count",
-            _N,
-            "pending compactions, mean over the window, summed over nodes; a growing "
-            "backlog means compaction falls behind",
-        ),
-        _spec(
-            "compactions_pending_max",
-            "count",
-            _N,
-            "pending compactions, largest sample on any node",
-        ),
-        _spec("sstables", "count", _N, "live SSTables, mean over the window, all nodes"),
-        _spec("sstables_max", "count", _N, "live SSTables, largest sample on any node"),
-        # CPU by whom, all in % of one core so they add up: host = cassandra + engine + other
-        _spec(
-            "host_cpu_pct",
-            "%",
-            _N,
-            f"CPU the host used (its processes and kernel: not idle, iowait or steal), "
-            f"{_CORE}; mean over the window. Counted from idle time over wall time, so it "
-            "adds up with the processes' CPU; cpu_busy_pct is the sar-style tick share",
-        ),
-        _spec(
-            "cassandra_cpu_pct",
-            "%",
-            _N,
-            f"CPU of the Cassandra JVMs (user + system), {_CORE}; mean over the window, "
-            "summed over nodes",
-            per_node=True,
-        ),
-        _spec(
-            "cassandra_cpu_user_pct",
-            "%",
-            _N,
-            f"CPU of the Cassandra JVMs in user mode, {_CORE}; mean, summed over nodes",
-            per_node=True,
-        ),
-        _spec(
-            "cassandra_cpu_system_pct",
-            "%",
-            _N,
-            f"CPU of the Cassandra JVMs in kernel mode, {_CORE}; mean, summed over nodes",
-            per_node=True,
-        ),
-        _spec(
-            "engine_cpu_pct",
-            "%",
-            _N,
-            f"CPU of the load engine (user + system), {_CORE}; mean over the window",
-        ),
-        _spec("engine_cpu_user_pct", "%", _N, f"CPU of the load engine in user mode, {_CORE}"),
-        _spec("engine_cpu_system_pct", "%", _N, f"CPU of the load engine in kernel mode, {_CORE}"),
-        _spec(
-            "other_cpu_pct",
-            "%",
-            _N,
-            f"CPU busy on the host that is neither Cassandra nor the engine, {_CORE}: "
-            "host_cpu_pct - cassandra_cpu_pct - engine_cpu_pct (the lab, the kernel, other "
-            "tenants); only meaningful when nodes and engine share one host",
-        ),
-        _spec(
-            "gc_pause_ms",
-            "ms",
-            _N,
-            "time the Cassandra JVMs spent in stop-the-world GC pauses during the window, "
-            "summed over nodes",
-            per_node=True,
-        ),
-        _spec(
-            "cassandra_disk_write_bytes_per_s",
-            "B/s",
-            _N,
-            "bytes the Cassandra JVMs caused to be written to storage per second "
-            "(/proc/PID/io write_bytes), mean over the window, summed over nodes; "
-            "disk_write_mb_s is the whole device",
-            per_node=True,
-        ),
-        _spec(
-            "cassandra_rss_bytes",
-            "bytes",
-            _N,
-            "resident memory of the Cassandra JVMs, mean over the window, summed over nodes",
-            per_node=True,
-        ),
-        _spec("engine_rss_bytes", "bytes", _N, "resident memory of the load engine, mean"),
-    )
-}
-
-
-DEFAULT_KPIS = ("op_rate", "latency_mean_ms", "latency_p99_ms", "errors")
-"""The KPIs an experiment reports when its file names none."""
-
-
-def kpi_spec(name: str) -> KpiSpec:
-    """The catalogue entry of a KPI name, including per-operation names (``read.op_rate``).
-
-    Raises :class:`~casslab.errors.AnalysisError` naming the KPI and the known names when
-    it is not in the catalogue.
-    """
-    spec = KPI_CATALOGUE.get(name)
-    if spec is not None:
-        return spec
-    operation, _, base = name.rpartition(".")
-    base_spec = KPI_CATALOGUE.get(base)
-    if operation and base_spec is not None and base_spec.per_operation:
-        return KpiSpec(
-            name=name,
-            unit=base_spec.unit,
-            direction=base_spec.direction,
-            help=f"{operation} operations: {base_spec.help}",
-            per_operation=True,
-        )
-    node = NODE_KPI.fullmatch(operation)
-    if node is not None and base_spec is not None and base_spec.per_node:
-        return KpiSpec(
-            name=name,
-            unit=base_spec.unit,
-            direction=base_spec.direction,
-            help=f"node {node.group(1)}: {base_spec.help.replace(', summed over nodes', '')}",
-            per_node=True,
-        )
-    per_op = sorted(s.name for s in KPI_CATALOGUE.values() if s.per_operation)
-    per_node = sorted(s.name for s in KPI_CATALOGUE.values() if s.per_node)
-    raise AnalysisError(
-        f"unknown KPI {name!r}: use one of {sorted(KPI_CATALOGUE)}, '<operation>.<kpi>' "
-        f"with <kpi> one of {per_op}, or 'node<N>.<kpi>' with <kpi> one of {per_node}"
-    )
 
 
 # ---------------------------------------------------------------- per-trial input

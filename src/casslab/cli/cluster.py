@@ -63,9 +63,45 @@ def up(
         typer.Option("--fresh", help="Delete a stopped cluster of this name and its data first."),
     ] = False,
     timeout: Annotated[float, typer.Option("--timeout", help="Start-up limit, seconds.")] = 240,
+    isolation: Annotated[
+        str | None,
+        typer.Option(
+            "--isolation",
+            help="process (127.0.0.n) or netns: each node in its own network namespace with "
+            "its own address on a bridge, like a container.",
+        ),
+    ] = None,
+    node_size: Annotated[
+        str | None,
+        typer.Option("--node-size", help="VM-size limits per node: t2.micro, t2.small, …"),
+    ] = None,
+    cpus: Annotated[
+        float | None, typer.Option("--cpus", help="CPU quota per node, cores (e.g. 0.5).")
+    ] = None,
+    memory: Annotated[
+        str | None, typer.Option("--memory", help="Memory limit per node, e.g. 2GiB.")
+    ] = None,
+    cpu_scale: Annotated[
+        float | None,
+        typer.Option("--cpu-scale", help="Multiply every CPU limit (host too small: 0.5)."),
+    ] = None,
+    cpuset: Annotated[
+        str | None, typer.Option("--cpuset", help="Host CPUs the nodes may use, e.g. 1.")
+    ] = None,
+    io_read: Annotated[
+        str | None, typer.Option("--io-read", help="Block-I/O read limit per node, e.g. 50MiB.")
+    ] = None,
+    io_write: Annotated[
+        str | None,
+        typer.Option("--io-write", help="Block-I/O write limit per node (per second), 20MiB."),
+    ] = None,
+    subnet: Annotated[
+        str | None, typer.Option("--subnet", help="netns nodes' subnet (default: a free /24).")
+    ] = None,
 ) -> None:
-    """Start cluster NAME with its data, or create it: node n listens on 127.0.0.n."""
-    from casslab.cluster import ClusterSpec, UpOutcome
+    """Start cluster NAME with its data, or create it: node n listens on 127.0.0.n, or
+    with --isolation netns on its own address in its own network namespace."""
+    from casslab.cluster import ClusterSpec, UpOutcome, warnings_for
     from casslab.cluster import up as bring_up
     from casslab.cluster.model import MAX_LOCAL_NODES
 
@@ -80,19 +116,36 @@ def up(
         "settings": _settings(sets) if sets else None,
         "base_address": base_address,
         "jmx_port_base": jmx_port_base,
+        "isolation": isolation,
+        "node_size": node_size,
+        "cpus": cpus,
+        "memory": memory,
+        "cpu_scale": cpu_scale,
+        "cpuset": cpuset,
+        "io_read": io_read,
+        "io_write": io_write,
+        "subnet": subnet,
     }
     given = frozenset(k for k, v in asked.items() if v is not None)
     try:
         spec = ClusterSpec(name=name, **{k: asked[k] for k in given})
     except ValueError as error:
         raise ConfigError(_pydantic_message(error)) from error
+    for warning in warnings_for(spec):
+        console.print(f"[yellow]warning:[/] {warning}")
     start = time.monotonic()
     with console.status("starting…"):
         cluster, outcome = bring_up(spec, given, fresh=fresh, timeout_s=timeout)
     verb = "started with its data" if outcome is UpOutcome.STARTED else "created"
+    isolated = cluster.state.isolated
+    kind = (
+        f" ({isolated.isolation.value}, {isolated.limits.describe()})"
+        if isolated is not None
+        else ""
+    )
     console.print(
         f"cluster [bold]{cluster.name}[/] {verb}: {len(cluster.nodes)} node(s) of Cassandra "
-        f"{cluster.state.cassandra_version}, heap {cluster.state.heap}, ready in "
+        f"{cluster.state.cassandra_version}{kind}, heap {cluster.state.heap}, ready in "
         f"{time.monotonic() - start:.1f} s; CQL at {', '.join(cluster.contact_points)}"
     )
 
@@ -104,6 +157,13 @@ _UP_OPTIONS = {
     "heap": "--heap",
     "base_address": "--base-address",
     "jmx_port_base": "--jmx-port-base",
+    "isolation": "--isolation",
+    "node_size": "--node-size",
+    "cpus": "--cpus",
+    "memory": "--memory",
+    "cpu_scale": "--cpu-scale",
+    "cpuset": "--cpuset",
+    "subnet": "--subnet",
 }
 
 
@@ -130,6 +190,8 @@ def status(name: NameOption = None) -> None:
         "jmx",
         "rss MiB",
         "data MiB",
+        "isolation",
+        "limits",
         title=f"cluster {cluster.name} (Cassandra {cluster.state.cassandra_version}, "
         f"heap {cluster.state.heap})",
     )
@@ -143,6 +205,8 @@ def status(name: NameOption = None) -> None:
             str(view.jmx_port),
             f"{view.rss_mib:.0f}" if view.rss_mib is not None else "-",
             f"{view.data_mib:.1f}" if view.data_mib is not None else "-",
+            view.isolation,
+            view.limits or "-",
         )
     console.print(table)
     if cluster.state.settings:

@@ -101,7 +101,12 @@ def run(
         bool, typer.Option("--keep-cluster", help="Leave the nodes running afterwards.")
     ] = False,
     base_address: Annotated[
-        str, typer.Option("--base-address", help="Address of node 1 of the run's cluster.")
+        str,
+        typer.Option(
+            "--base-address",
+            help="Address of node 1 of the run's cluster (plain nodes; netns nodes get "
+            "addresses on their bridge's subnet).",
+        ),
     ] = "127.0.0.1",
     jmx_port_base: Annotated[int, typer.Option("--jmx-port-base")] = 7190,
     jvm_warmup: Annotated[
@@ -114,11 +119,21 @@ def run(
             "over 20 s). 0 turns it off.",
         ),
     ] = 180.0,
+    engine_cpus: Annotated[
+        str | None,
+        typer.Option(
+            "--engine-cpus",
+            help="Run every load engine of a trial (preload, JVM warm-up, measure) in a "
+            "cgroup of its own pinned to these CPUs (e.g. 1 or 0-1), so that the load "
+            "takes no CPU from the nodes on theirs; needs root.",
+        ),
+    ] = None,
 ) -> None:
     """Run an experiment: every trial, then statistics and the report."""
     from casslab.experiment.design import expand
     from casslab.experiment.loader import load
-    from casslab.experiment.runner import Runner, RunnerOptions, check_options, resume_command
+    from casslab.experiment.options import RunnerOptions, check_options, resume_command
+    from casslab.experiment.runner import Runner
     from casslab.experiment.specs import check_engine_specs
     from casslab.store.runs import open_run
 
@@ -131,6 +146,7 @@ def run(
         base_dir=file.resolve().parent,
         jvm_warmup_s=jvm_warmup,
         experiment_file=file,
+        engine_cpus=engine_cpus,
     )
     check_options(options)
     check_engine_specs(expand(experiment), options.base_dir)  # before a run directory exists
@@ -166,20 +182,25 @@ def run(
 def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) -> None:
     """Check an experiment file and show its cells and trial order without running it."""
     from casslab.experiment.design import expand
+    from casslab.experiment.host import cluster_warnings
     from casslab.experiment.loader import load
+    from casslab.experiment.plan_records import RestartReason
     from casslab.experiment.specs import check_engine_specs
     from casslab.load.credentials import mask_text
 
     expanded = expand(load(file))
     checked = check_engine_specs(expanded, file.resolve().parent)
-    table = Table(
-        "#", "trial", "nodes", "restart", "workload", title=f"plan of {expanded.experiment}"
-    )
+    isolated = any(t.setup.isolation_values() for t in expanded.trials)
+    columns = ["#", "trial", "nodes", *(["isolation"] if isolated else []), "restart"]
+    table = Table(*columns, "workload", title=f"plan of {expanded.experiment}")
     for trial in expanded.trials:
+        values = trial.setup.isolation_values()
+        isolation = [" ".join(f"{k}={v}" for k, v in values.items()) or "process"]
         table.add_row(
             str(trial.position + 1),
             trial.trial_id,
             str(trial.nodes),
+            *(isolation if isolated else []),
             trial.restart_reason.value if trial.restart_reason else "",
             mask_text(trial.workload.text),
         )
@@ -192,11 +213,16 @@ def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) 
             f"until every cell's {until.confidence:.0%} CI half-width on "
             f"{', '.join(until.kpis)} is at most {until.ci_half_width_pct:g}%)"
         )
+    reasons = [t.restart_reason for t in expanded.trials if t.restart_reason is not None]
+    restarts = sum(r is RestartReason.CONFIG for r in reasons)
     console.print(
         f"{len(expanded.cells)} cells x {rounds} = "
         f"{len(expanded.trials)} trials; baseline {expanded.baseline_cell_id}; "
+        f"{len(reasons) - restarts} cluster(s) created, {restarts} restart(s); "
         f"{checked} workload spec(s) accepted by the load engine"
     )
+    for warning in cluster_warnings(expanded.trials):  # e.g. nodes that oversubscribe
+        console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -3,7 +3,8 @@
 Parse (pure, :mod:`casslab.load.stress` / :mod:`casslab.load.ycsb`), run the engine
 (:func:`casslab.load.engine.run`), print the rows rendered by :mod:`casslab.cli.stress_render`
 live, and write ``-log file=`` and ``-graph file=`` (:mod:`casslab.cli.stress_graph`) when
-asked. ``--dry-run`` prints the engine spec and sends nothing.
+asked. ``--dry-run`` prints the engine spec and sends nothing. ``--engine-cpus`` runs the
+engine in a cgroup of its own pinned to those CPUs (:func:`casslab.cluster.engine_cgroup`).
 """
 
 from __future__ import annotations
@@ -74,6 +75,14 @@ Workdir = Annotated[
 Timeout = Annotated[
     float | None, typer.Option("--timeout", help="Stop the engine after this many seconds.")
 ]
+EngineCpus = Annotated[
+    str | None,
+    typer.Option(
+        "--engine-cpus",
+        help="Run the load engine in a cgroup of its own pinned to these CPUs (e.g. 1 or "
+        "0-1), so that it takes no CPU from the nodes on theirs; needs root.",
+    ),
+]
 
 
 def default_contact_points() -> list[str]:
@@ -114,14 +123,38 @@ def _workdir(path: Path | None) -> Iterator[Path]:
         yield Path(tmp)
 
 
+def _check_engine_cpus(engine_cpus: str | None) -> None:
+    """Refuse an ``--engine-cpus`` this host or user cannot have, before anything runs."""
+    if engine_cpus is not None:
+        from casslab.cluster import check_engine_cpus
+
+        check_engine_cpus(engine_cpus)
+
+
 def _run_engine(
     spec: WorkloadSpec,
     workdir: Path,
     on_interval: Callable[[IntervalRecord], None],
     timeout_s: float | None,
     words: Wording,
+    engine_cpus: str | None,
 ) -> EngineResult:
-    return engine.run(spec, workdir, on_interval=on_interval, timeout_s=timeout_s, wording=words)
+    """Run the engine, in its own cgroup pinned to ``engine_cpus`` when given."""
+    if engine_cpus is None:
+        return engine.run(
+            spec, workdir, on_interval=on_interval, timeout_s=timeout_s, wording=words
+        )
+    from casslab.cluster import engine_cgroup
+
+    with engine_cgroup(engine_cpus) as preexec:
+        return engine.run(
+            spec,
+            workdir,
+            on_interval=on_interval,
+            timeout_s=timeout_s,
+            wording=words,
+            preexec=preexec,
+        )
 
 
 def _report_errors(result: EngineResult) -> None:
@@ -154,6 +187,7 @@ def stress(
     data_seed: DataSeed = 0,
     workdir: Workdir = None,
     timeout: Timeout = None,
+    engine_cpus: EngineCpus = None,
 ) -> None:
     """Run a cassandra-stress command line (same syntax), with casslab's engine.
 
@@ -185,6 +219,7 @@ def stress(
         output=_stress_output(command),
         profile_dir=Path.cwd(),
     )
+    _check_engine_cpus(engine_cpus)
     if dry_run:
         typer.echo(credentials.masked(spec).model_dump_json(indent=2))
         return
@@ -221,7 +256,7 @@ def stress(
                 text(row)
 
         words = wording.stress(files_kept=workdir is not None)
-        result = _run_engine(spec, work, on_interval, timeout, words)
+        result = _run_engine(spec, work, on_interval, timeout, words, engine_cpus)
         summary: SummaryRecord = result.summary
         if json_lines:
             typer.echo(summary.model_dump_json())
@@ -266,10 +301,12 @@ def _ycsb(
     data_seed: int,
     workdir: Path | None,
     timeout: float | None,
+    engine_cpus: str | None,
 ) -> None:
     command = parse_ycsb([phase.value, *ctx.args])
     connection = Connection(contact_points=command.contact_points(default_contact_points()))
     spec = command.to_spec(connection, seed=seed, data_seed=data_seed)
+    _check_engine_cpus(engine_cpus)
     if dry_run:
         typer.echo(credentials.masked(spec).model_dump_json(indent=2))
         return
@@ -288,7 +325,7 @@ def _ycsb(
                 typer.echo(stress_render.ycsb_status(record, total), err=True)
 
         words = wording.ycsb(files_kept=workdir is not None)
-        result = _run_engine(spec, work, on_interval, timeout, words)
+        result = _run_engine(spec, work, on_interval, timeout, words, engine_cpus)
     summary: SummaryRecord = result.summary
     if json_lines:
         typer.echo(summary.model_dump_json())
@@ -309,9 +346,10 @@ def ycsb_load(
     data_seed: DataSeed = 0,
     workdir: Workdir = None,
     timeout: Timeout = None,
+    engine_cpus: EngineCpus = None,
 ) -> None:
     """YCSB load phase: casslab ycsb load -P workloada -p recordcount=10000 -threads 32"""
-    _ycsb(YcsbPhase.LOAD, ctx, dry_run, json_lines, seed, data_seed, workdir, timeout)
+    _ycsb(YcsbPhase.LOAD, ctx, dry_run, json_lines, seed, data_seed, workdir, timeout, engine_cpus)
 
 
 def ycsb_run(
@@ -322,9 +360,10 @@ def ycsb_run(
     data_seed: DataSeed = 0,
     workdir: Workdir = None,
     timeout: Timeout = None,
+    engine_cpus: EngineCpus = None,
 ) -> None:
     """YCSB transaction phase: casslab ycsb run -P workloada -p operationcount=100000 -s"""
-    _ycsb(YcsbPhase.RUN, ctx, dry_run, json_lines, seed, data_seed, workdir, timeout)
+    _ycsb(YcsbPhase.RUN, ctx, dry_run, json_lines, seed, data_seed, workdir, timeout, engine_cpus)
 
 
 def register(app: typer.Typer) -> None:

@@ -46,6 +46,8 @@ class NodeView(Record):
     status: NodeStatus
     rss_mib: float | None = None
     data_mib: float | None = None
+    isolation: str = "process"  # or "netns": its own network namespace
+    limits: str | None = None  # its cgroup's limits, e.g. "t2.small: 1 CPU, 2048 MiB"
 
 
 class Cluster(Protocol):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from casslab.cluster.model import Node
@@ -87,10 +88,31 @@ STOCK_GC_OPTIONS = (  # the G1 section of conf/jvm17-server.options, on every JD
 )
 
 
+def jmx_flags(node: Node) -> list[str]:
+    """JMX on loopback (Cassandra's ``LOCAL_JMX=yes``), or, for a node in its own network
+    namespace, on that namespace's addresses (its loopback and its bridge address, which
+    the host reaches and nothing outside does), without authentication as locally."""
+    if node.jmx_address == "127.0.0.1":
+        return [f"-Dcassandra.jmx.local.port={node.jmx_port}"]
+    return [
+        f"-Dcassandra.jmx.remote.port={node.jmx_port}",
+        f"-Dcom.sun.management.jmxremote.rmi.port={node.jmx_port}",
+        "-Dcom.sun.management.jmxremote.authenticate=false",
+        "-Dcom.sun.management.jmxremote.ssl=false",
+        f"-Djava.rmi.server.hostname={node.jmx_address}",
+    ]
+
+
 def daemon_command(
-    java: Path, java_feature: int, classpath: str, node: Node, heap_mib: int
+    java: Path,
+    java_feature: int,
+    classpath: str,
+    node: Node,
+    heap_mib: int,
+    extra: Sequence[str] = (),
 ) -> list[str]:
-    """``java ... CassandraDaemon`` for ``node`` with its rendered configuration."""
+    """``java ... CassandraDaemon`` for ``node`` with its rendered configuration;
+    ``extra`` JVM flags (e.g. the processor count of a limited node) come last."""
     conf = node.conf_dir
     return [
         str(java),
@@ -110,11 +132,12 @@ def daemon_command(
         f"-Dcassandra.logdir={node.logs_dir}",
         f"-Dcassandra.storagedir={node.directory}",
         f"-Dlogback.configurationFile={conf / 'logback.xml'}",
-        f"-Dcassandra.jmx.local.port={node.jmx_port}",
+        *jmx_flags(node),
         "-Dcassandra.skip_wait_for_gossip_to_settle=0",
         "-Dcassandra.load_ring_state=true",
         f"-Dcasslab.node={node.number}",
         *module_flags(java_feature),
+        *extra,
         "-cp",
         classpath,
         DAEMON_CLASS,
@@ -124,7 +147,7 @@ def daemon_command(
 def nodetool_command(
     java: Path, java_feature: int, classpath: str, node: Node, args: list[str]
 ) -> list[str]:
-    """``java ... NodeTool -h 127.0.0.1 -p JMX_PORT ARGS`` (JMX listens on loopback)."""
+    """``java ... NodeTool -h JMX_ADDRESS -p JMX_PORT ARGS``."""
     return [
         str(java),
         "-Xmx128M",
@@ -138,7 +161,7 @@ def nodetool_command(
         classpath,
         NODETOOL_CLASS,
         "-h",
-        "127.0.0.1",
+        node.jmx_address,
         "-p",
         str(node.jmx_port),
         *args,

@@ -9,8 +9,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
+from casslab.cluster.isolated.records import Isolated, Isolation
 from casslab.record import Record
 
 STATE_SCHEMA_VERSION = 1
@@ -33,6 +34,11 @@ class BackendKind(StrEnum):
     :mod:`casslab.cluster`, registered in :mod:`casslab.cluster.registry`."""
 
     LOCAL = "local"  # JVMs on 127.0.0.n of this machine
+    ISOLATED = "isolated"  # JVMs in their own cgroups, optionally network namespaces
+
+
+# The ClusterSpec fields that ask for isolated nodes: any of them chooses that backend.
+ISOLATION_FIELDS = ("node_size", "cpus", "memory", "cpuset", "io_read", "io_write")
 
 
 class ClusterSpec(Record):
@@ -48,6 +54,48 @@ class ClusterSpec(Record):
     native_port: int = Field(default=9042, ge=1, le=65535)
     storage_port: int = Field(default=7000, ge=1, le=65535)
     settings: dict[str, Any] = Field(default_factory=dict)  # cassandra.yaml by 5.0 names
+    # isolated nodes (casslab.cluster.isolated): any of these chooses that backend
+    isolation: Isolation = Isolation.PROCESS
+    node_size: str | None = None  # a VM-size profile, e.g. t2.small
+    cpus: float | None = Field(default=None, gt=0)  # CPU quota per node, in cores
+    memory: str | None = None  # memory limit per node, e.g. 2GiB
+    cpu_scale: float = Field(default=1.0, gt=0, le=64)  # times every CPU limit
+    cpuset: str | None = None  # host CPUs the nodes may use, e.g. 0-1
+    io_read: str | None = None  # block-I/O read throttle per node, e.g. 50MiB (per second)
+    io_write: str | None = None  # block-I/O write throttle per node
+    subnet: str | None = None  # netns nodes' subnet, e.g. 10.213.4.0/24 (default: a free one)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _choose_backend(cls, data: Any) -> Any:
+        """Isolation or a limit asks for the isolated backend; a spec that names another
+        backend with them is refused."""
+        if not isinstance(data, dict):
+            return data
+        isolated = str(data.get("isolation") or "process") != "process" or any(
+            data.get(f) is not None for f in ISOLATION_FIELDS
+        )
+        if not isolated:
+            return data
+        backend = data.get("backend")
+        if backend is not None and str(backend) not in ("isolated", "local"):
+            raise ValueError(
+                f"backend {backend}: isolation and node limits need the isolated backend"
+            )
+        return {**data, "backend": "isolated"}
+
+    @field_validator("subnet")
+    @classmethod
+    def _subnet(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        network = ipaddress.ip_network(value, strict=False)
+        if not network.is_private or network.version != 4 or network.prefixlen > 28:
+            raise ValueError(
+                f"subnet {value!r}: give a private IPv4 subnet of at least 16 addresses, "
+                "e.g. 10.213.4.0/24"
+            )
+        return str(network)
 
     @field_validator("name")
     @classmethod
@@ -106,7 +154,10 @@ class Node(Record):
     directory: Path
     pid: int | None = None
     pid_start_time: float | None = None  # process create time: guards against PID reuse
-    cgroup: str | None = None  # the cgroup path the node's process runs in
+    cgroup: str | None = None  # relative to each controller's mount, e.g. casslab/x/node1
+    netns: str | None = None  # the network namespace the node runs in, if not the host's
+    host_interface: str | None = None  # the host end of the node's veth pair (netns nodes)
+    jmx_address: str = "127.0.0.1"  # where its JMX listens (netns nodes: their address)
 
     @property
     def conf_dir(self) -> Path:
@@ -167,11 +218,24 @@ class ClusterState(Record):
     # False until the cluster was ready once: a cluster that never started holds no data,
     # so `up` may create it anew. Older state files (before this field) were all ready.
     started_once: bool = True
+    isolated: Isolated | None = None  # the isolated backend's limits and network
 
 
 # The ClusterSpec fields a stopped cluster keeps: asking `up` for another value of one of
 # them is a different cluster, not a start of this one.
-FIXED_FIELDS = ("nodes", "version", "heap", "base_address", "jmx_port_base", "native_port")
+FIXED_FIELDS = (
+    "nodes",
+    "version",
+    "heap",
+    "base_address",
+    "jmx_port_base",
+    "native_port",
+    "isolation",
+    "node_size",
+    "cpus",
+    "memory",
+    "cpuset",
+)
 
 
 def spec_mismatches(state: ClusterState, spec: ClusterSpec, given: frozenset[str]) -> list[str]:
@@ -184,6 +248,7 @@ def spec_mismatches(state: ClusterState, spec: ClusterSpec, given: frozenset[str
         "base_address": state.spec.base_address,
         "jmx_port_base": state.spec.jmx_port_base,
         "native_port": state.spec.native_port,
+        **{f: getattr(state.spec, f) for f in FIXED_FIELDS[6:]},
     }
     problems: list[str] = []
     for field in FIXED_FIELDS:

@@ -8,16 +8,20 @@ Cluster` protocol, so a new backend is one folder plus one line in :data:`BACKEN
 from __future__ import annotations
 
 import shutil
+from contextlib import suppress
 from pathlib import Path
 
 from casslab.cluster import state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, Cluster, ClusterBackend, UpOutcome
+from casslab.cluster.isolated import owners
+from casslab.cluster.isolated.cluster import IsolatedCluster
 from casslab.cluster.local import LocalCluster, stop_leftovers
 from casslab.cluster.model import BackendKind, ClusterSpec
 from casslab.errors import ClusterError
 
 BACKENDS: dict[BackendKind, ClusterBackend] = {
     BackendKind.LOCAL: LocalCluster,
+    BackendKind.ISOLATED: IsolatedCluster,
 }
 
 
@@ -40,8 +44,13 @@ def up(
     timeout_s: float = DEFAULT_TIMEOUT_S,
 ) -> tuple[Cluster, UpOutcome]:
     """Start the stopped cluster ``spec.name`` with its data, or create it (``casslab
-    up``); see the backend's ``up``."""
-    return _backend(spec.backend).up(spec, given, root, fresh=fresh, timeout_s=timeout_s)
+    up``); see the backend's ``up``. A stored cluster is started by the backend it was
+    made with (which refuses a ``spec`` that asks for another kind of cluster)."""
+    kind = spec.backend
+    if not fresh and state.state_file(spec.name, root).is_file():
+        with suppress(ClusterError):
+            kind = state.load(spec.name, root).spec.backend
+    return _backend(kind).up(spec, given, root, fresh=fresh, timeout_s=timeout_s)
 
 
 def create(
@@ -87,5 +96,6 @@ def remove(name: str, root: Path | None = None) -> None:
         stop_leftovers(directory)  # unreadable state: the directory is all there is
         shutil.rmtree(directory, ignore_errors=True)
         state.forget_current(name, root)
+        owners.sweep()  # its namespaces and cgroups, if it was an isolated cluster
         return
     cluster.destroy()

@@ -4,9 +4,10 @@
 The rules are those of their owners, called here so a bad file fails before any trial:
 cassandra.yaml settings (:func:`casslab.cluster.config.validate_settings`, against the
 catalogue of the Cassandra version the file runs), the cluster backend's limits
-(:class:`casslab.cluster.ClusterSpec`), cassandra-stress and YCSB syntax
-(:mod:`casslab.load.stress`, :mod:`casslab.load.ycsb`, with the profiles and ``-P`` files
-they name) and KPI names (:data:`casslab.analysis.records.KPI_CATALOGUE`).
+(:class:`casslab.cluster.ClusterSpec`, and :func:`casslab.cluster.limit_problems` for the
+nodes' isolation: node sizes, memory and I/O sizes, heap against memory), cassandra-stress
+and YCSB syntax (:mod:`casslab.load.stress`, :mod:`casslab.load.ycsb`, with the profiles
+and ``-P`` files they name) and KPI names (:data:`casslab.analysis.records.KPI_CATALOGUE`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from casslab.analysis.records import KPI_CATALOGUE, NODE_KPI, kpi_spec
 from casslab.cluster.config import validate_settings
 from casslab.cluster.distribution import DEFAULT_VERSION
 from casslab.errors import AnalysisError, CasslabError, ExperimentError
+from casslab.experiment.cluster_setup import in_file_words
 from casslab.experiment.commands import Tool, compose_command, tool_of
 from casslab.experiment.levels import find_level, level_key
 from casslab.experiment.model import (
@@ -31,6 +33,7 @@ from casslab.experiment.model import (
     Factor,
     FactorKind,
     MeasureByTool,
+    NodeIsolation,
     parse_factor_name,
 )
 from casslab.experiment.problems import pydantic_problems
@@ -160,37 +163,80 @@ def _secret_problem(parsed: object) -> str | None:
 
 
 def cluster_problems(fields: Mapping[str, Any]) -> list[str]:
-    """What the cluster backend refuses in a node count or heap (more nodes than a local
-    cluster has, a heap Cassandra cannot start with), each as ``<field>: <message>``;
+    """What the cluster backend refuses in a node count, heap or the nodes' isolation
+    (more nodes than a local cluster has, a heap Cassandra cannot start with, an unknown
+    node size, a heap larger than the memory limit), each as ``<field>: <message>``;
     checked here so the run does not meet it at its first trial."""
-    from casslab.cluster import ClusterSpec
+    from casslab.cluster import ClusterSpec, limit_problems
 
+    given = dict(fields)
     try:
-        ClusterSpec.model_validate(dict(fields))
+        spec = ClusterSpec.model_validate(given)
     except ValidationError as error:
-        return validation_problems(error, dict(fields))
-    return []
+        problems = validation_problems(error, given)
+        bad = {str(e["loc"][0]) for e in error.errors() if e["loc"]}
+        rest = {k: v for k, v in given.items() if k not in bad}
+        return problems + (cluster_problems(rest) if bad and rest != given else [])
+    return [f"{field}: {in_file_words(message)}" for field, message in limit_problems(spec)]
+
+
+def _varied(factors: Any) -> set[str]:
+    """The ClusterSpec fields the file's factors vary (``nodes``, ``cluster.<field>``)."""
+    if not isinstance(factors, Mapping):
+        return set()
+    names = {str(name) for name in factors}
+    varied = {n.removeprefix("cluster.") for n in names if n.startswith("cluster.")}
+    return varied | ({"nodes"} & names)
+
+
+def section_cluster_fields(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The ClusterSpec fields the ``cluster`` section fixes (its heap and the nodes'
+    isolation, and the node count unless the ``nodes`` factor varies it); empty when the
+    section is invalid (the model reports that)."""
+    cluster = data.get("cluster")
+    if not isinstance(cluster, Mapping):
+        return {}
+    try:
+        section = ClusterSection.model_validate(cluster)
+    except ValidationError:
+        return {}
+    fields: dict[str, Any] = {"heap": section.heap, "nodes": section.nodes}
+    fields |= {name: getattr(section, name) for name in NodeIsolation.model_fields}
+    varied = _varied(data.get("factors"))
+    return {k: v for k, v in fields.items() if k not in varied}
 
 
 def cluster_section_problems(data: Mapping[str, Any]) -> list[str]:
     """What the cluster backend refuses in the ``cluster`` section (a node count that
-    the ``nodes`` factor does not replace, the heap), each as ``cluster.<field>: ...``."""
-    cluster = data.get("cluster")
-    if not isinstance(cluster, Mapping):
+    the ``nodes`` factor does not replace, the heap, the nodes' isolation and limits that
+    no ``cluster.*`` factor replaces), each as ``cluster.<field>: ...``."""
+    fields = section_cluster_fields(data)
+    if not fields:
         return []
-    try:
-        section = ClusterSection.model_validate(cluster)
-    except ValidationError:
-        return []  # reported by the model
-    factors = data.get("factors")
-    fields: dict[str, Any] = {"heap": section.heap}
-    if not (isinstance(factors, Mapping) and "nodes" in factors):  # else the levels say
-        fields["nodes"] = section.nodes
-    return [f"cluster.{p}" for p in cluster_problems(fields)]
+    if _varied(data.get("factors")) - {"nodes"}:  # the heap against each level's limits
+        heap = {"heap": fields.pop("heap")}  # is checked at the levels
+        problems = cluster_problems(heap) + cluster_problems(fields)
+    else:
+        problems = cluster_problems(fields)
+    return [f"cluster.{p}" for p in problems]
 
 
-def _level_problems(factor: Factor, level: Any, version: str | None) -> list[str]:
+def _cluster_level_problems(factor: Factor, level: Any, cluster: Mapping[str, Any]) -> list[str]:
+    """Problems of a ``cluster.<field>`` level: the field's own, and those it makes with
+    the section's other fields (a heap that does not fit in the level's memory)."""
+    field = factor.keys[0]
+    context = {k: v for k, v in cluster.items() if k != field}
+    before = set(cluster_problems(context))
+    found = cluster_problems({**context, field: level})
+    return [problem.partition(": ")[2] for problem in found if problem not in before]
+
+
+def _level_problems(
+    factor: Factor, level: Any, version: str | None, cluster: Mapping[str, Any]
+) -> list[str]:
     kind = factor.kind
+    if kind is FactorKind.CLUSTER:
+        return _cluster_level_problems(factor, level, cluster)
     if kind is FactorKind.CONFIG:
         if factor.linked:
             if not isinstance(level, list) or len(level) != len(factor.keys):
@@ -230,9 +276,11 @@ def _level_problems(factor: Factor, level: Any, version: str | None) -> list[str
 
 
 def factor_problems(
-    factors: Mapping[str, Any], version: str | None
+    factors: Mapping[str, Any], version: str | None, cluster: Mapping[str, Any] | None = None
 ) -> tuple[list[str], list[Factor], list[Factor]]:
-    """Problems, the factors whose name parses, and the factors without any problem."""
+    """Problems, the factors whose name parses, and the factors without any problem.
+    ``cluster``: the ClusterSpec fields the section fixes (:func:`section_cluster_fields`),
+    which a ``cluster.*`` level is checked with."""
     problems: list[str] = []
     parsed: list[Factor] = []
     good: list[Factor] = []
@@ -255,7 +303,7 @@ def factor_problems(
             config_keys[key] = str(name)
         factor = Factor(name=str(name), kind=kind, keys=keys, levels=tuple(levels))
         parsed.append(factor)
-        per_level = [_level_problems(factor, level, version) for level in levels]
+        per_level = [_level_problems(factor, level, version, cluster or {}) for level in levels]
         if len(levels) > 1 and per_level[0] and all(p == per_level[0] for p in per_level):
             problems += [f"{path}: {p}" for p in per_level[0]]  # e.g. an unknown key
         else:

@@ -8,6 +8,7 @@ this one module, so they cannot disagree.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -19,8 +20,22 @@ class ClusterAction(StrEnum):
 
     KEEP = "keep"  # they run with the trial's configuration
     START = "start"  # no cluster yet: create one
-    RECREATE = "recreate"  # node count, heap or version changed: a new, empty cluster
+    RECREATE = "recreate"  # node count, heap, version or isolation changed: a new cluster
     RESTART = "restart"  # cassandra.yaml settings changed: restart, data kept
+
+
+ISOLATION_FIELDS = (
+    "isolation",
+    "node_size",
+    "cpus",
+    "memory",
+    "cpu_scale",
+    "cpuset",
+    "io_read",
+    "io_write",
+)
+"""The nodes' isolation and limits: the :class:`casslab.cluster.ClusterSpec` fields of
+these names (a trial's :class:`~casslab.experiment.model.NodeIsolation`)."""
 
 
 @dataclass(frozen=True)
@@ -31,21 +46,73 @@ class ClusterSetup:
     heap: str | None
     version: str | None
     settings: str  # the cassandra.yaml settings as canonical JSON
+    isolation: str = "process"  # process | netns
+    node_size: str | None = None
+    cpus: float | None = None
+    memory: str | None = None
+    cpu_scale: float = 1.0
+    cpuset: str | None = None
+    io_read: str | None = None
+    io_write: str | None = None
 
     @classmethod
     def of(
-        cls, nodes: int, heap: str | None, version: str | None, settings: Mapping[str, Any]
+        cls,
+        nodes: int,
+        heap: str | None,
+        version: str | None,
+        settings: Mapping[str, Any],
+        isolation: Mapping[str, Any] | None = None,
     ) -> ClusterSetup:
-        return cls(nodes, heap, version, json.dumps(dict(settings), sort_keys=True, default=str))
+        """``isolation``: values of :data:`ISOLATION_FIELDS` (missing ones: the default)."""
+        given = {k: v for k, v in (isolation or {}).items() if k in ISOLATION_FIELDS}
+        if "isolation" in given:
+            given["isolation"] = str(given["isolation"])
+        settings_text = json.dumps(dict(settings), sort_keys=True, default=str)
+        return cls(nodes, heap, version, settings_text, **given)
 
-    def describe(self) -> str:
+    def spec_fields(self) -> dict[str, Any]:
+        """The :class:`casslab.cluster.ClusterSpec` fields this setup fixes, but for the
+        settings (the trial has them as given, not as JSON)."""
+        fields = {"nodes": self.nodes, "heap": self.heap, "version": self.version}
+        return fields | {name: getattr(self, name) for name in ISOLATION_FIELDS}
+
+    def describe(self, *, settings: bool = True) -> str:
         heap = f"heap {self.heap}" if self.heap else "default heap"
         version = f"Cassandra {self.version}" if self.version else "default Cassandra"
-        settings = "" if self.settings == "{}" else f", settings {self.settings}"
-        return f"{self.nodes} node(s), {heap}, {version}{settings}"
+        isolation = "".join(f", {part}" for part in self._isolation_parts())
+        text = f"{self.nodes} node(s), {heap}, {version}{isolation}"
+        if settings and self.settings != "{}":
+            text += f", settings {self.settings}"
+        return text
+
+    def isolation_values(self) -> dict[str, str]:
+        """The isolation fields that are not at their defaults, as text (empty: plain
+        processes without limits)."""
+        default = ClusterSetup(0, None, None, "{}")
+        values: dict[str, str] = {}
+        for name in ISOLATION_FIELDS:
+            value = getattr(self, name)
+            if value != getattr(default, name):
+                values[name] = f"{value:g}" if isinstance(value, float) else str(value)
+        return values
+
+    def _isolation_parts(self) -> list[str]:
+        return [f"{k.replace('_', ' ')} {v}" for k, v in self.isolation_values().items()]
 
 
-SHAPE_FIELDS = ("nodes", "heap", "version")  # a change of one of them makes a new cluster
+_OPTION = re.compile(r"--(node-size|cpuset|cpus|cpu-scale|memory|io-read|io-write|heap)\b")
+
+
+def in_file_words(message: str) -> str:
+    """A cluster message in the experiment file's words (``--node-size t2.small`` ->
+    ``node_size t2.small``): the cluster package speaks ``casslab up``'s options."""
+    return _OPTION.sub(lambda match: match.group(1).replace("-", "_"), message)
+
+
+SHAPE_FIELDS = ("nodes", "heap", "version", *ISOLATION_FIELDS)
+"""A change of one of them makes a new cluster (the isolated backend fixes a node's
+network and limits when it creates the node)."""
 
 
 def shape_change(current: ClusterSetup, wanted: ClusterSetup) -> str | None:

@@ -17,6 +17,8 @@ import itertools
 import json
 from collections.abc import Mapping, Sequence
 
+from pydantic import ValidationError
+
 from casslab.errors import ExperimentError
 from casslab.experiment.base import Level
 from casslab.experiment.commands import Command, compose_command, tool_of
@@ -26,11 +28,13 @@ from casslab.experiment.model import (
     Experiment,
     Factor,
     FactorKind,
+    NodeIsolation,
     factors_of,
     parse_duration_s,
 )
 from casslab.experiment.ordering import round_order, trial_order, with_restarts
 from casslab.experiment.plan_records import Cell, Plan, Trial
+from casslab.validation import validation_message
 
 
 def baseline_levels(experiment: Experiment, factors: Sequence[Factor]) -> dict[str, Level]:
@@ -101,7 +105,17 @@ def expand_cells(experiment: Experiment) -> tuple[Cell, ...]:
 
 
 def experiment_digest(experiment: Experiment) -> str:
-    text = json.dumps(experiment.to_file_dict(), sort_keys=True, separators=(",", ":"))
+    """SHA-256 of the resolved experiment, which a resumed run must match. The cluster
+    section's isolation fields are left out while at their defaults: a run that an
+    earlier casslab (before node isolation) started keeps its digest, and resumes."""
+    data = experiment.to_file_dict()
+    defaults = NodeIsolation().model_dump(mode="json")
+    data["cluster"] = {
+        key: value
+        for key, value in data["cluster"].items()
+        if key not in defaults or value != defaults[key]
+    }
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -114,6 +128,7 @@ def _trial_for(
     workload = experiment.workload or ""
     threads: int | None = None
     rate: float | None = None
+    isolation: dict[str, Level] = {}  # cluster.<field> levels
     for factor in factors:
         level = cell.levels[factor.name]
         if factor.kind is FactorKind.CONFIG:
@@ -129,6 +144,16 @@ def _trial_for(
             rate = float(level)
         elif factor.kind is FactorKind.NODES:
             nodes = int(level)
+        elif factor.kind is FactorKind.CLUSTER:
+            isolation[factor.keys[0]] = level
+    node_isolation = experiment.cluster.node_isolation
+    if isolation:
+        fields = {**node_isolation.model_dump(), **isolation}
+        try:
+            node_isolation = NodeIsolation.model_validate(fields)
+        except ValidationError as error:  # expand reports it as the experiment's problem
+            names = {name: f"cluster.{name}" for name in isolation}
+            raise ValueError(validation_message(error, names=names)) from error
     preload = experiment.preload
     return Trial(
         trial_id=f"{cell.id}/{iteration}",
@@ -140,6 +165,7 @@ def _trial_for(
         nodes=nodes,
         heap=experiment.cluster.heap,
         version=experiment.cluster.version,
+        node_isolation=node_isolation,
         keyspace=experiment.schema_.keyspace,
         replication=experiment.schema_.replication,
         table=table,

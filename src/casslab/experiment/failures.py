@@ -3,9 +3,10 @@
 A cluster that cannot be created or started (its ports are held by another process, the
 JDK cannot run its Cassandra version, a node dies at start-up, a setting is refused)
 fails every trial that needs a cluster set up the same way. A later trial with another
-setup (node count, heap, version or cassandra.yaml settings) might get past it, so the
-run goes on while such a trial is left; when every trial left needs a setup that has
-failed, the run stops there instead of failing each of them, and says why.
+setup (node count, heap, version, the nodes' isolation and limits, or cassandra.yaml
+settings) might get past it, so the run goes on while such a trial is left; when every
+trial left needs a setup that has failed, the run stops there instead of failing each of
+them, and says why.
 """
 
 from __future__ import annotations

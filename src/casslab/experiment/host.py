@@ -1,4 +1,5 @@
-"""Facts about the machine and the code that a run records in its manifest."""
+"""Facts about the machine and the code that a run records in its manifest, and what this
+machine warns of for a plan's clusters."""
 
 from __future__ import annotations
 
@@ -6,10 +7,15 @@ import platform
 import socket
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import psutil
+from pydantic import ValidationError
 
+from casslab.errors import ConfigError
+from casslab.experiment.cluster_setup import in_file_words
+from casslab.experiment.plan_records import Trial
 from casslab.store.records import HostFacts
 
 
@@ -50,3 +56,22 @@ def git_revision(directory: Path | None = None) -> str | None:
         return None
     suffix = "+dirty" if dirty.stdout.strip() else ""
     return revision.stdout.strip() + suffix
+
+
+def cluster_warnings(trials: Iterable[Trial]) -> list[str]:
+    """What this host warns of before the clusters of ``trials`` start (isolated nodes
+    that together ask for more CPUs or memory than it has: see
+    :func:`casslab.cluster.warnings_for`), once per distinct cluster setup, in the
+    experiment file's words. ``casslab plan`` prints them; ``casslab run`` emits them
+    before its first trial."""
+    from casslab.cluster import ClusterSpec, warnings_for
+
+    out: list[str] = []
+    for setup in dict.fromkeys(trial.setup for trial in trials):
+        try:
+            found = warnings_for(ClusterSpec(**setup.spec_fields()))
+        except (ValidationError, ConfigError):
+            continue  # the loader reports a bad setup, and so would its trial's cluster
+        about = setup.describe(settings=False)
+        out += [f"cluster of {about}: {in_file_words(warning)}" for warning in found]
+    return out

@@ -23,6 +23,7 @@ from casslab.experiment.checks import (
     cluster_section_problems,
     factor_problems,
     kpis_problems,
+    section_cluster_fields,
     settings_problems,
     until_problems,
     workload_problems,
@@ -60,7 +61,9 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
     good: list[Factor] = []
     factors = data.get("factors")
     if isinstance(factors, Mapping):
-        of_factors, parsed, good = factor_problems(factors, version_text)
+        of_factors, parsed, good = factor_problems(
+            factors, version_text, section_cluster_fields(data)
+        )
         problems += of_factors
         baseline = data.get("baseline")
         problems += cell_problems("baseline", baseline, factors, parsed)

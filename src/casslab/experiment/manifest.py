@@ -21,7 +21,11 @@ from casslab.store.records import RunManifest, read_manifest
 
 
 def new_manifest(
-    experiment: Experiment, plan: Plan, run_id: str, jvm_warmup_s: float
+    experiment: Experiment,
+    plan: Plan,
+    run_id: str,
+    jvm_warmup_s: float,
+    engine_cpus: str | None = None,
 ) -> RunManifest:
     """The manifest of a run that starts now (probes the JDK, the host and git)."""
     from casslab.cluster import distribution
@@ -42,17 +46,25 @@ def new_manifest(
         plan_digest=plan.digest,
         jvm_warmup_s=jvm_warmup_s,
         data_seed=experiment.data_seed,
+        engine_cpus=engine_cpus,
         started_at=datetime.now(UTC),
         trials_planned=len(plan.trials),
     )
 
 
 def start_manifest(
-    layout: RunLayout, experiment: Experiment, plan: Plan, jvm_warmup_s: float
+    layout: RunLayout,
+    experiment: Experiment,
+    plan: Plan,
+    jvm_warmup_s: float,
+    *,
+    engine_cpus: str | None = None,
 ) -> RunManifest:
     """Write and return the manifest of a run that starts: the run's own when it has one
     (a resume; its end time cleared), else a new one. Raises :class:`ExperimentError`
-    when the run's manifest is of another plan (the experiment file changed)."""
+    when the run's manifest is of another plan (the experiment file changed), or its
+    trials ran with their load engine placed otherwise (``--engine-cpus``): one run's
+    trials are measured alike."""
     if layout.manifest.is_file():
         existing = read_manifest(layout.manifest)
         if existing.plan_digest not in (None, plan.digest):
@@ -61,9 +73,17 @@ def start_manifest(
                 "that run started (its plan differs); run without --resume to start a "
                 "new run"
             )
+        if existing.engine_cpus != engine_cpus:
+            raise ExperimentError(
+                f"cannot resume {layout.root}: its trials ran with "
+                f"{_engine_placement(existing.engine_cpus)} and this command asks for "
+                f"{_engine_placement(engine_cpus)}; resume with "
+                f"{_engine_option(existing.engine_cpus)}, or run without --resume to start "
+                "a new run"
+            )
         manifest = existing.model_copy(update={"ended_at": None})
     else:
-        manifest = new_manifest(experiment, plan, layout.root.name, jvm_warmup_s)
+        manifest = new_manifest(experiment, plan, layout.root.name, jvm_warmup_s, engine_cpus)
     write_record(layout.manifest, manifest)
     return manifest
 
@@ -85,3 +105,11 @@ def end_manifest(
         update["stop_rule"] = stop_rule
     ended = manifest.model_copy(update=update)
     write_record(layout.manifest, ended)
+
+
+def _engine_placement(engine_cpus: str | None) -> str:
+    return "the load engine unpinned" if engine_cpus is None else f"--engine-cpus {engine_cpus}"
+
+
+def _engine_option(engine_cpus: str | None) -> str:
+    return "no --engine-cpus" if engine_cpus is None else f"--engine-cpus {engine_cpus}"

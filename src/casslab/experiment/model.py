@@ -5,6 +5,7 @@ levels, how to load and measure each trial, and which KPIs to report. The shape:
 
     name: quick-compaction
     cluster: {nodes: 1, version: 5.0.9, heap: 1G, config: {auto_snapshot: false}}
+                                               # + isolation: netns, node_size: t2.small, ...
     schema: {keyspace: keyspace1, replication: {class: SimpleStrategy, replication_factor: 1}}
     table: {compaction: {class: SizeTieredCompactionStrategy, min_threshold: 4}}
     factors:                                   # ordered: the order of cell ids and reports
@@ -29,7 +30,15 @@ Factor kinds, by name: ``config.<cassandra.yaml key>`` (nodes restart when it ch
 key, and the keys move together), ``table.<option>`` (a CQL table option;
 ``table.compaction`` levels are a strategy name or a mapping ``{class: ..., <option>:
 ...}``), ``workload`` (a cassandra-stress or YCSB command), ``threads`` (closed-loop
-concurrency), ``rate`` (ops/s, open loop) and ``nodes``.
+concurrency), ``rate`` (ops/s, open loop), ``nodes``, and ``cluster.<field>`` for the
+nodes' isolation and limits: ``cluster.isolation`` (``process`` or ``netns``),
+``cluster.node_size`` (a VM-size profile such as ``t2.small``), ``cluster.cpus`` and
+``cluster.memory``. A change of a ``nodes`` or ``cluster.*`` level makes a new cluster.
+
+The ``cluster`` section's ``isolation``, ``node_size``, ``cpus``, ``memory``, ``cpu_scale``,
+``cpuset``, ``io_read`` and ``io_write`` mean what the same fields of
+:class:`casslab.cluster.ClusterSpec` (``casslab up --isolation netns --node-size t2.small``)
+mean, with the same rules; any of them runs the nodes on the isolated backend.
 
 ``measure`` options apply to every measured command: a ``key=value`` of the workload
 wins over the same key in ``measure``, an option of the workload (``-rate``, ``-pop``)
@@ -63,6 +72,7 @@ from pydantic import (
 )
 
 from casslab.analysis.records import DEFAULT_KPIS
+from casslab.cluster import Isolation
 from casslab.errors import ExperimentError
 from casslab.experiment.base import SCHEMA_VERSION, Level, Record
 from casslab.experiment.table import TABLE_OPTIONS, TableOptions
@@ -105,8 +115,37 @@ _HEAP_RE = re.compile(r"^\d+[MmGg]$")
 _VERSION_RE = re.compile(r"^\d+\.\d+\.\d+$")
 
 
-class ClusterSection(Record):
-    """The cluster every trial runs on; ``config`` is cassandra.yaml by 5.0 names."""
+class NodeIsolation(Record):
+    """How each node of a trial's cluster is isolated and limited: the fields of the same
+    names of :class:`casslab.cluster.ClusterSpec`, whose rules apply (checked by
+    :mod:`casslab.experiment.checks`). The defaults are a plain process on 127.0.0.n;
+    anything else runs the nodes on the isolated backend."""
+
+    isolation: Isolation = Isolation.PROCESS  # netns: its own network namespace and address
+    node_size: str | None = None  # a VM-size profile, e.g. t2.small (1 vCPU, 2 GiB)
+    cpus: float | None = None  # CPU quota per node, in cores
+    memory: str | None = None  # memory limit per node, e.g. 2GiB
+    cpu_scale: float = 1.0  # times every CPU limit, for a host too small for the profile
+    cpuset: str | None = None  # host CPUs the nodes may run on, e.g. 0-1
+    io_read: str | None = None  # block-I/O read limit per node and second, e.g. 50MiB
+    io_write: str | None = None  # block-I/O write limit per node and second
+
+    @property
+    def plain(self) -> bool:
+        """True when the nodes are plain processes without limits (the defaults)."""
+        default = NodeIsolation()
+        return all(
+            getattr(self, name) == getattr(default, name) for name in NodeIsolation.model_fields
+        )
+
+
+CLUSTER_FACTOR_FIELDS = ("isolation", "node_size", "cpus", "memory")
+"""The fields of :class:`NodeIsolation` a ``cluster.<field>`` factor may vary."""
+
+
+class ClusterSection(NodeIsolation):
+    """The cluster every trial runs on; ``config`` is cassandra.yaml by 5.0 names, the
+    inherited fields the nodes' isolation and limits (:class:`NodeIsolation`)."""
 
     nodes: StrictInt = Field(default=1, ge=1)
     version: str | None = None  # None: the default 5.0.x (or CASSANDRA_HOME)
@@ -128,6 +167,13 @@ class ClusterSection(Record):
         if isinstance(value, str) and not _VERSION_RE.match(value):
             raise ValueError(f"expected a Cassandra version like 5.0.9, got {value!r}")
         return value
+
+    @property
+    def node_isolation(self) -> NodeIsolation:
+        """The isolation and limits this section gives every node."""
+        return NodeIsolation.model_validate(
+            {name: getattr(self, name) for name in NodeIsolation.model_fields}
+        )
 
 
 def _simple_replication() -> dict[str, str | int]:
@@ -288,12 +334,13 @@ class FactorKind(StrEnum):
     THREADS = "threads"  # closed-loop concurrency
     RATE = "rate"  # open-loop target rate, ops/s
     NODES = "nodes"  # node count
+    CLUSTER = "cluster"  # the nodes' isolation or limits: a new cluster when it changes
 
 
 _KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 FACTOR_FORMS = (
     "config.<cassandra.yaml key>, config.<key>+<key> (linked), table.<option>, "
-    "workload, threads, rate or nodes"
+    "workload, threads, rate, nodes or cluster.<field> (" + ", ".join(CLUSTER_FACTOR_FIELDS) + ")"
 )
 
 
@@ -302,7 +349,7 @@ class Factor(Record):
 
     name: str  # as written in the file: "config.memtable_flush_writers"
     kind: FactorKind
-    keys: tuple[str, ...] = ()  # config keys (several when linked) or the table option
+    keys: tuple[str, ...] = ()  # config keys (several when linked), a table option or field
     levels: tuple[Level, ...]
 
     @property
@@ -341,6 +388,14 @@ def parse_factor_name(name: str) -> tuple[FactorKind, tuple[str, ...]]:
             hint = f" (did you mean table.{close[0]}?)" if close else ""
             raise ValueError(f"unknown table option {rest!r}{hint}")
         return FactorKind.TABLE, (rest,)
+    if dot and kind_text == FactorKind.CLUSTER.value:
+        if rest not in CLUSTER_FACTOR_FIELDS:
+            fields = ", ".join(f"cluster.{f}" for f in CLUSTER_FACTOR_FIELDS)
+            moved = " (the node count is the factor nodes)" if rest == "nodes" else ""
+            raise ValueError(
+                f"unknown cluster factor {name!r}{moved}: a cluster factor is one of {fields}"
+            )
+        return FactorKind.CLUSTER, (rest,)
     raise ValueError(f"unknown factor kind {name!r}: expected {FACTOR_FORMS}")
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -31,6 +31,8 @@ from casslab.load.spec import Output, WorkloadSpec
 
 if TYPE_CHECKING:
     from casslab.experiment.recording import LazyRecording
+
+Preexec = Callable[[], None]  # runs in the engine's process before it does: its cgroup
 
 
 @dataclass
@@ -108,12 +110,20 @@ def create_schema(cluster: Cluster, trial: Trial, specs: list[WorkloadSpec]) -> 
         cluster.close_sessions()
 
 
-def preload(spec: WorkloadSpec, trial_dir: Path, *, timeout_s: float | None) -> None:
-    """Load the trial's data with its preload command (the schema exists already)."""
+def preload(
+    spec: WorkloadSpec,
+    trial_dir: Path,
+    *,
+    timeout_s: float | None,
+    preexec: Preexec | None = None,
+) -> None:
+    """Load the trial's data with its preload command (the schema exists already);
+    ``preexec`` places the engine (``--engine-cpus``)."""
     engine.run(
         spec.model_copy(update={"schema_cql": []}),
         trial_dir / "preload",
         timeout_s=timeout_s,
+        preexec=preexec,
     )
 
 
@@ -129,10 +139,12 @@ def measure(
     recording: LazyRecording,
     timeout_s: float | None,
     emit: events.EventSink,
+    preexec: Preexec | None = None,
 ) -> SummaryRecord:
     """Run the measured workload while ``recording`` samples the nodes and the engine into
-    ``metrics_path``; ``clock`` gets the measured phase's bounds and intervals. Raises
-    :class:`ExperimentError` when the engine ends without a summary.
+    ``metrics_path``; ``clock`` gets the measured phase's bounds and intervals; ``preexec``
+    places the engine (``--engine-cpus``). Raises :class:`ExperimentError` when the engine
+    ends without a summary.
 
     The cluster's samplers (JMX helper, CQL connections) are opened before the engine
     starts, at the first measured phase after the nodes (re)started, and kept for the next
@@ -148,7 +160,9 @@ def measure(
     )
     summary: SummaryRecord | None = None
     with nodes.measure_phase(metrics_path) as sampling:
-        records = engine.stream(spec, trial_dir, timeout_s=timeout_s, on_start=sampling.add_engine)
+        records = engine.stream(
+            spec, trial_dir, timeout_s=timeout_s, on_start=sampling.add_engine, preexec=preexec
+        )
         for record in records:
             if isinstance(record, IntervalRecord):
                 if record.phase == "warmup":

@@ -13,10 +13,16 @@ from typing import Any, Literal
 from pydantic import Field
 
 from casslab.errors import ExperimentError
-from casslab.experiment.base import SCHEMA_VERSION, Level, Record
+from casslab.experiment.base import Level, Record
 from casslab.experiment.cluster_setup import ClusterSetup
 from casslab.experiment.commands import Command
-from casslab.experiment.model import AdaptiveIterations, Design, Order, ResetPolicy
+from casslab.experiment.model import (
+    AdaptiveIterations,
+    Design,
+    NodeIsolation,
+    Order,
+    ResetPolicy,
+)
 from casslab.experiment.table import TableOptions
 
 
@@ -35,6 +41,15 @@ class RestartReason(StrEnum):
     NODES = "nodes"  # the node count differs from the previous trial's
     HEAP = "heap"  # the heap differs from the previous trial's
     VERSION = "version"  # the Cassandra version differs from the previous trial's
+    # the nodes' isolation or a limit differs from the previous trial's (plan schema 2)
+    ISOLATION = "isolation"
+    NODE_SIZE = "node_size"
+    CPUS = "cpus"
+    MEMORY = "memory"
+    CPU_SCALE = "cpu_scale"
+    CPUSET = "cpuset"
+    IO_READ = "io_read"
+    IO_WRITE = "io_write"
 
 
 class Trial(Record):
@@ -49,6 +64,8 @@ class Trial(Record):
     nodes: int
     heap: str | None
     version: str | None
+    # the nodes' isolation and limits: the cluster section's, then cluster.* levels
+    node_isolation: NodeIsolation = Field(default_factory=NodeIsolation)
     keyspace: str
     replication: dict[str, str | int]
     table: TableOptions
@@ -56,19 +73,32 @@ class Trial(Record):
     warmup_s: float
     workload: Command  # the measured command, measure options and overrides applied
     reset: ResetPolicy
-    restart: bool  # nodes must (re)start before this trial: config or node count changed
+    restart: bool  # nodes must (re)start before this trial: its cluster setup changed
     restart_reason: RestartReason | None = None
 
     @property
     def setup(self) -> ClusterSetup:
         """What this trial's cluster is built from."""
-        return ClusterSetup.of(self.nodes, self.heap, self.version, self.settings)
+        return ClusterSetup.of(
+            self.nodes,
+            self.heap,
+            self.version,
+            self.settings,
+            self.node_isolation.model_dump(),
+        )
+
+
+PLAN_SCHEMA_VERSION: Literal[2] = 2
+"""The plan's own schema (inside ``plan.json``'s envelope). 2: trials carry their nodes'
+isolation and limits (``node_isolation``) and restart for a change of them; a plan of
+schema 1 reads as one whose nodes are plain processes
+(:func:`casslab.experiment.stored_plan.stored_plan`)."""
 
 
 class Plan(Record):
     """The expanded experiment: its cells and its trials in run order."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1, 2] = PLAN_SCHEMA_VERSION
     experiment: str
     digest: str  # SHA-256 of the resolved experiment: a resumed run must match it
     design: Design

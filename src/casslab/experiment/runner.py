@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shlex
 import shutil
 from collections.abc import Sequence
 from contextlib import suppress
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -35,10 +33,13 @@ from casslab.errors import (
 from casslab.experiment import events, phases, recording
 from casslab.experiment.cluster_setup import ClusterAction, ClusterSetup, cluster_action
 from casslab.experiment.design import add_round
+from casslab.experiment.engine_placement import EnginePlacement
 from casslab.experiment.failures import RunStop, blocked, setup_of
+from casslab.experiment.host import cluster_warnings
 from casslab.experiment.iterations import IterationDecision, iteration_decision
 from casslab.experiment.manifest import end_manifest, start_manifest
 from casslab.experiment.model import Experiment, ResetPolicy
+from casslab.experiment.options import OPTION_NAMES, RunnerOptions, resume_command
 from casslab.experiment.ordering import pending
 from casslab.experiment.plan_records import Plan, Trial
 from casslab.experiment.specs import check_engine_specs, spec_for
@@ -56,57 +57,6 @@ class ClusterFactory(Protocol):
     """Makes a trial's cluster: :func:`casslab.cluster.create`, or a fake in tests."""
 
     def __call__(self, spec: ClusterSpec, root: Path | None, *, fresh: bool) -> Cluster: ...
-
-
-@dataclass(frozen=True)
-class RunnerOptions:
-    """How the runner places its cluster and output."""
-
-    results_root: Path = Path("results")
-    cluster_root: Path | None = None  # None: casslab's clusters directory
-    base_address: str = "127.0.0.1"
-    jmx_port_base: int = 7190
-    keep_cluster: bool = False  # leave the nodes running after the run
-    metrics_interval_s: float = 1.0
-    trial_timeout_s: float | None = None  # per engine phase; None: from the workload
-    write_report: bool = True
-    base_dir: Path | None = None  # the experiment file's folder: profiles are relative to it
-    jvm_warmup_s: float = 180.0  # most rehearsal after nodes (re)start; 0 turns it off
-    experiment_file: Path | None = None  # named in the hint to resume a stopped run
-
-
-_OPTION_NAMES = {"base_address": "--base-address", "jmx_port_base": "--jmx-port-base"}
-
-
-def resume_command(options: RunnerOptions, run_dir: Path) -> str:
-    """The command line that continues the run in ``run_dir`` with the same options (those
-    that differ from the defaults), after an interrupt or a stop."""
-    defaults = RunnerOptions()
-    file = str(options.experiment_file or "<experiment file>")
-    argv = ["casslab", "run", file, "--resume-dir", str(run_dir)]
-    if (options.base_address, options.jmx_port_base) != (
-        defaults.base_address,
-        defaults.jmx_port_base,
-    ):
-        argv += ["--base-address", options.base_address]
-        argv += ["--jmx-port-base", str(options.jmx_port_base)]
-    if options.jvm_warmup_s != defaults.jvm_warmup_s:
-        argv += ["--jvm-warmup", f"{options.jvm_warmup_s:g}"]
-    if options.keep_cluster:
-        argv += ["--keep-cluster"]
-    return shlex.join(argv)
-
-
-def check_options(options: RunnerOptions) -> None:
-    """Raise :class:`ConfigError` naming the option when the cluster's placement is
-    invalid: before a run directory is made or any trial is tried."""
-    try:
-        ClusterSpec(base_address=options.base_address, jmx_port_base=options.jmx_port_base)
-    except ValidationError as error:
-        raise ConfigError(
-            f"{validation_message(error, names=_OPTION_NAMES)}; e.g. --base-address "
-            "127.0.1.1 --jmx-port-base 7290"
-        ) from error
 
 
 class Runner:
@@ -142,38 +92,38 @@ class Runner:
         self._failed_setups: set[ClusterSetup] = set()  # setups whose cluster did not start
         self._engine_version: str | None = None  # of the last trial that ran the engine
         self._captures: set[str] = set()  # data keys captured on self.cluster
+        self._engine = EnginePlacement()  # the engine's cgroup (--engine-cpus), if asked
+        self._results: dict[str, TrialResult] = {}  # by trial id: on disk, and kept here
 
     # ------------------------------------------------------------------ run
 
     def finished_trials(self) -> set[str]:
-        return self._read_finished()[0]
+        """The ids of the plan's trials finished OK (their ``summary.json`` on disk)."""
+        return {r.trial_id for r in self._results.values() if r.status is TrialStatus.OK}
 
-    def _read_finished(self) -> tuple[set[str], list[str]]:
-        """The ids of the trials finished OK, and a warning for each summary that cannot
-        be read (a crash or a full disk can cut one short): its trial runs again."""
-        done: set[str] = set()
+    def _read_finished(self) -> list[str]:
+        """Read the trial summaries already in the run directory (a resumed run's) into
+        ``self._results``; a warning for each one that cannot be read (a crash or a full
+        disk can cut one short): its trial runs again."""
         unreadable: list[str] = []
+        planned = {
+            self.layout.trial_summary(t.cell_id, t.iteration): t.trial_id for t in self.plan.trials
+        }
         for path in self.layout.trial_summaries():
             try:
                 result = read_trial_result(path)
             except NewerSchemaError:
                 raise  # a newer casslab's run: never overwrite its trials
             except StoreError as error:
-                detail = error.detail
-                planned = any(
-                    self.layout.trial_summary(t.cell_id, t.iteration) == path
-                    for t in self.plan.trials
-                )
                 fate = (
                     "its trial will be run again"
-                    if planned
+                    if path in planned
                     else "it is not a trial of this plan; ignored"
                 )
-                unreadable.append(f"unreadable trial summary {path}: {detail}; {fate}")
+                unreadable.append(f"unreadable trial summary {path}: {error.detail}; {fate}")
                 continue
-            if result.status is TrialStatus.OK:
-                done.add(result.trial_id)
-        return done, unreadable
+            self._results[result.trial_id] = result
+        return unreadable
 
     def run(self) -> RunLayout:
         """Run every trial not yet finished; write the tables and the report at the end.
@@ -184,18 +134,24 @@ class Runner:
         """
         check_engine_specs(self.plan, self.options.base_dir)  # fail in the first second
         manifest = start_manifest(
-            self.layout, self.experiment, self.plan, self.options.jvm_warmup_s
+            self.layout,
+            self.experiment,
+            self.plan,
+            self.options.jvm_warmup_s,
+            engine_cpus=self.options.engine_cpus,
         )
         save_plan(self.layout, self.plan)  # a resumed run keeps the plan it has
-        done, unreadable = self._read_finished()
-        for warning in unreadable:
+        for warning in self._read_finished():
             self._emit(events.RunWarning(message=warning))
-        todo = pending(self.plan, done)
+        todo = pending(self.plan, self.finished_trials())
         self._emit(events.RunStarted(total=len(self.plan.trials), pending=len(todo)))
+        for warning in cluster_warnings(todo):  # e.g. nodes that oversubscribe this host
+            self._emit(events.RunWarning(message=warning))
         self._engine_version = manifest.engine_version
         stop: tuple[Trial, str, int] | None = None
         rule: IterationDecision | None = None
         try:
+            self._engine.preexec(self.options.engine_cpus)  # made before the first trial
             while True:
                 stop = self._run_trials(todo)
                 if stop is not None:
@@ -222,6 +178,7 @@ class Runner:
                 trials_planned=len(self.plan.trials),
                 stop_rule=rule.sentence if rule is not None else None,
             )
+            self._engine.close()
         if stop is not None:
             raise ExperimentError(self._stopped(*stop).message())
         self._write_outputs()
@@ -243,14 +200,9 @@ class Runner:
         return None
 
     def _finished_results(self) -> list[TrialResult]:
-        """The readable results of the plan's trials (OK or FAILED)."""
-        out: list[TrialResult] = []
-        for trial in self.plan.trials:
-            path = self.layout.trial_summary(trial.cell_id, trial.iteration)
-            with suppress(StoreError):
-                if path.is_file():
-                    out.append(read_trial_result(path))
-        return out
+        """The results of the plan's trials so far (OK or FAILED), kept in memory as each
+        trial is written: the adaptive rule asks for them after every round."""
+        return [self._results[t.trial_id] for t in self.plan.trials if t.trial_id in self._results]
 
     def _stopped(self, trial: Trial, reason: str, not_attempted: int) -> RunStop:
         """Write the report of the finished trials (none: no report) and say why the run
@@ -340,6 +292,7 @@ class Runner:
                     recording=self._recording,
                     timeout_s=timeout_s,
                     emit=self._emit,
+                    preexec=self._engine.preexec(self.options.engine_cpus),
                 )
             measured = phases.measured_kpis(
                 trial,
@@ -377,6 +330,7 @@ class Runner:
             if isinstance(error, ClusterError):
                 self._setup = None  # rebuild the cluster for the next trial
         write_record(self.layout.trial_summary(trial.cell_id, trial.iteration), result)
+        self._results[trial.trial_id] = result
         return result
 
     def _warm_up(
@@ -419,6 +373,7 @@ class Runner:
                 trial_dir / "jvm-warmup",
                 rule=rule,
                 timeout_s=self.options.trial_timeout_s,
+                preexec=self._engine.preexec(self.options.engine_cpus),
             )
         (trial_dir / "jvm-warmup" / "warmup.json").write_text(
             json.dumps(dataclasses.asdict(outcome), indent=1) + "\n"
@@ -451,7 +406,12 @@ class Runner:
             return
         trial_dir = self.layout.trial_dir(trial.cell_id, trial.iteration)
         with times.phase("preload"):
-            phases.preload(preload, trial_dir, timeout_s=self.options.trial_timeout_s)
+            phases.preload(
+                preload,
+                trial_dir,
+                timeout_s=self.options.trial_timeout_s,
+                preexec=self._engine.preexec(self.options.engine_cpus),
+            )
         with times.phase("capture"):
             cluster.capture(key, trial.keyspace)
         self._captures.add(key)
@@ -461,8 +421,10 @@ class Runner:
     def _ensure_cluster(self, trial: Trial) -> tuple[Cluster, ClusterAction]:
         """The trial's cluster and what was done to get it (see
         :func:`~casslab.experiment.cluster_setup.cluster_action`, the rule the plan's
-        restart flags follow too): created anew when the node count, heap or version
-        changes, restarted when its cassandra.yaml settings change."""
+        restart flags follow too): created anew when the node count, heap, version or the
+        nodes' isolation or limits change, restarted when its cassandra.yaml settings
+        change. Netns nodes take their addresses from a bridge subnet the backend picks:
+        ``base_address`` places plain nodes only (``jmx_port_base`` counts for both)."""
         wanted = trial.setup
         cluster = self.cluster
         action = cluster_action(self._setup if cluster is not None else None, wanted)
@@ -481,17 +443,15 @@ class Runner:
         try:
             spec = ClusterSpec(
                 name=f"run-{self.experiment.name}"[:64],
-                nodes=trial.nodes,
-                heap=trial.heap,
-                version=trial.version,
                 settings=trial.settings,
                 base_address=self.options.base_address,
                 jmx_port_base=self.options.jmx_port_base,
+                **wanted.spec_fields(),  # nodes, heap, version, isolation and limits
             )
         except ValidationError as error:
             raise ConfigError(
                 f"trial {trial.trial_id}: its cluster cannot be set up: "
-                f"{validation_message(error, names=_OPTION_NAMES)}"
+                f"{validation_message(error, names=OPTION_NAMES)}"
             ) from error
         self._stop_stale(spec.name)
         self.cluster = self._create_cluster(spec, self.options.cluster_root, fresh=True)

@@ -11,6 +11,9 @@ plan's JSON); this module owns what is inside: :class:`~casslab.experiment.plan_
   experiment file must still be the one the run started with (same digest); an edited
   file is an error, because the runner takes more than the plan from it (cluster
   version, names, profile files), and mixing the two would run neither.
+* Schemas: a plan of schema 1 (before trials carried their nodes' isolation) reads as
+  schema :data:`~casslab.experiment.plan_records.PLAN_SCHEMA_VERSION` whose nodes are all
+  plain processes, which is what it ran; one of a newer casslab is refused by name.
 * :func:`outline_of_manifest`: for runs written before ``plan.json`` existed, the plan
   outline the report needs, expanded from the manifest's resolved experiment with this
   casslab (the report says so).
@@ -26,7 +29,7 @@ from casslab import __version__
 from casslab.errors import ExperimentError
 from casslab.experiment.design import expand, experiment_digest
 from casslab.experiment.model import Experiment
-from casslab.experiment.plan_records import Plan
+from casslab.experiment.plan_records import PLAN_SCHEMA_VERSION, Plan
 from casslab.store.io import check_schema_version, supported_version
 from casslab.store.layout import RunLayout
 from casslab.store.plan_file import PlanOutline, read_plan_file, write_plan_file
@@ -63,13 +66,14 @@ def stored_plan(layout: RunLayout) -> Plan | None:
     data = stored.plan
     check_schema_version(layout.plan, data.get("schema_version"), supported_version(Plan), "plan")
     try:
-        return Plan.model_validate(data)
+        plan = Plan.model_validate(data)
     except ValidationError as error:
         raise ExperimentError(
             f"read plan {layout.plan}: this casslab ({__version__}) cannot read the plan "
             f"that casslab {stored.casslab_version} wrote ({validation_message(error)}); "
             f"finish the run with casslab {stored.casslab_version}, or start a new run"
         ) from error
+    return plan.model_copy(update={"schema_version": PLAN_SCHEMA_VERSION})
 
 
 def plan_for_run(experiment: Experiment, layout: RunLayout) -> Plan:

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -195,10 +195,12 @@ def rehearse(
     *,
     rule: WarmupRule,
     timeout_s: float | None,
+    preexec: Callable[[], None] | None = None,
 ) -> WarmupOutcome:
     """Run ``measure`` on the trial's data until the JIT is quiet (see the module
-    docstring). The schema and the preloaded data must be there; the caller resets the
-    data afterwards."""
+    docstring), the engine placed by ``preexec`` as the trial's will be (``--engine-cpus``).
+    The schema and the preloaded data must be there; the caller resets the data
+    afterwards."""
     started = time.monotonic()
     boost = CompilerBoost(BOOST_NICE)
     outcome = WarmupOutcome()
@@ -212,7 +214,7 @@ def rehearse(
     )
     watch = _CompilerWatch([n.pid for n in cluster.nodes if n.pid is not None], boost)
     try:
-        records = engine.stream(spec, workdir, timeout_s=timeout_s)
+        records = engine.stream(spec, workdir, timeout_s=timeout_s, preexec=preexec)
         try:
             for record in records:
                 if not isinstance(record, IntervalRecord) or not watch.watching:

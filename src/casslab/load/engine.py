@@ -118,9 +118,12 @@ def stream(
     timeout_s: float | None = None,
     wording: Wording = Wording(),
     on_start: Callable[[int], None] | None = None,
+    preexec: Callable[[], None] | None = None,
 ) -> Generator[EngineRecord, None, None]:
     """Run the engine on ``spec`` and yield its records as they arrive; ``on_start`` gets
-    the engine's PID as soon as it runs (for samplers of its CPU and memory).
+    the engine's PID as soon as it runs (for samplers of its CPU and memory); ``preexec``
+    runs in the engine's process before the engine does (the caller's placement of it,
+    e.g. into a cgroup of its own CPUs: this package knows nothing of cgroups).
 
     Closing the generator (or leaving a ``for`` loop over it early) kills the engine.
 
@@ -147,14 +150,21 @@ def stream(
     timed_out = threading.Event()
     fatal: ErrorRecord | None = None
     with stderr_path.open("wb") as err_file, records_path.open("wb") as records:
-        proc = subprocess.Popen(
-            [str(binary), "--spec", str(spec_path)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=err_file,
-            start_new_session=True,
-            env={**os.environ, **secret_env, PARENT_PID_ENV: str(os.getpid())},
-        )
+        try:
+            proc = subprocess.Popen(
+                [str(binary), "--spec", str(spec_path)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=err_file,
+                start_new_session=True,
+                env={**os.environ, **secret_env, PARENT_PID_ENV: str(os.getpid())},
+                preexec_fn=preexec,
+            )
+        except subprocess.SubprocessError as error:  # what a failed preexec_fn raises
+            raise EngineError(
+                f"the load engine could not be started: its placement before it runs "
+                f"failed ({error}); check the option that placed it (e.g. --engine-cpus)"
+            ) from error
         if on_start is not None:
             on_start(proc.pid)
         timer: threading.Timer | None = None
@@ -241,12 +251,14 @@ def run(
     on_interval: Callable[[IntervalRecord], None] | None = None,
     timeout_s: float | None = None,
     wording: Wording = Wording(),
+    preexec: Callable[[], None] | None = None,
 ) -> EngineResult:
-    """Run the engine to completion; ``on_interval`` sees each interval as it arrives."""
+    """Run the engine to completion; ``on_interval`` sees each interval as it arrives;
+    ``preexec`` runs in its process before it does (see :func:`stream`)."""
     intervals: list[IntervalRecord] = []
     errors: list[ErrorRecord] = []
     summary: SummaryRecord | None = None
-    for record in stream(spec, workdir, timeout_s=timeout_s, wording=wording):
+    for record in stream(spec, workdir, timeout_s=timeout_s, wording=wording, preexec=preexec):
         if isinstance(record, IntervalRecord):
             intervals.append(record)
             if on_interval is not None:

@@ -36,7 +36,7 @@ from cassandra.cluster import (
 from cassandra.connection import ConnectionException
 from cassandra.policies import ConstantReconnectionPolicy, WhiteListRoundRobinPolicy
 
-from casslab.metrics.jmx import SYSTEM_KEYSPACES
+from casslab.metrics.jmx_mbeans import SYSTEM_KEYSPACES
 from casslab.metrics.rates import CounterTracker
 from casslab.metrics.source import Sample, SourceUnavailableError
 

@@ -39,7 +39,8 @@ class NodeTarget(Record):
     Only ``address`` is required (a cluster casslab did not start); the rest enables the
     local samplers: ``pid`` the process sampler, ``data_dir`` the host sampler, ``jmx_port``
     the JMX sampler, ``cgroup`` the cgroup sampler (a path relative to the cgroup mounts,
-    e.g. ``casslab/node1``).
+    e.g. ``casslab/node1``), ``net_interface`` the network sampler of a node in its own
+    network namespace (the host end of its veth pair, e.g. ``cl-ab12-n1``).
     """
 
     address: str
@@ -47,7 +48,9 @@ class NodeTarget(Record):
     pid: int | None = None
     data_dir: str | None = None
     jmx_port: int | None = None
+    jmx_address: str = "127.0.0.1"  # a node in its own network namespace: its address
     cgroup: str | None = None
+    net_interface: str | None = None
 
     @property
     def label(self) -> str:

@@ -16,6 +16,7 @@ from casslab.metrics.cgroup import CgroupSource
 from casslab.metrics.cql import CqlSource
 from casslab.metrics.host import HostSource
 from casslab.metrics.jmx import JmxClient, JmxSource
+from casslab.metrics.netns import NetnsSource
 from casslab.metrics.process import ProcessSource
 from casslab.metrics.source import NodeTarget, Source
 
@@ -32,19 +33,20 @@ class NodeRecord(Protocol):
     @property
     def jmx_port(self) -> int: ...
     @property
+    def jmx_address(self) -> str: ...
+    @property
     def pid(self) -> int | None: ...
     @property
     def data_dir(self) -> Path: ...
+    @property
+    def cgroup(self) -> str | None: ...
+    @property
+    def host_interface(self) -> str | None: ...
 
 
-def targets_from_nodes(
-    nodes: Iterable[NodeRecord], cgroups: dict[str, str] | None = None
-) -> list[NodeTarget]:
-    """Targets for the nodes of a local cluster (process, host, JMX and CQL samplers).
-
-    ``cgroups`` maps a node address to the cgroup path it runs in, if any.
-    """
-    cg = cgroups or {}
+def targets_from_nodes(nodes: Iterable[NodeRecord]) -> list[NodeTarget]:
+    """Targets for the nodes casslab runs (process, host, JMX and CQL samplers, and the
+    cgroup and network samplers of the nodes that run in a cgroup or a namespace)."""
     return [
         NodeTarget(
             address=n.address,
@@ -52,7 +54,9 @@ def targets_from_nodes(
             pid=n.pid,
             data_dir=str(n.data_dir),
             jmx_port=n.jmx_port,
-            cgroup=cg.get(n.address),
+            jmx_address=n.jmx_address,
+            cgroup=n.cgroup,
+            net_interface=n.host_interface,
         )
         for n in nodes
     ]
@@ -118,8 +122,8 @@ def build_sources(
     jmx_client: JmxClient | None = None,
     cql: bool = True,
 ) -> list[Source]:
-    """Every sampler the targets allow: host (per data device), process, cgroup, CQL, JMX,
-    and the engine process when ``engine_pid`` is given."""
+    """Every sampler the targets allow: host (per data device), process, cgroup, network
+    namespace, CQL, JMX, and the engine process when ``engine_pid`` is given."""
     sources: list[Source] = []
     by_device: dict[Any, tuple[list[str], str]] = {}
     for t in targets:
@@ -145,11 +149,13 @@ def build_sources(
             sources.append(ProcessSource(t.label, t.pid))
         if t.cgroup is not None:
             sources.append(CgroupSource(t.label, t.cgroup))
+        if t.net_interface is not None:
+            sources.append(NetnsSource(t.label, t.net_interface))
         jmx = use_jmx and client is not None and t.jmx_port is not None
         if cql:
             sources.append(CqlSource(t.label, t.address, t.cql_port, jmx_fallbacks=not jmx))
         if jmx and t.jmx_port is not None and client is not None:
-            sources.append(JmxSource(t.label, "127.0.0.1", t.jmx_port, client))
+            sources.append(JmxSource(t.label, t.jmx_address, t.jmx_port, client))
     if engine_pid is not None:
         sources.append(ProcessSource(ENGINE_NODE, engine_pid, prefix="engine"))
     return sources

@@ -19,7 +19,6 @@ from casslab.analysis import (
     Correction,
     TrialKpis,
     analyse,
-    cell_stats,
     kpi_spec,
 )
 from casslab.report import text
@@ -45,6 +44,7 @@ from casslab.report.records import (
     Tone,
     VerdictRow,
 )
+from casslab.report.resources import resource_tables
 from casslab.store.frames import (
     CellLayout,
     analysed_trials,
@@ -96,6 +96,10 @@ def _facts(run: RunData, layout: CellLayout, finished: int) -> list[tuple[str, s
         ("trials", f"{finished} finished of {manifest.trials_planned or len(run.trials)} planned"),
         ("stop rule", manifest.stop_rule or "not recorded"),
         ("data seed", "not recorded" if manifest.data_seed is None else str(manifest.data_seed)),
+        (
+            "load engine",
+            f"pinned to CPUs {manifest.engine_cpus}" if manifest.engine_cpus else "not pinned",
+        ),
         ("steady state", steady_fact(run)),
         ("design", f"{experiment.get('design', 'factorial')}, {len(layout.cells)} cells"),
         ("baseline cell", layout.baseline_cell or "none"),
@@ -177,57 +181,6 @@ def overview_table(analysis: Analysis, cells: Sequence[str]) -> Table:
         columns=["cell", "n", *(kpi_label(k) for k in analysis.kpis)],
         rows=rows,
         note="Student-t 95% confidence interval of the mean over the iterations of each cell",
-    )
-
-
-PROCESS_KPIS = (
-    "cassandra_cpu_pct",
-    "cassandra_cpu_user_pct",
-    "cassandra_cpu_system_pct",
-    "engine_cpu_pct",
-    "other_cpu_pct",
-    "gc_pause_ms",
-    "cassandra_disk_write_bytes_per_s",
-    "cassandra_rss_bytes",
-    "engine_rss_bytes",
-)
-"""What each process of the host used, per cell, whether or not the file lists them."""
-
-
-def process_table(
-    trials: Sequence[TrialKpis], cells: Sequence[str], confidence: float
-) -> Table | None:
-    """Per cell, the mean ± CI half-width (SD; variance) of each per-process KPI the
-    trials measured: Cassandra (summed over nodes), the load engine and the rest of the
-    host. None when no trial measured any."""
-    present = [k for k in PROCESS_KPIS if any(t.kpis.get(k) is not None for t in trials)]
-    if not present:
-        return None
-    stats = {
-        (s.cell_id, k): s for k in present for s in cell_stats(trials, k, confidence=confidence)
-    }
-    rows = []
-    for cell in cells:
-        row = [cell]
-        for kpi in present:
-            found = stats.get((cell, kpi))
-            if found is None or found.mean is None:
-                row.append(text.DASH)
-                continue
-            spread = f" (SD {text.number(found.sd)}; var {text.number(found.var)})"
-            row.append(text.mean_ci(found) + (spread if found.sd is not None else ""))
-        rows.append(TableRow(cells=row))
-    return Table(
-        id="cells-processes",
-        title="Resources by process: Cassandra (all nodes), the load engine and the rest",
-        columns=["cell", *(kpi_label(k) for k in present)],
-        rows=rows,
-        note=(
-            "Mean ± 95% CI half-width over each cell's trials, over the steady part of the "
-            "measured phase. CPU in % of ONE core (user + system, from /proc); other = the "
-            "host's busy CPU less Cassandra and the engine (the lab, the kernel, other "
-            "processes). Per-node values are in trials.parquet (node<N>.<kpi>)."
-        ),
     )
 
 
@@ -410,11 +363,7 @@ def build_report(run: RunData, options: AnalysisOptions = AnalysisOptions()) -> 
                 tables=[
                     overview_table(analysis, cells),
                     *(kpi_table(analysis, k, cells) for k in analysis.kpis),
-                    *(
-                        [table]
-                        if (table := process_table(trials, cells, options.confidence))
-                        else []
-                    ),
+                    *resource_tables(trials, cells, options.confidence),
                 ],
                 figures=[
                     *(bar_figure(analysis, k, cells, colors) for k in analysis.kpis),

@@ -51,6 +51,7 @@ class RunManifest(Record):
     plan_digest: str | None = None  # a resumed run must have the same plan
     jvm_warmup_s: float | None = None  # discarded load after each node (re)start
     data_seed: int | None = None  # the values written and validated are a function of it
+    engine_cpus: str | None = None  # the load engine's cgroup's CPUs (None: not pinned)
     stop_rule: str | None = None  # what ended the run's iterations (fixed, precision, max)
     started_at: datetime
     ended_at: datetime | None = None

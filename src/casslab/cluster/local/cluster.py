@@ -113,20 +113,7 @@ class LocalCluster:
                 "directories, tokens); remove it from --set, use --base-address or "
                 "--native-port to move a cluster"
             )
-        heap = spec.heap or default_heap(psutil.virtual_memory().available, spec.nodes)
-        _check_memory(heap, spec.nodes)
-        nodes = [
-            Node(
-                number=n,
-                address=spec.address(n),
-                native_port=spec.native_port,
-                storage_port=spec.storage_port,
-                jmx_port=spec.jmx_port_base + n,
-                directory=directory / f"node{n}",
-            )
-            for n in range(1, spec.nodes + 1)
-        ]
-        launch.check_ports(nodes)
+        heap, nodes, extra = cls._prepare(spec, directory)
         cluster = cls(
             ClusterState(
                 spec=spec,
@@ -141,6 +128,7 @@ class LocalCluster:
                 settings=settings,
                 created_at=datetime.now(UTC),
                 started_once=False,
+                **extra,
             ),
             remove_on_exit=remove_on_exit,
         )
@@ -163,6 +151,35 @@ class LocalCluster:
     def from_state(cls, cluster_state: ClusterState) -> LocalCluster:
         return cls(cluster_state)
 
+    @classmethod
+    def _prepare(cls, spec: ClusterSpec, directory: Path) -> tuple[str, list[Node], dict[str, Any]]:
+        """Check what only this backend checks and lay out the nodes, before anything is
+        written or started: the heap, the node records, and the extra state fields."""
+        heap = spec.heap or default_heap(psutil.virtual_memory().available, spec.nodes)
+        check_memory(heap, spec.nodes)
+        nodes = [
+            Node(
+                number=n,
+                address=spec.address(n),
+                native_port=spec.native_port,
+                storage_port=spec.storage_port,
+                jmx_port=spec.jmx_port_base + n,
+                directory=directory / f"node{n}",
+            )
+            for n in range(1, spec.nodes + 1)
+        ]
+        launch.check_ports(nodes)
+        return heap, nodes, {}
+
+    def _provision(self) -> None:
+        """Make what the nodes run in before they start (nothing for plain processes)."""
+
+    def _release(self) -> None:
+        """Remove what :meth:`_provision` made, once every node has stopped."""
+
+    def _spawn(self, node: Node) -> tuple[int, float | None]:
+        return launch.spawn(self.state, node)
+
     def _start_stored(self, spec: ClusterSpec, given: frozenset[str], timeout_s: float) -> None:
         """Start this stopped cluster with its data, after checking that ``spec`` asks for
         the same cluster; given settings are applied before the nodes start."""
@@ -179,7 +196,7 @@ class LocalCluster:
                 f"cluster {self.name!r} is already running; `casslab status --name "
                 f"{self.name}` shows it, `casslab down --name {self.name}` stops it"
             )
-        _check_memory(self.state.heap, len(self.state.nodes))
+        check_memory(self.state.heap, len(self.state.nodes))
         if "settings" in given and spec.settings:
             self._apply_settings(spec.settings)
         launch.stop_leftovers(self.directory, keep=self._recorded_pids())
@@ -225,9 +242,10 @@ class LocalCluster:
     def start(self, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         """Start every node that is not running, then wait until the cluster is ready."""
         try:
+            self._provision()
             for node in self.state.nodes:
                 if not self.node_alive(node):
-                    pid, started = launch.spawn(self.state, node)
+                    pid, started = self._spawn(node)
                     self._update_nodes({node.number: (pid, started)})
             launch.wait_ready(
                 self.name,
@@ -260,6 +278,7 @@ class LocalCluster:
                     killed.append(node.number)
         self._update_nodes({n.number: (None, None) for n in self.state.nodes})
         launch.stop_leftovers(self.directory)  # JVMs of this directory the state never recorded
+        self._release()
         return killed
 
     def restart(
@@ -485,7 +504,8 @@ def _clear_for_create(directory: Path, name: str, root: Path | None, *, fresh: b
     shutil.rmtree(directory)
 
 
-def _check_memory(heap: str, nodes: int) -> None:
+def check_memory(heap: str, nodes: int) -> None:
+    """A :class:`ConfigError` when ``nodes`` JVMs of ``heap`` do not fit this host."""
     memory = psutil.virtual_memory()
     problem = heap_problem(heap_mib(heap), nodes, memory.available, memory.total)
     if problem is not None:

@@ -45,13 +45,24 @@ def write_configs(state: ClusterState) -> None:
         (node.conf_dir / "logback-tools.xml").write_text(node_config.tools_logback_xml())
 
 
-def spawn(state: ClusterState, node: Node) -> tuple[int, float | None]:
-    """Start ``node``'s JVM in its own session; returns its PID and start time."""
+def spawn(
+    state: ClusterState,
+    node: Node,
+    *,
+    flags: Sequence[str] = (),
+    wrap: Callable[[list[str]], list[str]] | None = None,
+    preexec: Callable[[], None] | None = None,
+) -> tuple[int, float | None]:
+    """Start ``node``'s JVM in its own session; returns its PID and start time. ``flags``
+    are extra JVM flags, ``wrap`` turns the java command into the one to run (it must exec
+    java, so the PID stays the JVM's), ``preexec`` runs in the child before that."""
     for name in ("conf_dir", *STATE_DIRS, "logs_dir"):
         getattr(node, name).mkdir(parents=True, exist_ok=True)
     command = jvm.daemon_command(
-        state.java, state.java_feature, f"{state.lib_dir}/*", node, heap_mib(state.heap)
+        state.java, state.java_feature, f"{state.lib_dir}/*", node, heap_mib(state.heap), flags
     )
+    if wrap is not None:
+        command = wrap(command)
     (node.conf_dir / "command.txt").write_text(" ".join(command) + "\n")
     with node.stdout_file.open("ab") as out:
         process = subprocess.Popen(
@@ -61,6 +72,7 @@ def spawn(state: ClusterState, node: Node) -> tuple[int, float | None]:
             stderr=subprocess.STDOUT,
             cwd=node.directory,
             start_new_session=True,
+            preexec_fn=preexec,  # only file writes into cgroup.procs, before exec
         )
     return process.pid, create_time(process.pid)
 

@@ -1,0 +1,218 @@
+"""The isolated backend: Cassandra nodes as processes in their own cgroups (CPU quota,
+memory limit, cpuset, block-I/O throttle), and with ``isolation: netns`` each in its own
+network namespace with its own address on the cluster's bridge: containers without a
+container engine.
+
+Everything a local cluster does it does (one directory per cluster, data kept across
+``down``/``up``); on top, each start makes the cgroups and the network and each stop
+removes them, and a crashed casslab's leftovers are swept by the next ``up`` or ``down``
+(:mod:`casslab.cluster.isolated.owners`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from casslab.cluster.backend import NodeView
+from casslab.cluster.heap import default_heap
+from casslab.cluster.isolated import network, owners, sizes
+from casslab.cluster.isolated.cgroups import Cgroups, block_device, join
+from casslab.cluster.isolated.records import Bridge, Isolated, Isolation, NodeLimits
+from casslab.cluster.local import launch
+from casslab.cluster.local.cluster import LocalCluster, check_memory
+from casslab.cluster.model import ClusterSpec, Node, heap_mib
+from casslab.errors import ClusterError, ConfigError
+
+REQUIRED_TOOLS = {"ip": "iproute2", "nsenter": "util-linux"}
+
+
+def cluster_id(directory: Path) -> str:
+    """Six hex digits naming this cluster's namespaces, veths, bridge and cgroups."""
+    return hashlib.sha1(str(directory.resolve()).encode()).hexdigest()[:6]
+
+
+def limits_of(spec: ClusterSpec) -> NodeLimits:
+    return sizes.resolve_limits(
+        spec.node_size,
+        spec.cpus,
+        spec.memory,
+        spec.cpu_scale,
+        spec.cpuset,
+        spec.io_read,
+        spec.io_write,
+    )
+
+
+def warnings_for(spec: ClusterSpec) -> list[str]:
+    """What ``up`` and ``plan`` say before starting: nodes that together ask for more CPU
+    or memory than this host has."""
+    limits = limits_of(spec)
+    available = psutil.virtual_memory().available // sizes.MIB
+    return sizes.oversubscription(limits, spec.nodes, os.cpu_count() or 1, available)
+
+
+def preflight(spec: ClusterSpec) -> NodeLimits:
+    """Every check before anything starts: root, the tools, the limits against this
+    host; a :class:`ConfigError` saying what is missing and how to get it."""
+    if os.geteuid() != 0:
+        raise ConfigError(
+            "isolated nodes (--isolation netns, --node-size, --cpus, --memory) need root to "
+            "create network namespaces and cgroups; run casslab as root (e.g. with sudo)"
+        )
+    for tool, package in REQUIRED_TOOLS.items():
+        if shutil.which(tool) is None:
+            raise ConfigError(
+                f"isolated nodes need `{tool}`; install it: apt-get install {package}"
+            )
+    limits = limits_of(spec)
+    host_cpus = sorted(os.sched_getaffinity(0))
+    problems = sizes.host_problems(limits, host_cpus, psutil.virtual_memory().total // sizes.MIB)
+    if problems:
+        raise ConfigError("; ".join(problems) + " (nothing was started)")
+    return limits
+
+
+class IsolatedCluster(LocalCluster):
+    """An isolated cluster (see the module docstring)."""
+
+    @property
+    def isolated(self) -> Isolated:
+        if self.state.isolated is None:
+            raise ClusterError(f"cluster {self.name!r}: its state has no isolation record")
+        return self.state.isolated
+
+    @classmethod
+    def _prepare(cls, spec: ClusterSpec, directory: Path) -> tuple[str, list[Node], dict[str, Any]]:
+        limits = preflight(spec)
+        owners.sweep()
+        ident = cluster_id(directory)
+        owners.release_recorded(ident)  # an earlier cluster of this directory, crashed or replaced
+        owners.release(ident, f"casslab/{ident}")
+        heap = spec.heap or (
+            f"{sizes.env_heap_mib(limits.memory_mib)}M"
+            if limits.memory_mib is not None
+            else default_heap(psutil.virtual_memory().available, spec.nodes)
+        )
+        from_size = limits.size if spec.memory is None else None
+        problem = sizes.heap_problem(heap_mib(heap), heap, limits.memory_mib, from_size)
+        if problem is not None:
+            raise ConfigError(f"{problem} (nothing was started)")
+        bridge = None
+        if spec.isolation is Isolation.NETNS:
+            check_memory(heap, spec.nodes)
+            bridge, nodes = _netns_nodes(spec, directory, ident)
+        else:  # plain processes on 127.0.0.n, each in its cgroup
+            _, nodes, _ = super()._prepare(spec.model_copy(update={"heap": heap}), directory)
+        nodes = [n.model_copy(update={"cgroup": f"casslab/{ident}/node{n.number}"}) for n in nodes]
+        record = Isolated(
+            isolation=spec.isolation,
+            limits=limits,
+            cluster_id=ident,
+            cgroup_root=f"casslab/{ident}",
+            bridge=bridge,
+        )
+        return heap, nodes, {"isolated": record}
+
+    def _cgroups(self) -> Cgroups:
+        return Cgroups.detect(self.isolated.cgroup_root, self.isolated.limits)
+
+    def _provision(self) -> None:
+        """The network (netns isolation) and every node's cgroup, made anew at each start
+        (a stop removed them)."""
+        record = self.isolated
+        owners.claim(record.cluster_id, self.directory, record.cgroup_root, record.bridge)
+        owners.release(record.cluster_id, record.cgroup_root)  # a crash's half-made ones
+        owners.claim(record.cluster_id, self.directory, record.cgroup_root, record.bridge)
+        try:
+            if record.bridge is not None:
+                network.create_bridge(record.bridge)
+                for node in self.state.nodes:
+                    network.create_node(record.bridge, record.cluster_id, node.number, node.address)
+            cgroups = self._cgroups()
+            io = record.limits.io_read_bps is not None or record.limits.io_write_bps is not None
+            device = None
+            if io:
+                self.state.nodes[0].directory.mkdir(parents=True, exist_ok=True)
+                device = block_device(self.state.nodes[0].directory)
+            for node in self.state.nodes:
+                cgroups.create(node.number, record.limits, device)
+        except BaseException:
+            owners.release(record.cluster_id, record.cgroup_root)
+            raise
+
+    def _release(self) -> None:
+        """Remove the network and cgroups of the stopped nodes; the subnet stays held by a
+        blackhole route (and an owner file) until the cluster is destroyed."""
+        record = self.state.isolated
+        if record is not None:
+            owners.release(record.cluster_id, record.cgroup_root)
+            if record.bridge is not None and self.directory.is_dir():
+                owners.claim(record.cluster_id, self.directory, record.cgroup_root, record.bridge)
+                network.guard(record.bridge)
+        owners.sweep()  # and what crashed runs of removed clusters left
+
+    def destroy(self) -> None:
+        super().destroy()
+        record = self.state.isolated
+        if record is not None:
+            owners.release(record.cluster_id, record.cgroup_root, record.bridge)
+
+    def _spawn(self, node: Node) -> tuple[int, float | None]:
+        limits = self.isolated.limits
+        flags = [f"-XX:ActiveProcessorCount={sizes.processor_count(limits, os.cpu_count() or 1)}"]
+        netns = node.netns
+        return launch.spawn(
+            self.state,
+            node,
+            flags=flags,
+            wrap=(lambda command: network.enter_command(netns, command)) if netns else None,
+            preexec=join(self._cgroups().procs_files(node.number)),
+        )
+
+    def status(self) -> list[NodeView]:
+        record = self.isolated
+        return [
+            view.model_copy(
+                update={"isolation": record.isolation.value, "limits": record.limits.short()}
+            )
+            for view in super().status()
+        ]
+
+
+def _netns_nodes(spec: ClusterSpec, directory: Path, ident: str) -> tuple[Bridge, list[Node]]:
+    """The bridge and the nodes of a netns cluster: each node at its own address of a
+    free subnet (or ``spec.subnet``), its JMX on that address."""
+    used = network.used_subnets()
+    if spec.subnet is not None:
+        subnet = ipaddress.IPv4Network(spec.subnet)
+        clash = [str(u) for u in used if u.overlaps(subnet)]
+        if clash:
+            raise ConfigError(
+                f"--subnet {spec.subnet} overlaps {', '.join(clash)} already on this host; "
+                "choose another or leave it out (casslab picks a free one)"
+            )
+    else:
+        subnet = network.choose_subnet(used)
+    bridge, addresses = network.plan(ident, subnet, spec.nodes)
+    nodes = [
+        Node(
+            number=n,
+            address=addresses[n - 1],
+            native_port=spec.native_port,
+            storage_port=spec.storage_port,
+            jmx_port=spec.jmx_port_base + n,
+            directory=directory / f"node{n}",
+            netns=network.namespace(ident, n),
+            host_interface=network.host_interface(ident, n),
+            jmx_address=addresses[n - 1],
+        )
+        for n in range(1, spec.nodes + 1)
+    ]
+    return bridge, nodes

@@ -1,0 +1,149 @@
+"""The nodes' network: one Linux bridge per cluster with the host's address on it, and
+per node a network namespace joined to the bridge by a veth pair, as LXC's default
+network and Docker's bridge give each container its own address.
+
+Names carry the cluster's id (six hex digits) so a crashed casslab's leftovers are found:
+bridge ``clb<id>``, host ends ``clv<id>n<n>``, namespaces ``casslab-<id>-n<n>`` (every
+node's end is ``eth0`` inside its namespace). Commands are argument lists for ``ip``,
+never shell text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import json
+import subprocess
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from casslab.cluster.isolated.records import Bridge
+from casslab.errors import ClusterError
+
+DEFAULT_POOL = ipaddress.IPv4Network("10.213.0.0/16")  # where free /24 subnets are taken
+NETNS_DIR = Path("/run/netns")
+
+
+def bridge_name(cluster_id: str) -> str:
+    return f"clb{cluster_id}"
+
+
+def host_interface(cluster_id: str, number: int) -> str:
+    return f"clv{cluster_id}n{number}"
+
+
+def namespace(cluster_id: str, number: int) -> str:
+    return f"casslab-{cluster_id}-n{number}"
+
+
+def choose_subnet(
+    used: Iterable[ipaddress.IPv4Network], pool: ipaddress.IPv4Network = DEFAULT_POOL
+) -> ipaddress.IPv4Network:
+    """The first /24 of ``pool`` that overlaps no subnet in ``used``."""
+    taken = list(used)
+    for candidate in pool.subnets(new_prefix=24):
+        if not any(candidate.overlaps(t) for t in taken):
+            return candidate
+    raise ClusterError(f"no free /24 subnet left in {pool}; remove other clusters or give --subnet")
+
+
+def plan(cluster_id: str, subnet: ipaddress.IPv4Network, nodes: int) -> tuple[Bridge, list[str]]:
+    """The bridge (the host takes the subnet's first address) and each node's address."""
+    hosts = list(subnet.hosts())
+    if len(hosts) < nodes + 1:
+        raise ClusterError(f"subnet {subnet} has room for {len(hosts) - 1} nodes, not {nodes}")
+    bridge = Bridge(name=bridge_name(cluster_id), address=str(hosts[0]), prefix=subnet.prefixlen)
+    return bridge, [str(hosts[n]) for n in range(1, nodes + 1)]
+
+
+def ip(*args: str, namespace_name: str | None = None, check: bool = True) -> str:
+    """Run ``ip ARGS`` (in ``namespace_name`` with ``-n``); its output, or a
+    :class:`ClusterError` with ip's own message."""
+    command = ["ip", *(["-n", namespace_name] if namespace_name else []), *args]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if check and result.returncode != 0:
+        raise ClusterError(f"`{' '.join(command)}` failed: {result.stderr.strip()}")
+    return result.stdout
+
+
+def used_subnets() -> list[ipaddress.IPv4Network]:
+    """Every IPv4 subnet on an interface of the host, and every subnet a stopped cluster
+    holds with a blackhole route (:func:`guard`)."""
+    found: list[ipaddress.IPv4Network] = []
+    for link in json.loads(ip("-j", "-4", "addr") or "[]"):
+        for info in link.get("addr_info", []):
+            found.append(
+                ipaddress.IPv4Network(f"{info['local']}/{info['prefixlen']}", strict=False)
+            )
+    for route in json.loads(ip("-j", "-4", "route", "show", "type", "blackhole") or "[]"):
+        with contextlib.suppress(ValueError, KeyError):
+            found.append(ipaddress.IPv4Network(route["dst"], strict=False))
+    return found
+
+
+def subnet_of(bridge: Bridge) -> str:
+    return str(ipaddress.IPv4Network(f"{bridge.address}/{bridge.prefix}", strict=False))
+
+
+def guard(bridge: Bridge) -> None:
+    """A blackhole route for the subnet of a stopped cluster: its nodes' addresses are then
+    dropped on this host instead of leaving it by the default route (a client still
+    trying them, a driver reconnecting). Only the cluster's own subnet, chosen free."""
+    ip("route", "replace", "blackhole", subnet_of(bridge))
+
+
+def unguard(bridge: Bridge) -> None:
+    """Remove :func:`guard`'s route (before the bridge comes back, or for good)."""
+    ip("route", "del", "blackhole", subnet_of(bridge), check=False)
+
+
+def create_bridge(bridge: Bridge) -> None:
+    unguard(bridge)  # the bridge's own route takes the subnet over
+    ip("link", "add", bridge.name, "type", "bridge")
+    ip("addr", "add", f"{bridge.address}/{bridge.prefix}", "dev", bridge.name)
+    ip("link", "set", bridge.name, "up")
+
+
+def create_node(bridge: Bridge, cluster_id: str, number: int, address: str) -> tuple[str, str]:
+    """Node ``number``'s namespace (loopback up, ``eth0`` at ``address``, default route
+    through the host) joined to ``bridge``; returns (namespace, host interface)."""
+    ns, host_end = namespace(cluster_id, number), host_interface(cluster_id, number)
+    ip("netns", "add", ns)
+    ip("link", "add", host_end, "type", "veth", "peer", "name", "eth0", "netns", ns)
+    ip("link", "set", host_end, "master", bridge.name, "up")
+    ip("addr", "add", f"{address}/{bridge.prefix}", "dev", "eth0", namespace_name=ns)
+    ip("link", "set", "lo", "up", namespace_name=ns)
+    ip("link", "set", "eth0", "up", namespace_name=ns)
+    ip("route", "add", "default", "via", bridge.address, namespace_name=ns)
+    return ns, host_end
+
+
+def namespaces_of(cluster_id: str) -> list[str]:
+    """The namespaces of cluster ``cluster_id`` that exist now."""
+    if not NETNS_DIR.is_dir():
+        return []
+    prefix = f"casslab-{cluster_id}-n"
+    return sorted(p.name for p in NETNS_DIR.iterdir() if p.name.startswith(prefix))
+
+
+def links_of(cluster_id: str) -> list[str]:
+    """The bridge and host-end veths of cluster ``cluster_id`` that exist now."""
+    names = [link.get("ifname", "") for link in json.loads(ip("-j", "link") or "[]")]
+    own = (bridge_name(cluster_id), f"clv{cluster_id}n")
+    return [n for n in names if n == own[0] or n.startswith(own[1])]
+
+
+def remove(cluster_id: str) -> None:
+    """Delete every namespace, veth and the bridge of cluster ``cluster_id`` (deleting a
+    namespace deletes its veth pair; the host ends are deleted too in case one is left)."""
+    for ns in namespaces_of(cluster_id):
+        ip("netns", "del", ns, check=False)
+    for link in sorted(links_of(cluster_id), key=lambda n: n.startswith("clb")):
+        ip("link", "del", link, check=False)
+
+
+def enter_command(ns: str, command: Sequence[str]) -> list[str]:
+    """``command`` run inside namespace ``ns``: ``nsenter --net`` joins only the network
+    namespace (``ip netns exec`` would also remount /sys, hiding the cgroup files the JVM
+    reads its limits from), then execs the command, so its PID is the command's."""
+    return ["nsenter", f"--net={NETNS_DIR / ns}", "--", *command]
