@@ -7,19 +7,9 @@ import pandas as pd
 import pytest
 
 from casslab.analysis import KPI_CATALOGUE, METRIC_RULES, kpi_spec, kpis_from_metrics, trial_kpis
+from casslab.analysis.kpi_catalogue import CONTAINER_KPIS
 
 N1, N2 = "10.213.0.2", "10.213.0.10"  # node 1 and node 2: address order, not text order
-
-CONTAINER_KPIS = (
-    "container_cpu_pct",
-    "container_throttled_periods_pct",
-    "container_memory_bytes_max",
-    "container_memory_limit_bytes",
-    "container_net_rx_bytes_per_s",
-    "container_net_tx_bytes_per_s",
-    "container_block_write_bytes_per_s",
-    "container_pids",
-)
 
 
 def container_rows() -> list[tuple[float, str, str, float]]:

@@ -263,6 +263,18 @@ KPI_CATALOGUE: dict[str, KpiSpec] = {
 
 
 DEFAULT_KPIS = ("op_rate", "latency_mean_ms", "latency_p99_ms", "errors")
+
+CONTAINER_KPIS = (
+    "container_cpu_pct",
+    "container_throttled_periods_pct",
+    "container_memory_bytes_max",
+    "container_memory_limit_bytes",
+    "container_net_rx_bytes_per_s",
+    "container_net_tx_bytes_per_s",
+    "container_block_write_bytes_per_s",
+    "container_pids",
+)
+"""The KPIs of the nodes' cgroups and namespaces (isolated nodes): ``docker stats``."""
 """The KPIs an experiment reports when its file names none."""
 
 

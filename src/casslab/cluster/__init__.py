@@ -6,8 +6,6 @@ registered in :mod:`casslab.cluster.registry`. The load engine's own cgroup on t
 (``--engine-cpus``) is :func:`engine_cgroup`.
 """
 
-from collections.abc import Callable
-
 from casslab.cluster.backend import Cluster, NodeView, ResetMode, UpOutcome
 from casslab.cluster.isolated.engine_cgroup import check_engine_cpus, engine_cgroup
 from casslab.cluster.isolated.records import Isolation
@@ -18,7 +16,6 @@ from casslab.cluster.model import (
     ClusterState,
     Node,
     NodeStatus,
-    heap_mib,
 )
 from casslab.cluster.registry import (
     attach,
@@ -43,44 +40,12 @@ def warnings_for(spec: ClusterSpec) -> list[str]:
 
 def limit_problems(spec: ClusterSpec) -> list[tuple[str, str]]:
     """What the isolated backend would refuse in ``spec``'s node limits, found without
-    starting anything or asking the host: an unknown node size (the message lists the
-    known ones), a memory or block-I/O size or a cpuset it cannot read, a heap that does
-    not fit in the memory limit. One ``(field, message)`` each, the messages in ``casslab
-    up``'s words (``--memory``). What this host cannot honour (more CPUs than it has, no
-    root) is ``up``'s own check, and oversubscription :func:`warnings_for`'s."""
+    starting anything (see :func:`casslab.cluster.isolated.checks.limit_problems`)."""
     if spec.backend is not BackendKind.ISOLATED:
         return []
-    from casslab.cluster.isolated import sizes
-    from casslab.cluster.isolated.cluster import limits_of
-    from casslab.errors import ConfigError
+    from casslab.cluster.isolated.checks import limit_problems as isolated_problems
 
-    def check_cpuset() -> None:
-        if spec.cpuset is not None:
-            sizes.parse_cpuset(spec.cpuset)
-
-    checks: dict[str, Callable[[], object]] = {
-        "node_size": lambda: sizes.resolve_limits(spec.node_size, None, None),
-        "memory": lambda: sizes.resolve_limits(None, None, spec.memory),
-        "cpuset": check_cpuset,
-        "io_read": lambda: sizes.resolve_limits(None, None, None, io_read=spec.io_read),
-        "io_write": lambda: sizes.resolve_limits(None, None, None, io_write=spec.io_write),
-    }
-    problems: list[tuple[str, str]] = []
-    for field, check in checks.items():
-        try:
-            check()
-        except ConfigError as error:
-            problems.append((field, str(error)))
-    if problems:
-        return problems
-    # the isolated backend's own rule at creation (IsolatedCluster._prepare), asked early
-    if spec.heap is not None:
-        limits = limits_of(spec)
-        from_size = spec.node_size if spec.memory is None else None
-        problem = sizes.heap_problem(heap_mib(spec.heap), spec.heap, limits.memory_mib, from_size)
-        if problem is not None:
-            problems.append(("heap", problem))
-    return problems
+    return isolated_problems(spec)
 
 
 __all__ = [

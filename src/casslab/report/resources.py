@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from casslab.analysis import TrialKpis, cell_stats
+from casslab.analysis.kpi_catalogue import CONTAINER_KPIS
 from casslab.report import text
 from casslab.report.figures import kpi_label
 from casslab.report.records import Table, TableRow
@@ -22,18 +23,6 @@ PROCESS_KPIS = (
     "engine_rss_bytes",
 )
 """What each process of the host used, per cell, whether or not the file lists them."""
-
-CONTAINER_KPIS = (
-    "container_cpu_pct",
-    "container_throttled_periods_pct",
-    "container_memory_bytes_max",
-    "container_memory_limit_bytes",
-    "container_net_rx_bytes_per_s",
-    "container_net_tx_bytes_per_s",
-    "container_block_write_bytes_per_s",
-    "container_pids",
-)
-"""What the nodes' cgroups used (isolated nodes only), per cell."""
 
 
 def _table(

@@ -24,6 +24,7 @@ from casslab.cluster.backend import NodeView
 from casslab.cluster.heap import default_heap
 from casslab.cluster.isolated import network, owners, sizes
 from casslab.cluster.isolated.cgroups import Cgroups, block_device, join
+from casslab.cluster.isolated.checks import limits_of
 from casslab.cluster.isolated.records import Bridge, Isolated, Isolation, NodeLimits
 from casslab.cluster.local import launch
 from casslab.cluster.local.cluster import LocalCluster, check_memory
@@ -36,18 +37,6 @@ REQUIRED_TOOLS = {"ip": "iproute2", "nsenter": "util-linux"}
 def cluster_id(directory: Path) -> str:
     """Six hex digits naming this cluster's namespaces, veths, bridge and cgroups."""
     return hashlib.sha1(str(directory.resolve()).encode()).hexdigest()[:6]
-
-
-def limits_of(spec: ClusterSpec) -> NodeLimits:
-    return sizes.resolve_limits(
-        spec.node_size,
-        spec.cpus,
-        spec.memory,
-        spec.cpu_scale,
-        spec.cpuset,
-        spec.io_read,
-        spec.io_write,
-    )
 
 
 def warnings_for(spec: ClusterSpec) -> list[str]:
