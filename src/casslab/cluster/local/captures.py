@@ -1,4 +1,5 @@
-"""Captured data of a local cluster: a keyspace's SSTables kept once, loaded back per trial.
+"""Captured data of a local cluster: a keyspace's SSTables kept once, loaded back per trial;
+and the nodes' snapshots on disk (listed, cleared by a reset).
 
 A preload of the same data runs once per cluster configuration, not once per trial:
 :func:`capture` takes a snapshot of the keyspace on every node (Cassandra flushes its
@@ -16,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from casslab.cluster.model import Node
@@ -97,3 +98,22 @@ def restore(
 def drop(root: Path, name: str) -> None:
     """Delete capture ``name`` (its hard links; the nodes' live files are not touched)."""
     shutil.rmtree(capture_dir(root, name), ignore_errors=True)
+
+
+def clear_snapshots(nodes: Sequence[Node]) -> None:
+    """Delete every snapshot of every node. A local node's snapshots are hard-link
+    directories under ``data/<keyspace>/<table>/snapshots``; removing them from disk frees
+    the space without a nodetool JVM per node (``listsnapshots`` agrees, see the tests).
+    Directories of dropped keyspaces hold only snapshots and go entirely."""
+    for node in nodes:
+        for snapshot_dir in node.data_dir.glob("*/*/snapshots"):
+            shutil.rmtree(snapshot_dir, ignore_errors=True)
+
+
+def snapshot_dirs(nodes: Sequence[Node]) -> list[Path]:
+    """Snapshot directories on disk across ``nodes``."""
+    found: list[Path] = []
+    for node in nodes:
+        if node.data_dir.exists():
+            found += [p for p in node.data_dir.glob("*/*/snapshots/*") if p.is_dir()]
+    return found

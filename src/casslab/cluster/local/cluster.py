@@ -427,7 +427,7 @@ class LocalCluster:
             raise ConfigError(f"reset mode {mode!r}: expected 'drop' or 'truncate'") from error
         keyspaces = admin.empty(self.session(), chosen.value)
         self.close_sessions()
-        self._clear_snapshots_on_disk()
+        captures.clear_snapshots(self.state.nodes)
         return keyspaces
 
     def capture(self, name: str, keyspace: str) -> None:
@@ -439,22 +439,9 @@ class LocalCluster:
         """Load capture ``name`` into ``keyspace``, whose tables exist and are empty."""
         captures.restore(self.state.nodes, self.nodetool, self.directory, name, keyspace)
 
-    def _clear_snapshots_on_disk(self) -> None:
-        """Delete every snapshot of every node. A local node's snapshots are hard-link
-        directories under ``data/<keyspace>/<table>/snapshots``; removing them from disk
-        frees the space without a nodetool JVM per node (``listsnapshots`` agrees, see the
-        tests). Directories of dropped keyspaces hold only snapshots and go entirely."""
-        for node in self.state.nodes:
-            for snapshot_dir in node.data_dir.glob("*/*/snapshots"):
-                shutil.rmtree(snapshot_dir, ignore_errors=True)
-
     def snapshots(self) -> list[Path]:
         """Snapshot directories on disk across all nodes (for checks)."""
-        found: list[Path] = []
-        for node in self.state.nodes:
-            if node.data_dir.exists():
-                found += [p for p in node.data_dir.glob("*/*/snapshots/*") if p.is_dir()]
-        return found
+        return captures.snapshot_dirs(self.state.nodes)
 
     def applied_settings(self, number: int = 1) -> dict[str, str]:
         """``system_views.settings`` of node ``number``: what Cassandra really runs with."""
