@@ -116,7 +116,6 @@ class IsolatedCluster(LocalCluster):
         """The network (netns isolation) and every node's cgroup, made anew at each start
         (a stop removed them)."""
         record = self.isolated
-        owners.claim(record.cluster_id, self.directory, record.cgroup_root, record.bridge)
         owners.release(record.cluster_id, record.cgroup_root)  # a crash's half-made ones
         owners.claim(record.cluster_id, self.directory, record.cgroup_root, record.bridge)
         try:
