@@ -7,7 +7,7 @@ CASSANDRA_VERSION ?= 5.0.9
 ENGINE := target/release/casslab-engine
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: setup venv lock engine cassandra browser isolation lint test test-fast demo demo-cluster bench clean docs
+.PHONY: setup venv lock engine cassandra browser isolation wan lint test test-fast demo demo-cluster bench clean docs
 
 setup: venv engine cassandra
 
@@ -54,13 +54,20 @@ isolation:
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 util-linux >/dev/null; } \
 	  || echo "ip/nsenter not installed: the isolated-node tests will be skipped"; }
 
+# Debian's vde2 (wirefilter, dpipe, vde_plug) for the emulated WAN links between
+# datacenters (root installs it; otherwise the topology tests are skipped).
+wan:
+	@command -v wirefilter >/dev/null 2>&1 && command -v dpipe >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq vde2 >/dev/null; } \
+	  || echo "vde2 not installed: the topology tests will be skipped"; }
+
 lint: venv
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 	@if [ -f Cargo.toml ]; then cargo fmt --all -- --check && cargo clippy --quiet --all-targets -- -D warnings; fi
 
-test: setup browser isolation lint
+test: setup browser isolation wan lint
 	@if [ -f Cargo.toml ]; then cargo test --quiet; fi
 	$(BIN)/pytest
 

@@ -46,6 +46,23 @@ def _started_nothing(home: Path) -> bool:
         (["up", "--version", "5.0.99"], "Cassandra 5.0.99 is not on Maven Central"),
         (["up", "--version", "five"], "is not of the form X.Y.Z"),
         (["status"], "no cluster: start one with `casslab up"),
+        (["up", "--racks", "2"], "--racks 2: racks are per datacenter; give --topology too"),
+        (["up", "--topology", "dc1:2,dc1:1"], "datacenter 'dc1' is named twice"),
+        (["up", "--topology", "dc1=2"], "'dc1=2' is not NAME:NODES"),
+        (
+            ["up", "--topology", "dc1:1,dc2:1", "--link", "dc1-dc3=5ms"],
+            "--link dc1-dc3: datacenter(s) dc3 are not in the topology (dc1, dc2)",
+        ),
+        (
+            ["up", "--topology", "dc1:1,dc2:1", "--link", "dc1-dc2=2.5ms"],
+            "the link emulator delays in whole milliseconds",
+        ),
+        (["up", "--link", "dc1-dc2=5ms"], "links join datacenters: give a topology too"),
+        (
+            ["up", "--topology", "dc1:1", "--isolation", "process"],
+            "datacenters and links need nodes in network namespaces",
+        ),
+        (["net", "show"], "no cluster: start one with `casslab up"),
     ],
 )
 def test_bad_input_is_named_and_nothing_starts(

@@ -123,6 +123,18 @@ def test_spec_mismatches(asked: ClusterSpec, given: frozenset[str], expected: li
     assert spec_mismatches(_state(), asked, given) == expected
 
 
+def test_a_stopped_cluster_with_other_datacenters_or_links_is_another_cluster() -> None:
+    spec = ClusterSpec(name="p", topology="dc1:2,dc2:1", links=["dc1-dc2=20ms"])
+    stored = _state().model_copy(update={"spec": spec})
+    given = frozenset({"topology", "links"})
+    assert spec_mismatches(stored, spec, given) == []
+    other = ClusterSpec(name="p", topology="dc1:1,dc2:2", links=["dc1-dc2=30ms,loss=1%"])
+    assert spec_mismatches(stored, other, given) == [
+        "topology: asked dc1:1,dc2:2, the stored cluster has dc1:2,dc2:1",
+        "links: asked --link dc1-dc2=30ms,loss=1%, the stored cluster has --link dc1-dc2=20ms",
+    ]
+
+
 def test_old_state_files_count_as_started() -> None:
     """State written before ``started_once`` existed was of clusters that were ready."""
     data = _state().model_dump(mode="json")

@@ -105,3 +105,33 @@ def test_cluster_spec_rejects(kwargs: dict[str, object], message: str) -> None:
 def test_node_addresses_count_up_from_the_base() -> None:
     spec = ClusterSpec(nodes=3, base_address="127.0.5.1")
     assert [spec.address(n) for n in (1, 2, 3)] == ["127.0.5.1", "127.0.5.2", "127.0.5.3"]
+
+
+def test_a_node_in_a_datacenter_runs_the_gossiping_snitch_with_its_rackdc_file() -> None:
+    node = _node(2).model_copy(update={"datacenter": "dc2", "rack": "r1"})
+    settings = node_settings("c", node, [node], [0], {"endpoint_snitch": "SimpleSnitch"})
+    assert settings["endpoint_snitch"] == "GossipingPropertyFileSnitch"
+    command = daemon_command(Path("/usr/bin/java"), 17, "/lib/*", node, 512)
+    assert "-Dcassandra-rackdc.properties=file:///c/node2/conf/cassandra-rackdc.properties" in (
+        command
+    )
+    plain = daemon_command(Path("/usr/bin/java"), 17, "/lib/*", _node(1), 512)
+    assert not any("rackdc" in part for part in plain)
+    assert node_settings("c", _node(1), [], [0], {})["endpoint_snitch"] == "SimpleSnitch"
+
+
+def test_a_topology_asks_for_netns_nodes_and_gives_their_count() -> None:
+    from casslab.errors import ConfigError
+
+    spec = ClusterSpec(topology="dc1:2,dc2:1", links=["dc2-dc1=20ms"])
+    assert (spec.nodes, spec.isolation.value, spec.backend.value) == (3, "netns", "isolated")
+    assert spec.links[0].sites == ("dc1", "dc2")
+    assert ClusterSpec.model_validate_json(spec.model_dump_json()) == spec
+    with pytest.raises(ValueError, match="the topology has 2 nodes"):
+        ClusterSpec(topology="dc1:2", nodes=3)
+    with pytest.raises(ValueError, match="need nodes in network namespaces"):
+        ClusterSpec(topology="dc1:2", isolation="process")
+    with pytest.raises(ValueError, match="give a topology too"):
+        ClusterSpec(links=["dc1-dc2=20ms"])
+    with pytest.raises(ConfigError, match=r"datacenter\(s\) dc9 are not in the topology"):
+        ClusterSpec(topology="dc1:1,dc2:1", links=["dc1-dc9=20ms"])

@@ -46,3 +46,14 @@ def test_default_heap_fits_free_memory(available: int, nodes: int, heap: str) ->
 def test_default_heap_refuses_when_even_minimum_does_not_fit() -> None:
     with pytest.raises(ValueError, match="3 node"):
         default_heap(1 * GIB, 3)
+
+
+def test_each_datacenter_has_its_own_even_ring_and_no_token_is_shared() -> None:
+    from casslab.cluster.tokens import tokens_by_datacenter
+
+    tokens = tokens_by_datacenter(["dc1", "dc1", "dc2", "dc3"], num_tokens=2)
+    assert tokens[:2] == initial_tokens(2, 2)
+    assert tokens[2] == [t + 1 for t in initial_tokens(1, 2)[0]]
+    assert tokens[3] == [t + 2 for t in initial_tokens(1, 2)[0]]
+    flat = [t for node in tokens for t in node]
+    assert len(set(flat)) == len(flat)

@@ -71,7 +71,7 @@ def test_an_isolation_factor_runs_both_levels_and_leaves_nothing(tmp_path: Path)
     # the netns node ran in its own cgroup: its container CPU was measured
     assert by_cell["isolation=netns"].kpis.get("container_cpu_pct") is not None
     plan = json.loads((run_dir / "plan.json").read_text())["plan"]
-    assert plan["schema_version"] == 2
+    assert plan["schema_version"] == 3
     isolation = [t["node_isolation"]["isolation"] for t in plan["trials"]]
     assert isolation == ["process", "netns"]
     assert [t["restart_reason"] for t in plan["trials"]] == ["first", "isolation"]

@@ -12,6 +12,7 @@ from casslab.experiment.commands import Tool
 from casslab.experiment.design import expand
 from casslab.experiment.model import Design, parse_duration_s
 from casslab.experiment.plan_records import Plan
+from casslab.experiment.replication import replicas_per_dc
 
 EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
 SHIPPED = sorted(EXPERIMENTS.glob("*.yaml"))
@@ -35,6 +36,8 @@ def test_the_shipped_set() -> None:
         "container-overhead-scaled",  # sorted by file name: "-" before "."
         "container-overhead",
         "quick-compaction",
+        "topologies-scaled",
+        "topologies",
         "workload-mix-container-scaled",
         "workload-mix-container",
         "workload-mix",
@@ -221,3 +224,61 @@ def test_workload_mix_container_scaled_fits_thirty_minutes() -> None:
     assert len(plan.trials) == 15
     assert min(measured_s(t.workload.text) for t in plan.trials) >= 50
     assert 25 <= _fits(plan, 30) <= 28  # the file says about 27 minutes
+
+
+LATENCY_KPIS = [
+    "latency_mean_ms",
+    "latency_p95_ms",
+    "latency_p99_ms",
+    "latency_p999_ms",
+    "latency_max_ms",
+]
+
+
+def test_topologies_follows_seed_004() -> None:
+    experiment = loader.load(EXPERIMENTS / "topologies.yaml")
+    assert experiment.kpis[:5] == LATENCY_KPIS  # with CIs across the iterations
+    plan = expand(experiment)
+    assert plan.factors == ("cluster.topology", "workload")
+    assert _levels(plan, "cluster.topology") == ["one-host", "one-site", "far-apart"]
+    assert _levels(plan, "workload") == ["write", "read", "mixed ratio(write=1,read=1)"]
+    assert (len(plan.cells), plan.iterations) == (9, 10)
+    assert sum(t.restart for t in plan.trials) == 3  # sequential: one cluster per topology
+    shapes = {t.cell_id.split(",")[0]: (t.nodes, t.local_dc) for t in plan.trials}
+    assert shapes == {
+        "topology=one-host": (4, "dc1"),
+        "topology=one-site": (3, "utah"),
+        "topology=far-apart": (3, "utah"),
+    }
+    for trial in plan.trials:
+        assert trial.topology is not None
+        replicas = replicas_per_dc(trial.replication, trial.topology.sites)
+        assert sum(c or 0 for c in replicas.values()) == 3  # 3 copies in every topology
+        assert "cl=QUORUM" in trial.workload.text
+        assert trial.preload is not None
+        assert "cl=ALL" in trial.preload.text
+        assert measured_s(trial.workload.text) == 10 * 60
+
+
+def _topology_run_minutes(plan: Plan) -> float:
+    """The scaled file's own estimate: 50 s measured and ~8 s to reset, restore and start
+    the engine a trial; each cluster started once, ~20 s a node (+15 s for gossip over
+    the WAN), then a JVM warm-up of at most 2 minutes with the preload; 30 s of report."""
+    per_trial = sum(t.warmup_s + measured_s(t.workload.text) + 8 for t in plan.trials)
+    starts = [t for t in plan.trials if t.restart]
+    clusters = sum(20 * t.nodes + (15 if t.topology and t.topology.links else 0) for t in starts)
+    return (per_trial + clusters + 120 * len(starts) + 30) / 60
+
+
+def test_topologies_scaled_keeps_the_design_and_fits_thirty_minutes() -> None:
+    full, plan = plan_of("topologies"), plan_of("topologies-scaled")
+    assert plan.factors == full.factors
+    assert [c.levels for c in plan.cells] == [c.levels for c in full.cells]
+    assert {t.heap for t in plan.trials} == {"512M"}
+    assert [t.replication for t in plan.trials[::2]] == [t.replication for t in full.trials[::10]]
+    assert len(plan.trials) == 18
+    assert min(measured_s(t.workload.text) for t in plan.trials) >= 50  # MSER-5
+    assert 26 <= _topology_run_minutes(plan) <= 29  # the file says about 28 minutes
+    text = (EXPERIMENTS / "topologies-scaled.yaml").read_text()
+    assert "about 28 minutes" in text
+    assert "issue 15" in text  # the clock-skew figures' placeholder

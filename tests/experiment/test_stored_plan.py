@@ -135,7 +135,7 @@ def test_a_plan_with_isolated_nodes_reads_back_equal(tmp_path: Path) -> None:
 
     assert read == plan
     assert read is not None
-    assert read.schema_version == PLAN_SCHEMA_VERSION == 2
+    assert read.schema_version == PLAN_SCHEMA_VERSION == 3
     netns = [t for t in read.trials if t.node_isolation.isolation is Isolation.NETNS]
     assert len(netns) == 4
     assert {t.node_isolation.memory for t in netns} == {"1GiB", "2GiB"}
@@ -173,14 +173,89 @@ def test_the_digest_of_a_file_without_isolation_is_what_it_was_before(tmp_path: 
     no part of the digest (SHA-256 over the file dict without them, as it was then)."""
     experiment = _experiment()
     data = experiment.to_file_dict()
-    for name in NodeIsolation.model_fields:
+    for name in [*NodeIsolation.model_fields, "topology"]:
         del data["cluster"][name]
+    del data["client_dc"]
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))
 
     assert experiment_digest(experiment) == hashlib.sha256(text.encode()).hexdigest()
     assert experiment_digest(_isolated_experiment()) != experiment_digest(experiment)
     netns = _experiment(cluster={"isolation": "netns"})
     assert experiment_digest(netns) != experiment_digest(experiment)
+
+
+def _schema_2(data: dict[str, Any]) -> dict[str, Any]:
+    """A plan as casslab wrote it before trials carried a topology and client_dc."""
+    old = {**data, "schema_version": 2}
+    old["trials"] = [
+        {k: v for k, v in trial.items() if k not in ("topology", "client_dc")}
+        for trial in data["trials"]
+    ]
+    return old
+
+
+def test_a_plan_of_schema_2_reads_as_one_datacenter_and_resumes(tmp_path: Path) -> None:
+    layout = RunLayout(root=tmp_path)
+    plan = expand(_isolated_experiment())
+    write_plan_file(layout, _schema_2(plan_json(plan)))
+
+    read = stored_plan(layout)
+
+    assert read == plan  # schema 3 now, without topologies, as it ran
+    assert read is not None
+    assert all(t.topology is None and t.local_dc is None for t in read.trials)
+    assert plan_for_run(_isolated_experiment(), layout) == plan
+
+
+def test_the_digest_of_a_file_without_topology_is_what_it_was_before() -> None:
+    """Adding the topology fields left the digest of every earlier file as it was."""
+    experiment = _experiment(cluster={"nodes": 2, "isolation": "netns"})
+    data = experiment.to_file_dict()
+    del data["cluster"]["topology"], data["client_dc"]
+    for name, value in NodeIsolation().model_dump(mode="json").items():
+        if data["cluster"][name] == value:  # left out at its default, as before
+            del data["cluster"][name]
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+    assert experiment_digest(experiment) == hashlib.sha256(text.encode()).hexdigest()
+    far = _experiment(cluster={"topology": "far-apart"}, factors={}, client_dc="utah")
+    assert experiment_digest(far) != experiment_digest(_experiment(factors={}))
+
+
+def test_a_plan_with_topologies_reads_back_equal(tmp_path: Path) -> None:
+    layout = RunLayout(root=tmp_path)
+    plan = expand(
+        _experiment(
+            factors={"cluster.topology": ["one-site", "far-apart"]},
+            schema={
+                "replication": {
+                    "one-site": {"class": "NetworkTopologyStrategy", "utah": 3},
+                    "far-apart": {"class": "NetworkTopologyStrategy", "utah": 1, "clemson": 1},
+                }
+            },
+            client_dc="utah",
+        )
+    )
+
+    save_plan(layout, plan)
+    read = stored_plan(layout)
+
+    assert read == plan
+    assert read is not None
+    assert [t.topology.name if t.topology else None for t in read.trials] == [
+        "one-site",
+        "one-site",
+        "far-apart",
+        "far-apart",
+    ]
+    assert read.trials[2].topology is not None
+    assert len(read.trials[2].topology.links) == 3
+    assert [t.restart_reason.value if t.restart_reason else None for t in read.trials] == [
+        "first",
+        None,
+        "topology",
+        None,
+    ]
 
 
 def test_a_plan_this_casslab_cannot_read_says_which_casslab_can(tmp_path: Path) -> None:

@@ -98,12 +98,37 @@ def up(
     subnet: Annotated[
         str | None, typer.Option("--subnet", help="netns nodes' subnet (default: a free /24).")
     ] = None,
+    topology: Annotated[
+        str | None,
+        typer.Option(
+            "--topology",
+            help="Datacenters and their nodes, e.g. dc1:2,dc2:2,dc3:1 (netns nodes, "
+            "GossipingPropertyFileSnitch).",
+        ),
+    ] = None,
+    racks: Annotated[
+        int, typer.Option("--racks", help="Racks per datacenter (nodes go round them).")
+    ] = 1,
+    links: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--link",
+            help="An emulated WAN link: dc1-dc2=20ms[,jitter=2ms][,loss=0.1%][,rate=100mbit] "
+            "(one-way; repeat per pair; a pair given none adds no delay).",
+        ),
+    ] = None,
 ) -> None:
     """Start cluster NAME with its data, or create it: node n listens on 127.0.0.n, or
-    with --isolation netns on its own address in its own network namespace."""
+    with --isolation netns on its own address in its own network namespace; --topology
+    puts them in datacenters joined by emulated WAN links (--link)."""
     from casslab.cluster import ClusterSpec, UpOutcome, warnings_for
     from casslab.cluster import up as bring_up
     from casslab.cluster.model import MAX_LOCAL_NODES
+    from casslab.net.links import link_text
+    from casslab.net.topology import parse_topology
+
+    if racks != 1 and topology is None:
+        raise ConfigError(f"--racks {racks}: racks are per datacenter; give --topology too")
 
     if nodes is not None and not 1 <= nodes <= MAX_LOCAL_NODES:
         raise ConfigError(
@@ -125,6 +150,8 @@ def up(
         "io_read": io_read,
         "io_write": io_write,
         "subnet": subnet,
+        "topology": parse_topology(topology, racks) if topology is not None else None,
+        "links": list(links) if links else None,
     }
     given = frozenset(k for k, v in asked.items() if v is not None)
     try:
@@ -143,6 +170,10 @@ def up(
         if isolated is not None
         else ""
     )
+    if cluster.state.spec.topology is not None:
+        kind += f" in datacenters {cluster.state.spec.topology.text}"
+        described = ", ".join(link_text(link) for link in cluster.state.spec.links)
+        kind += f", links {described}" if described else ""
     console.print(
         f"cluster [bold]{cluster.name}[/] {verb}: {len(cluster.nodes)} node(s) of Cassandra "
         f"{cluster.state.cassandra_version}{kind}, heap {cluster.state.heap}, ready in "
@@ -164,6 +195,8 @@ _UP_OPTIONS = {
     "cpu_scale": "--cpu-scale",
     "cpuset": "--cpuset",
     "subnet": "--subnet",
+    "topology": "--topology",
+    "links": "--link",
 }
 
 
@@ -192,6 +225,7 @@ def status(name: NameOption = None) -> None:
         "data MiB",
         "isolation",
         "limits",
+        *(["dc", "rack"] if cluster.state.spec.topology is not None else []),
         title=f"cluster {cluster.name} (Cassandra {cluster.state.cassandra_version}, "
         f"heap {cluster.state.heap})",
     )
@@ -207,6 +241,7 @@ def status(name: NameOption = None) -> None:
             f"{view.data_mib:.1f}" if view.data_mib is not None else "-",
             view.isolation,
             view.limits or "-",
+            *([view.datacenter or "-", view.rack or "-"] if view.datacenter else []),
         )
     console.print(table)
     if cluster.state.settings:

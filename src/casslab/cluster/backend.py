@@ -48,6 +48,8 @@ class NodeView(Record):
     data_mib: float | None = None
     isolation: str = "process"  # or "netns": its own network namespace
     limits: str | None = None  # its cgroup's limits, e.g. "t2.small: 1 CPU, 2048 MiB"
+    datacenter: str | None = None  # with a topology: its datacenter and rack
+    rack: str | None = None
 
 
 class Cluster(Protocol):

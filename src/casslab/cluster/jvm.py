@@ -133,6 +133,11 @@ def daemon_command(
         f"-Dcassandra.storagedir={node.directory}",
         f"-Dlogback.configurationFile={conf / 'logback.xml'}",
         *jmx_flags(node),
+        *(
+            [f"-Dcassandra-rackdc.properties=file://{conf / 'cassandra-rackdc.properties'}"]
+            if node.datacenter is not None
+            else []
+        ),
         "-Dcassandra.skip_wait_for_gossip_to_settle=0",
         "-Dcassandra.load_ring_state=true",
         f"-Dcasslab.node={node.number}",

@@ -12,6 +12,8 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from casslab.cluster.isolated.records import Isolated, Isolation
+from casslab.net.links import Link, check_links, link_text, parse_link
+from casslab.net.topology import Topology, parse_topology
 from casslab.record import Record
 
 STATE_SCHEMA_VERSION = 1
@@ -64,6 +66,9 @@ class ClusterSpec(Record):
     io_read: str | None = None  # block-I/O read throttle per node, e.g. 50MiB (per second)
     io_write: str | None = None  # block-I/O write throttle per node
     subnet: str | None = None  # netns nodes' subnet, e.g. 10.213.4.0/24 (default: a free one)
+    # datacenters and racks (netns nodes), and the emulated WAN links between datacenters
+    topology: Topology | None = None  # also "dc1:2,dc2:1" (racks: 1)
+    links: tuple[Link, ...] = ()  # also "dc1-dc2=20ms,jitter=2ms" strings
 
     @model_validator(mode="before")
     @classmethod
@@ -72,6 +77,7 @@ class ClusterSpec(Record):
         backend with them is refused."""
         if not isinstance(data, dict):
             return data
+        data = _with_topology(data)
         isolated = str(data.get("isolation") or "process") != "process" or any(
             data.get(f) is not None for f in ISOLATION_FIELDS
         )
@@ -83,6 +89,36 @@ class ClusterSpec(Record):
                 f"backend {backend}: isolation and node limits need the isolated backend"
             )
         return {**data, "backend": "isolated"}
+
+    @field_validator("topology", mode="before")
+    @classmethod
+    def _topology(cls, value: Any) -> Any:
+        return parse_topology(value) if isinstance(value, str) else value
+
+    @field_validator("links", mode="before")
+    @classmethod
+    def _links(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [value]
+        if isinstance(value, list | tuple):
+            return tuple(parse_link(v) if isinstance(v, str) else v for v in value)
+        return value
+
+    @model_validator(mode="after")
+    def _links_in_topology(self) -> ClusterSpec:
+        if self.links and self.topology is None:
+            raise ValueError(
+                "links join datacenters: give a topology too, e.g. --topology dc1:2,dc2:1 "
+                "--link dc1-dc2=20ms"
+            )
+        if self.topology is not None:
+            if self.topology.nodes != self.nodes:
+                raise ValueError(
+                    f"nodes {self.nodes}: the topology has {self.topology.nodes} nodes "
+                    f"({self.topology.text}); leave --nodes out or make them agree"
+                )
+            check_links(self.links, self.topology.datacenters)
+        return self
 
     @field_validator("subnet")
     @classmethod
@@ -136,6 +172,29 @@ class ClusterSpec(Record):
         return str(ipaddress.ip_address(self.base_address) + (number - 1))
 
 
+def _with_topology(data: dict[str, Any]) -> dict[str, Any]:
+    """A topology asks for netns nodes (its links join the datacenters' bridges) and gives
+    the node count when none is given; a topology with process isolation is refused."""
+    if data.get("topology") is None:
+        return data
+    isolation = str(data.get("isolation") or "netns")
+    if isolation != "netns":
+        raise ValueError(
+            f"isolation {isolation}: datacenters and links need nodes in network namespaces; "
+            "use --isolation netns (the default with --topology)"
+        )
+    out = {**data, "isolation": "netns"}
+    if out.get("nodes") is None:
+        topology = out["topology"]
+        parsed = (
+            parse_topology(topology)
+            if isinstance(topology, str)
+            else Topology.model_validate(topology)
+        )
+        out["nodes"] = parsed.nodes
+    return out
+
+
 class NodeStatus(StrEnum):
     UP = "up"  # process alive and CQL answering
     STARTING = "starting"  # process alive, CQL not yet answering
@@ -158,6 +217,8 @@ class Node(Record):
     netns: str | None = None  # the network namespace the node runs in, if not the host's
     host_interface: str | None = None  # the host end of the node's veth pair (netns nodes)
     jmx_address: str = "127.0.0.1"  # where its JMX listens (netns nodes: their address)
+    datacenter: str | None = None  # None: SimpleSnitch's datacenter1 (no topology)
+    rack: str | None = None
 
     @property
     def conf_dir(self) -> Path:
@@ -235,7 +296,13 @@ FIXED_FIELDS = (
     "cpus",
     "memory",
     "cpuset",
+    "topology",
+    "links",
 )
+
+
+def _links_text(links: tuple[Link, ...]) -> str:
+    return " ".join(f"--link {link_text(link)}" for link in links) or "no links"
 
 
 def spec_mismatches(state: ClusterState, spec: ClusterSpec, given: frozenset[str]) -> list[str]:
@@ -250,11 +317,14 @@ def spec_mismatches(state: ClusterState, spec: ClusterSpec, given: frozenset[str
         "native_port": state.spec.native_port,
         **{f: getattr(state.spec, f) for f in FIXED_FIELDS[6:]},
     }
+    stored["links"] = _links_text(state.spec.links)
     problems: list[str] = []
     for field in FIXED_FIELDS:
         asked = getattr(spec, field)
         if field not in given or asked is None:
             continue
+        if field == "links":  # as --link writes them
+            asked = _links_text(asked)
         same = (
             heap_mib(str(asked)) == heap_mib(str(stored[field]))
             if field == "heap"

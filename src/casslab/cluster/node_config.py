@@ -87,6 +87,11 @@ def node_settings(
             "hints_directory": str(node.hints_dir),
             "saved_caches_directory": str(node.saved_caches_dir),
             "cdc_raw_directory": str(node.cdc_dir),
+            **(
+                {"endpoint_snitch": "GossipingPropertyFileSnitch"}
+                if node.datacenter is not None
+                else {}
+            ),
             "initial_token": ",".join(str(t) for t in tokens),
             "num_tokens": len(tokens),
             "seed_provider": [

@@ -5,29 +5,10 @@ from __future__ import annotations
 import contextlib
 import os
 
-import psutil
-
 from casslab import procgroup
+from casslab.pids import alive, create_time
 
-
-def alive(pid: int | None, start_time: float | None) -> bool:
-    """True when ``pid`` runs and is the process we started (same create time)."""
-    if pid is None:
-        return False
-    try:
-        process = psutil.Process(pid)
-        if process.status() == psutil.STATUS_ZOMBIE:
-            return False
-        return start_time is None or abs(process.create_time() - start_time) < 0.5
-    except (psutil.NoSuchProcess, psutil.AccessDenied):
-        return False
-
-
-def create_time(pid: int) -> float | None:
-    try:
-        return psutil.Process(pid).create_time()
-    except psutil.NoSuchProcess:
-        return None
+__all__ = ["alive", "create_time", "stop_group"]
 
 
 def stop_group(pid: int, start_time: float | None, deadline_s: float = 30.0) -> bool:

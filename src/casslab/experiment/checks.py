@@ -8,6 +8,9 @@ catalogue of the Cassandra version the file runs), the cluster backend's limits
 nodes' isolation: node sizes, memory and I/O sizes, heap against memory), cassandra-stress
 and YCSB syntax (:mod:`casslab.load.stress`, :mod:`casslab.load.ycsb`, with the profiles
 and ``-P`` files they name) and KPI names (:data:`casslab.analysis.records.KPI_CATALOGUE`).
+A ``cluster.topology`` level is checked here as a topology
+(:func:`casslab.net.presets.resolve_topology`); what the topologies make with the rest of
+the file (``client_dc``, replication, consistency) is :mod:`casslab.experiment.topology_checks`.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from pydantic import ValidationError
 from casslab.analysis.records import KPI_CATALOGUE, NODE_KPI, kpi_spec
 from casslab.cluster.config import validate_settings
 from casslab.cluster.distribution import DEFAULT_VERSION
-from casslab.errors import AnalysisError, CasslabError, ExperimentError
+from casslab.errors import AnalysisError, CasslabError, ConfigError, ExperimentError
 from casslab.experiment.cluster_setup import in_file_words
 from casslab.experiment.commands import Tool, compose_command, tool_of
 from casslab.experiment.levels import find_level, level_key
@@ -42,6 +45,7 @@ from casslab.load.credentials import password_env_problem
 from casslab.load.stress import parse_stress
 from casslab.load.stress.profile import load_profile
 from casslab.load.ycsb import BUILTIN_WORKLOADS, builtin_workload_text, parse_ycsb
+from casslab.net.presets import resolve_topology
 from casslab.validation import validation_problems
 
 # ---------------------------------------------------------------- hooks into other parts
@@ -213,8 +217,10 @@ def cluster_section_problems(data: Mapping[str, Any]) -> list[str]:
     fields = section_cluster_fields(data)
     if not fields:
         return []
-    if _varied(data.get("factors")) - {"nodes"}:  # the heap against each level's limits
-        heap = {"heap": fields.pop("heap")}  # is checked at the levels
+    # the heap against the limits of each level of a cluster.<limit> factor is checked
+    # at the levels (a topology sets no limit)
+    if _varied(data.get("factors")) - {"nodes", "topology"}:
+        heap = {"heap": fields.pop("heap")}
         problems = cluster_problems(heap) + cluster_problems(fields)
     else:
         problems = cluster_problems(fields)
@@ -235,6 +241,12 @@ def _level_problems(
     factor: Factor, level: Any, version: str | None, cluster: Mapping[str, Any]
 ) -> list[str]:
     kind = factor.kind
+    if kind is FactorKind.CLUSTER and factor.keys == ("topology",):
+        try:  # what it makes with the rest of the file: casslab.experiment.topology_checks
+            resolve_topology(level)
+        except ConfigError as error:
+            return [str(error)]
+        return []
     if kind is FactorKind.CLUSTER:
         return _cluster_level_problems(factor, level, cluster)
     if kind is FactorKind.CONFIG:

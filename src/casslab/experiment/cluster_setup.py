@@ -14,13 +14,17 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from casslab.net.links import Link, link_text
+from casslab.net.presets import TopologyChoice
+from casslab.net.topology import Topology
+
 
 class ClusterAction(StrEnum):
     """What a trial needs done to the nodes before it runs."""
 
     KEEP = "keep"  # they run with the trial's configuration
     START = "start"  # no cluster yet: create one
-    RECREATE = "recreate"  # node count, heap, version or isolation changed: a new cluster
+    RECREATE = "recreate"  # node count, heap, version, isolation or topology: a new cluster
     RESTART = "restart"  # cassandra.yaml settings changed: restart, data kept
 
 
@@ -54,6 +58,10 @@ class ClusterSetup:
     cpuset: str | None = None
     io_read: str | None = None
     io_write: str | None = None
+    # datacenters and the links between them (None: one datacenter, no links)
+    topology: Topology | None = None
+    links: tuple[Link, ...] = ()
+    topology_name: str | None = None  # what the file calls it: a preset's name, ...
 
     @classmethod
     def of(
@@ -63,19 +71,29 @@ class ClusterSetup:
         version: str | None,
         settings: Mapping[str, Any],
         isolation: Mapping[str, Any] | None = None,
+        topology: TopologyChoice | None = None,
     ) -> ClusterSetup:
         """``isolation``: values of :data:`ISOLATION_FIELDS` (missing ones: the default)."""
         given = {k: v for k, v in (isolation or {}).items() if k in ISOLATION_FIELDS}
         if "isolation" in given:
             given["isolation"] = str(given["isolation"])
+        if topology is not None:
+            given |= {
+                "topology": topology.topology,
+                "links": topology.links,
+                "topology_name": topology.name,
+            }
         settings_text = json.dumps(dict(settings), sort_keys=True, default=str)
         return cls(nodes, heap, version, settings_text, **given)
 
     def spec_fields(self) -> dict[str, Any]:
         """The :class:`casslab.cluster.ClusterSpec` fields this setup fixes, but for the
         settings (the trial has them as given, not as JSON)."""
-        fields = {"nodes": self.nodes, "heap": self.heap, "version": self.version}
-        return fields | {name: getattr(self, name) for name in ISOLATION_FIELDS}
+        fields: dict[str, Any] = {"nodes": self.nodes, "heap": self.heap, "version": self.version}
+        fields |= {name: getattr(self, name) for name in ISOLATION_FIELDS}
+        if self.topology is not None:
+            fields |= {"topology": self.topology, "links": self.links}
+        return fields
 
     def describe(self, *, settings: bool = True) -> str:
         heap = f"heap {self.heap}" if self.heap else "default heap"
@@ -95,13 +113,21 @@ class ClusterSetup:
             value = getattr(self, name)
             if value != getattr(default, name):
                 values[name] = f"{value:g}" if isinstance(value, float) else str(value)
+        if self.topology is not None:
+            shape = self.topology.text
+            name = self.topology_name or shape
+            values["topology"] = shape if name == shape else f"{name} ({shape})"
+            if self.links:
+                values["links"] = ",".join(link_text(link) for link in self.links)
         return values
 
     def _isolation_parts(self) -> list[str]:
         return [f"{k.replace('_', ' ')} {v}" for k, v in self.isolation_values().items()]
 
 
-_OPTION = re.compile(r"--(node-size|cpuset|cpus|cpu-scale|memory|io-read|io-write|heap)\b")
+_OPTION = re.compile(
+    r"--(node-size|cpuset|cpus|cpu-scale|memory|io-read|io-write|heap|topology|racks|link)\b"
+)
 
 
 def in_file_words(message: str) -> str:
@@ -110,9 +136,10 @@ def in_file_words(message: str) -> str:
     return _OPTION.sub(lambda match: match.group(1).replace("-", "_"), message)
 
 
-SHAPE_FIELDS = ("nodes", "heap", "version", *ISOLATION_FIELDS)
+SHAPE_FIELDS = ("topology", "nodes", "heap", "version", *ISOLATION_FIELDS, "links")
 """A change of one of them makes a new cluster (the isolated backend fixes a node's
-network and limits when it creates the node)."""
+network and limits, and its datacenter and links, when it creates the node). The
+topology comes first: a change of it is the reason, not the node count it brings."""
 
 
 def shape_change(current: ClusterSetup, wanted: ClusterSetup) -> str | None:

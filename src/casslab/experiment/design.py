@@ -19,7 +19,8 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import ValidationError
 
-from casslab.errors import ExperimentError
+from casslab.cluster import Isolation
+from casslab.errors import ConfigError, ExperimentError
 from casslab.experiment.base import Level
 from casslab.experiment.commands import Command, compose_command, tool_of
 from casslab.experiment.levels import factor_labels, find_level, level_key, level_slugs
@@ -34,6 +35,8 @@ from casslab.experiment.model import (
 )
 from casslab.experiment.ordering import round_order, trial_order, with_restarts
 from casslab.experiment.plan_records import Cell, Plan, Trial
+from casslab.experiment.replication import replication_for
+from casslab.net.presets import TopologyChoice, resolve_topology
 from casslab.validation import validation_message
 
 
@@ -105,18 +108,31 @@ def expand_cells(experiment: Experiment) -> tuple[Cell, ...]:
 
 
 def experiment_digest(experiment: Experiment) -> str:
-    """SHA-256 of the resolved experiment, which a resumed run must match. The cluster
-    section's isolation fields are left out while at their defaults: a run that an
-    earlier casslab (before node isolation) started keeps its digest, and resumes."""
+    """SHA-256 of the resolved experiment, which a resumed run must match. The fields an
+    earlier casslab did not have are left out while at their defaults (the cluster
+    section's isolation fields and topology, ``client_dc``): a run that it started keeps
+    its digest, and resumes."""
     data = experiment.to_file_dict()
-    defaults = NodeIsolation().model_dump(mode="json")
+    defaults = NodeIsolation().model_dump(mode="json") | {"topology": None}
     data["cluster"] = {
         key: value
         for key, value in data["cluster"].items()
         if key not in defaults or value != defaults[key]
     }
+    if data.get("client_dc") is None:
+        data.pop("client_dc", None)
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _topology_of(level: Level) -> TopologyChoice | None:
+    """A ``cluster.topology`` level resolved (None: no topology)."""
+    if level is None:
+        return None
+    try:
+        return resolve_topology(level)
+    except ConfigError as error:  # expand reports it as the experiment's problem
+        raise ValueError(str(error)) from error
 
 
 def _trial_for(
@@ -129,6 +145,7 @@ def _trial_for(
     threads: int | None = None
     rate: float | None = None
     isolation: dict[str, Level] = {}  # cluster.<field> levels
+    topology_level: Level = experiment.cluster.topology
     for factor in factors:
         level = cell.levels[factor.name]
         if factor.kind is FactorKind.CONFIG:
@@ -144,6 +161,8 @@ def _trial_for(
             rate = float(level)
         elif factor.kind is FactorKind.NODES:
             nodes = int(level)
+        elif factor.kind is FactorKind.CLUSTER and factor.keys == ("topology",):
+            topology_level = level
         elif factor.kind is FactorKind.CLUSTER:
             isolation[factor.keys[0]] = level
     node_isolation = experiment.cluster.node_isolation
@@ -154,6 +173,19 @@ def _trial_for(
         except ValidationError as error:  # expand reports it as the experiment's problem
             names = {name: f"cluster.{name}" for name in isolation}
             raise ValueError(validation_message(error, names=names)) from error
+    topology = _topology_of(topology_level)
+    if topology is not None:  # it gives the node count, and its nodes run in netns
+        nodes = topology.topology.nodes
+        if node_isolation.isolation is Isolation.PROCESS:
+            node_isolation = node_isolation.model_copy(update={"isolation": Isolation.NETNS})
+    try:
+        replication = replication_for(
+            experiment.schema_.replication, topology.name if topology else None
+        )
+    except KeyError as error:
+        raise ValueError(
+            f"schema.replication has no map for topology {error}; give one per topology"
+        ) from error
     preload = experiment.preload
     return Trial(
         trial_id=f"{cell.id}/{iteration}",
@@ -166,8 +198,10 @@ def _trial_for(
         heap=experiment.cluster.heap,
         version=experiment.cluster.version,
         node_isolation=node_isolation,
+        topology=topology,
+        client_dc=experiment.client_dc,
         keyspace=experiment.schema_.keyspace,
-        replication=experiment.schema_.replication,
+        replication=replication,
         table=table,
         preload=Command(tool=tool_of(preload), text=preload.strip()) if preload else None,
         warmup_s=parse_duration_s(experiment.warmup),

@@ -62,10 +62,12 @@ def cluster_warnings(trials: Iterable[Trial]) -> list[str]:
     """What this host warns of before the clusters of ``trials`` start (isolated nodes
     that together ask for more CPUs or memory than it has: see
     :func:`casslab.cluster.warnings_for`), once per distinct cluster setup, in the
-    experiment file's words. ``casslab plan`` prints them; ``casslab run`` emits them
+    experiment file's words, and which datacenter the load runs against where the file
+    leaves it to the default. ``casslab plan`` prints them; ``casslab run`` emits them
     before its first trial."""
     from casslab.cluster import ClusterSpec, warnings_for
 
+    trials = list(trials)
     out: list[str] = []
     for setup in dict.fromkeys(trial.setup for trial in trials):
         try:
@@ -74,4 +76,22 @@ def cluster_warnings(trials: Iterable[Trial]) -> list[str]:
             continue  # the loader reports a bad setup, and so would its trial's cluster
         about = setup.describe(settings=False)
         out += [f"cluster of {about}: {in_file_words(warning)}" for warning in found]
-    return out
+    return out + client_dc_notes(trials)
+
+
+def client_dc_notes(trials: Iterable[Trial]) -> list[str]:
+    """One line per topology of several datacenters whose trials leave ``client_dc`` to
+    its default, naming the datacenter the load engine runs against (the topology's
+    first; with one datacenter there is no choice to state)."""
+    defaulted = {
+        trial.topology.text: trial.local_dc
+        for trial in trials
+        if trial.topology is not None
+        and len(trial.topology.datacenters) > 1
+        and trial.client_dc is None
+    }
+    return [
+        f"topology {name}: no client_dc given: the load engine runs against datacenter "
+        f"{dc} (the topology's first; set client_dc to choose another)"
+        for name, dc in defaulted.items()
+    ]

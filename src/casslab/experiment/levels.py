@@ -14,17 +14,30 @@ import json
 import re
 from collections.abc import Sequence
 
+from casslab.errors import ConfigError
 from casslab.experiment.base import Level
 from casslab.experiment.commands import Tool, number_text, tool_of
 from casslab.experiment.model import Factor, FactorKind
 from casslab.experiment.table import Compaction, option_text, strategy_alias
 from casslab.load.credentials import mask_text
+from casslab.net.presets import resolve_topology
+
+
+def _is_topology(factor: Factor) -> bool:
+    return factor.kind is FactorKind.CLUSTER and factor.keys == ("topology",)
 
 
 def canonical_level(factor: Factor, level: Level) -> Level:
-    """A level in a form where equal meanings compare equal (``LCS`` == the class name)."""
+    """A level in a form where equal meanings compare equal (``LCS`` == the class name; a
+    topology's preset and an inline definition of the same datacenters and links)."""
     if factor.kind is FactorKind.TABLE and factor.keys == ("compaction",):
         return Compaction.model_validate(level).model_dump(mode="json")
+    if _is_topology(factor):
+        try:
+            choice = resolve_topology(level)
+        except ConfigError as error:  # not a level: find_level says so
+            raise ValueError(str(error)) from error
+        return choice.model_dump(mode="json", exclude={"name"})
     if isinstance(level, list):
         return [canonical_level_scalar(item) for item in level]
     return canonical_level_scalar(level)
@@ -90,6 +103,11 @@ def level_slug(factor: Factor, level: Level) -> str:
         return _clean("-".join(parts))
     if factor.kind is FactorKind.WORKLOAD and isinstance(level, str):
         return _workload_slug(level)
+    if _is_topology(factor):
+        try:
+            return _clean(resolve_topology(level).name)
+        except ConfigError:
+            return _clean(str(level))
     if isinstance(level, list):
         return "+".join(level_slug(factor, item) for item in level)
     if isinstance(level, dict):

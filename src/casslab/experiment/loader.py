@@ -6,7 +6,7 @@ raises :class:`ExperimentValidationError` whose ``problems`` list every problem 
 integer, got 'ten'``. YAML syntax errors give the line and column
 (:mod:`casslab.experiment.yaml_reader`); each field's own shape is the model's
 (:mod:`casslab.experiment.model`), checks across fields and against other parts are in
-:mod:`casslab.experiment.checks`.
+:mod:`casslab.experiment.checks` and, for datacenters, :mod:`casslab.experiment.topology_checks`.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from casslab.experiment.checks import (
 )
 from casslab.experiment.model import Experiment, ExperimentValidationError, Factor
 from casslab.experiment.problems import in_file_order, pydantic_problems
+from casslab.experiment.topology_checks import topology_problems
 from casslab.experiment.yaml_reader import parse_yaml
 from casslab.load.credentials import mask_message
 
@@ -73,6 +74,7 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
     problems += kpis_problems(data.get("kpis"))
     problems += until_problems(data.get("iterations"))
     problems += workload_problems(data, good, base_dir)
+    problems += topology_problems(data, good, base_dir)
     problems = in_file_order(list(dict.fromkeys(map(mask_message, problems))), list(data))
     if problems or experiment is None:
         raise ExperimentValidationError(source, problems or ["invalid experiment"])

@@ -6,7 +6,9 @@ levels, how to load and measure each trial, and which KPIs to report. The shape:
     name: quick-compaction
     cluster: {nodes: 1, version: 5.0.9, heap: 1G, config: {auto_snapshot: false}}
                                                # + isolation: netns, node_size: t2.small, ...
+                                               # + topology: far-apart (datacenters, links)
     schema: {keyspace: keyspace1, replication: {class: SimpleStrategy, replication_factor: 1}}
+    client_dc: utah                            # the datacenter the load engine runs against
     table: {compaction: {class: SizeTieredCompactionStrategy, min_threshold: 4}}
     factors:                                   # ordered: the order of cell ids and reports
       table.compaction: [STCS, LCS, UCS]
@@ -32,13 +34,21 @@ key, and the keys move together), ``table.<option>`` (a CQL table option;
 ...}``), ``workload`` (a cassandra-stress or YCSB command), ``threads`` (closed-loop
 concurrency), ``rate`` (ops/s, open loop), ``nodes``, and ``cluster.<field>`` for the
 nodes' isolation and limits: ``cluster.isolation`` (``process`` or ``netns``),
-``cluster.node_size`` (a VM-size profile such as ``t2.small``), ``cluster.cpus`` and
-``cluster.memory``. A change of a ``nodes`` or ``cluster.*`` level makes a new cluster.
+``cluster.node_size`` (a VM-size profile such as ``t2.small``), ``cluster.cpus``,
+``cluster.memory`` and ``cluster.topology`` (a preset's name such as ``far-apart``, or an
+inline definition: :mod:`casslab.net.presets`). A change of a ``nodes`` or ``cluster.*``
+level makes a new cluster.
 
 The ``cluster`` section's ``isolation``, ``node_size``, ``cpus``, ``memory``, ``cpu_scale``,
 ``cpuset``, ``io_read`` and ``io_write`` mean what the same fields of
 :class:`casslab.cluster.ClusterSpec` (``casslab up --isolation netns --node-size t2.small``)
 mean, with the same rules; any of them runs the nodes on the isolated backend.
+
+``cluster.topology`` gives the datacenters (with racks) and the emulated WAN links between
+them; it implies ``isolation: netns`` and gives the node count. With a topology, the load
+engine runs against one datacenter (``client_dc``, by default the topology's first: its
+``local_dc``, so that ``LOCAL_*`` consistency levels mean what they say), and
+``schema.replication`` may give one map per topology (:mod:`casslab.experiment.replication`).
 
 ``measure`` options apply to every measured command: a ``key=value`` of the workload
 wins over the same key in ``measure``, an option of the workload (``-rate``, ``-pop``)
@@ -73,10 +83,12 @@ from pydantic import (
 
 from casslab.analysis.records import DEFAULT_KPIS
 from casslab.cluster import Isolation
-from casslab.errors import ExperimentError
+from casslab.errors import ConfigError, ExperimentError
 from casslab.experiment.base import SCHEMA_VERSION, Level, Record
+from casslab.experiment.replication import checked_replication
 from casslab.experiment.table import TABLE_OPTIONS, TableOptions
 from casslab.load.credentials import mask_data
+from casslab.net.presets import resolve_topology
 from casslab.units import duration_s
 
 
@@ -139,8 +151,9 @@ class NodeIsolation(Record):
         )
 
 
-CLUSTER_FACTOR_FIELDS = ("isolation", "node_size", "cpus", "memory")
-"""The fields of :class:`NodeIsolation` a ``cluster.<field>`` factor may vary."""
+CLUSTER_FACTOR_FIELDS = ("isolation", "node_size", "cpus", "memory", "topology")
+"""The fields of :class:`ClusterSection` a ``cluster.<field>`` factor may vary: the nodes'
+isolation and limits (:class:`NodeIsolation`), and the topology."""
 
 
 class ClusterSection(NodeIsolation):
@@ -151,6 +164,18 @@ class ClusterSection(NodeIsolation):
     version: str | None = None  # None: the default 5.0.x (or CASSANDRA_HOME)
     heap: str | None = None  # JVM heap per node, e.g. 1G or 512M; None: sized from memory
     config: dict[str, Any] = Field(default_factory=dict)
+    # a preset's name or an inline {datacenters, racks, links, name}: casslab.net.presets
+    topology: str | dict[str, Any] | None = None
+
+    @field_validator("topology", mode="before")
+    @classmethod
+    def _topology(cls, value: Any) -> Any:
+        if value is not None:
+            try:
+                resolve_topology(value)
+            except ConfigError as error:
+                raise ValueError(str(error)) from error
+        return value
 
     @field_validator("heap")
     @classmethod
@@ -184,22 +209,13 @@ class SchemaSection(Record):
     """The keyspace the workload uses and its replication."""
 
     keyspace: str = Field(default="keyspace1", pattern=r"^[A-Za-z][A-Za-z0-9_]{0,47}$")
-    replication: dict[str, str | StrictInt] = Field(default_factory=_simple_replication)
+    # one CQL replication map, or one per topology name (casslab.experiment.replication)
+    replication: dict[str, Any] = Field(default_factory=_simple_replication)
 
     @field_validator("replication")
     @classmethod
-    def _replication(cls, value: dict[str, str | int]) -> dict[str, str | int]:
-        strategy = value.get("class")
-        if not isinstance(strategy, str):
-            raise ValueError(
-                "expected 'class' (SimpleStrategy or NetworkTopologyStrategy), e.g. "
-                "{class: SimpleStrategy, replication_factor: 1}"
-            )
-        if strategy.rsplit(".", 1)[-1] == "SimpleStrategy":
-            factor = value.get("replication_factor")
-            if not isinstance(factor, int) or factor < 1:
-                raise ValueError("SimpleStrategy needs replication_factor: an integer >= 1")
-        return value
+    def _replication(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return checked_replication(value)
 
 
 class OrderKind(StrEnum):
@@ -276,6 +292,9 @@ class Experiment(Record):
     description: str = ""
     cluster: ClusterSection = Field(default_factory=ClusterSection)
     schema_: SchemaSection = Field(default_factory=SchemaSection, alias="schema")
+    # the datacenter the load engine runs against (None: the topology's first); checked
+    # against the topologies by casslab.experiment.topology_checks
+    client_dc: str | None = None
     table: TableOptions = Field(default_factory=TableOptions)
     factors: dict[str, list[Level]] = Field(default_factory=dict)
     design: Design = Design.FACTORIAL

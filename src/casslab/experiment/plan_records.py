@@ -24,6 +24,7 @@ from casslab.experiment.model import (
     ResetPolicy,
 )
 from casslab.experiment.table import TableOptions
+from casslab.net.presets import TopologyChoice
 
 
 class Cell(Record):
@@ -50,6 +51,9 @@ class RestartReason(StrEnum):
     CPUSET = "cpuset"
     IO_READ = "io_read"
     IO_WRITE = "io_write"
+    # the datacenters or the links between them differ (plan schema 3)
+    TOPOLOGY = "topology"
+    LINKS = "links"
 
 
 class Trial(Record):
@@ -66,6 +70,9 @@ class Trial(Record):
     version: str | None
     # the nodes' isolation and limits: the cluster section's, then cluster.* levels
     node_isolation: NodeIsolation = Field(default_factory=NodeIsolation)
+    # the datacenters and links (plan schema 3; None: one datacenter, no links)
+    topology: TopologyChoice | None = None
+    client_dc: str | None = None  # as the file gives it; see local_dc
     keyspace: str
     replication: dict[str, str | int]
     table: TableOptions
@@ -85,20 +92,30 @@ class Trial(Record):
             self.version,
             self.settings,
             self.node_isolation.model_dump(),
+            self.topology,
         )
 
+    @property
+    def local_dc(self) -> str | None:
+        """The datacenter the load engine runs against: ``client_dc``, else the topology's
+        first; None without a topology (the engine's default routing)."""
+        if self.client_dc is not None:
+            return self.client_dc
+        return self.topology.datacenters[0] if self.topology is not None else None
 
-PLAN_SCHEMA_VERSION: Literal[2] = 2
+
+PLAN_SCHEMA_VERSION: Literal[3] = 3
 """The plan's own schema (inside ``plan.json``'s envelope). 2: trials carry their nodes'
-isolation and limits (``node_isolation``) and restart for a change of them; a plan of
-schema 1 reads as one whose nodes are plain processes
-(:func:`casslab.experiment.stored_plan.stored_plan`)."""
+isolation and limits (``node_isolation``) and restart for a change of them; 3: trials
+carry their topology and ``client_dc``. A plan of schema 1 reads as one whose nodes are
+plain processes, one of schema 1 or 2 as one without topologies
+(:func:`casslab.experiment.stored_plan.stored_plan`): what it ran."""
 
 
 class Plan(Record):
     """The expanded experiment: its cells and its trials in run order."""
 
-    schema_version: Literal[1, 2] = PLAN_SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3] = PLAN_SCHEMA_VERSION
     experiment: str
     digest: str  # SHA-256 of the resolved experiment: a resumed run must match it
     design: Design

@@ -253,7 +253,7 @@ class Runner:
             with times.phase("cluster", announce=False):
                 cluster, action = self._ensure_cluster(trial)
             self._failed_setups.discard(setup)
-            connection = Connection(contact_points=cluster.contact_points)
+            connection = Connection(contact_points=cluster.contact_points, local_dc=trial.local_dc)
             data_seed = self.experiment.data_seed
             base_dir = self.options.base_dir
             measure = spec_for(
@@ -421,9 +421,10 @@ class Runner:
     def _ensure_cluster(self, trial: Trial) -> tuple[Cluster, ClusterAction]:
         """The trial's cluster and what was done to get it (see
         :func:`~casslab.experiment.cluster_setup.cluster_action`, the rule the plan's
-        restart flags follow too): created anew when the node count, heap, version or the
-        nodes' isolation or limits change, restarted when its cassandra.yaml settings
-        change. Netns nodes take their addresses from a bridge subnet the backend picks:
+        restart flags follow too): created anew when the node count, heap, version, the
+        nodes' isolation or limits or the topology change, restarted when its
+        cassandra.yaml settings change. Netns nodes take their addresses from a bridge
+        subnet the backend picks:
         ``base_address`` places plain nodes only (``jmx_port_base`` counts for both)."""
         wanted = trial.setup
         cluster = self.cluster

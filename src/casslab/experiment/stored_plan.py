@@ -11,9 +11,11 @@ plan's JSON); this module owns what is inside: :class:`~casslab.experiment.plan_
   experiment file must still be the one the run started with (same digest); an edited
   file is an error, because the runner takes more than the plan from it (cluster
   version, names, profile files), and mixing the two would run neither.
-* Schemas: a plan of schema 1 (before trials carried their nodes' isolation) reads as
-  schema :data:`~casslab.experiment.plan_records.PLAN_SCHEMA_VERSION` whose nodes are all
-  plain processes, which is what it ran; one of a newer casslab is refused by name.
+* Schemas: a plan of schema 1 (before trials carried their nodes' isolation) or 2
+  (before they carried a topology) reads as schema
+  :data:`~casslab.experiment.plan_records.PLAN_SCHEMA_VERSION` whose nodes are plain
+  processes (1) in one datacenter (1, 2), which is what it ran; one of a newer casslab is
+  refused by name.
 * :func:`outline_of_manifest`: for runs written before ``plan.json`` existed, the plan
   outline the report needs, expanded from the manifest's resolved experiment with this
   casslab (the report says so).

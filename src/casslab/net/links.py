@@ -3,8 +3,9 @@
 
 The emulator (``docs/design/wan-links.md``: a VDE ``wirefilter`` per site pair) delays in
 whole milliseconds and accepts any text without complaint, so every value is checked
-here: a delay of at least 1 ms in whole milliseconds (within a site the nodes talk over
-the host's bridge, about 0.05-0.08 ms one way, which is the LAN), jitter no larger than
+here: a delay in whole milliseconds (within a site the nodes talk over the host's bridge,
+about 0.05-0.08 ms one way, which is the LAN; ``0ms``, also the default of a site pair
+given no link, adds nothing to the emulator's own ~0.1 ms each way), jitter no larger than
 the delay, loss from 0 to 100%, a rate in bit/s with k/m/g (decimal, as network rates are
 written).
 """
@@ -31,7 +32,7 @@ class Link(Record):
     """One site pair's link, the same in both directions."""
 
     sites: tuple[str, str]  # sorted: dc1-dc2 and dc2-dc1 are one link
-    delay_ms: int = Field(ge=1)  # one way
+    delay_ms: int = Field(ge=0)  # one way
     jitter_ms: int = Field(default=0, ge=0)
     loss_pct: float = Field(default=0.0, ge=0.0, le=100.0)
     rate_bps: int | None = Field(default=None, ge=1)  # None: as fast as the host goes
@@ -62,10 +63,42 @@ def parse_link(text: str) -> Link:
         raise ConfigError(f"--link {text!r}: a link joins two different datacenters")
     parts = [p.strip() for p in rest.split(",")]
     delay = _milliseconds(parts[0], "delay", text)
-    if delay < 1:
-        raise ConfigError(f"--link {text!r}: a link's delay is at least 1ms, e.g. {EXAMPLE}")
+    fields = _settings(parts[1:], text)
+    return _checked({"sites": tuple(sorted((first, second))), "delay_ms": delay, **fields}, text)
+
+
+def changed(link: Link, values: Sequence[str]) -> Link:
+    """``link`` with ``delay=80ms``, ``jitter=``, ``loss=``, ``rate=`` (``rate=none``: no
+    cap) changed, checked as ``--link`` is."""
+    text = " ".join(values)
     fields: dict[str, object] = {}
-    for part in parts[1:]:
+    rest: list[str] = []
+    for value in values:
+        key, _, amount = value.partition("=")
+        if key == "delay":
+            fields["delay_ms"] = _milliseconds(amount, "delay", text)
+        elif key == "rate" and amount == "none":
+            fields["rate_bps"] = None
+        else:
+            rest.append(value)
+    fields.update(_settings(rest, text))
+    return _checked({**link.model_dump(), **fields}, text)
+
+
+def _checked(fields: dict[str, object], text: str) -> Link:
+    link = Link.model_validate(fields)
+    if link.jitter_ms > link.delay_ms:
+        raise ConfigError(
+            f"--link {text!r}: jitter {link.jitter_ms}ms is larger than the delay "
+            f"{link.delay_ms}ms (a packet cannot arrive before it was sent)"
+        )
+    return link
+
+
+def _settings(parts: Sequence[str], text: str) -> dict[str, object]:
+    """``jitter=2ms``, ``loss=0.1%``, ``rate=100mbit`` as :class:`Link` fields."""
+    fields: dict[str, object] = {}
+    for part in parts:
         key, eq, value = part.partition("=")
         if not eq:
             raise ConfigError(f"--link {text!r}: {part!r} is not key=value; e.g. {EXAMPLE}")
@@ -89,15 +122,7 @@ def parse_link(text: str) -> Link:
                 f"--link {text!r}: unknown setting {key!r}; a link has a delay, then "
                 "jitter=, loss= and rate="
             )
-    jitter = fields.get("jitter_ms", 0)
-    if isinstance(jitter, int) and jitter > delay:
-        raise ConfigError(
-            f"--link {text!r}: jitter {jitter}ms is larger than the delay {delay}ms (a packet "
-            "cannot arrive before it was sent)"
-        )
-    return Link.model_validate(
-        {"sites": tuple(sorted((first, second))), "delay_ms": delay, **fields}
-    )
+    return fields
 
 
 def check_links(links: Sequence[Link], datacenters: Sequence[str]) -> None:
@@ -113,3 +138,29 @@ def check_links(links: Sequence[Link], datacenters: Sequence[str]) -> None:
         if link.sites in seen:
             raise ConfigError(f"--link {'-'.join(link.sites)} is given twice; give it once")
         seen.add(link.sites)
+
+
+def all_pairs(links: Sequence[Link], datacenters: Sequence[str]) -> list[Link]:
+    """A link for every pair of ``datacenters`` (in topology order): the given one, or
+    ``0ms`` (no added delay) for a pair given none."""
+    given = {link.sites: link for link in links}
+    out: list[Link] = []
+    for i, first in enumerate(datacenters):
+        for second in datacenters[i + 1 :]:
+            pair = (first, second) if first < second else (second, first)
+            out.append(given.get(pair) or Link(sites=pair, delay_ms=0))
+    return out
+
+
+def link_text(link: Link) -> str:
+    """A link as ``--link`` takes it: ``dc1-dc2=20ms,jitter=2ms,loss=0.1%,rate=100mbit``."""
+    parts = [f"{'-'.join(link.sites)}={link.delay_ms}ms"]
+    if link.jitter_ms:
+        parts.append(f"jitter={link.jitter_ms}ms")
+    if link.loss_pct:
+        parts.append(f"loss={link.loss_pct:g}%")
+    if link.rate_bps is not None:
+        rate = link.rate_bps
+        unit = next(u for u in ("gbit", "mbit", "kbit", "bit") if rate % _RATE_FACTORS[u] == 0)
+        parts.append(f"rate={rate // _RATE_FACTORS[unit]}{unit}")
+    return ",".join(parts)

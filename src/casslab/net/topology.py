@@ -47,6 +47,15 @@ class Topology(Record):
         return sum(site.nodes for site in self.sites)
 
     @property
+    def text(self) -> str:
+        """As given: ``dc1:2,dc2:1`` (and ``racks 2`` when more than one)."""
+        sites = ",".join(f"{site.name}:{site.nodes}" for site in self.sites)
+        return sites if self.racks == 1 else f"{sites} racks {self.racks}"
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
     def datacenters(self) -> list[str]:
         return [site.name for site in self.sites]
 

@@ -94,3 +94,34 @@ c, _ = s.accept()
 c.sendall(b"casslab")
 c.close()
 """
+
+
+def test_each_datacenter_gets_its_bridge_and_block_and_the_nodes_see_the_whole_subnet() -> None:
+    subnet = ipaddress.IPv4Network("10.213.4.0/24")
+    bridges, addresses = network.plan_sites("3fa9c1", subnet, [("dc1", 2), ("dc2", 1), ("dc3", 1)])
+    assert [(b.name, b.address, b.prefix, b.datacenter) for b in bridges] == [
+        ("clb3fa9c1d1", "10.213.4.1", 26, "dc1"),
+        ("clb3fa9c1d2", "10.213.4.65", 26, "dc2"),
+        ("clb3fa9c1d3", "10.213.4.129", 26, "dc3"),
+    ]
+    assert addresses == ["10.213.4.2", "10.213.4.3", "10.213.4.66", "10.213.4.130"]
+    # the guard and the nodes' netmask take the cluster's subnet, not a site's block
+    assert {network.subnet_of(b) for b in bridges} == {"10.213.4.0/24"}
+    one, _ = network.plan_sites("3fa9c1", subnet, [("dc1", 4)])
+    assert (one[0].prefix, network.subnet_of(one[0])) == (24, "10.213.4.0/24")
+
+
+def test_a_site_too_small_for_its_nodes_or_too_many_sites_are_refused() -> None:
+    from casslab.errors import ConfigError
+
+    small = ipaddress.IPv4Network("10.213.4.0/28")
+    with pytest.raises(ConfigError, match=r"datacenter dc2: its block 10\.213\.4\.8/29"):
+        network.plan_sites("3fa9c1", small, [("dc1", 2), ("dc2", 7)])
+    with pytest.raises(ConfigError, match="at most 8"):
+        network.plan_sites("3fa9c1", small, [(f"dc{i}", 1) for i in range(9)])
+
+
+def test_wan_taps_and_macs_are_named_for_the_cluster() -> None:
+    assert network.tap_name("3fa9c1", 1, 3) == "clw3fa9c11t3"
+    assert len(network.tap_name("3fa9c1", 8, 7)) <= 15
+    assert network.node_mac("3fa9c1", 10) == "02:3f:a9:c1:00:0a"

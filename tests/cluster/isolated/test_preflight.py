@@ -41,6 +41,17 @@ def test_a_missing_tool_names_its_package(monkeypatch: pytest.MonkeyPatch) -> No
         cluster.preflight(ClusterSpec(isolation="netns"))
 
 
+def test_datacenters_without_vde_say_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from casslab.cluster.isolated import wan
+
+    monkeypatch.setattr(cluster.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(wan.shutil, "which", lambda tool: None if tool == "wirefilter" else tool)
+    spec = ClusterSpec(topology="dc1:1,dc2:1", heap="512M")
+    with pytest.raises(ConfigError, match=r"apt-get install vde2 \(nothing was started\)"):
+        cluster.preflight(spec)
+    cluster.preflight(ClusterSpec(topology="dc1:2", heap="512M"))  # one site: no links
+
+
 def test_limits_beyond_the_host_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cluster.os, "geteuid", lambda: 0)
     monkeypatch.setattr(cluster.os, "sched_getaffinity", lambda _pid: {0, 1})

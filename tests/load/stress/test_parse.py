@@ -284,6 +284,11 @@ def test_tokenize_normalises(line: str, tokens: list[str]) -> None:
         ),
         ("write -node a,b -node2", None),  # placeholder, replaced below
         ("write -node 10.0.0.1,10.0.0.2 datacenter=dc1", lambda c: c.datacenter == "dc1"),
+        # the datacenter alone: the current cluster's nodes, that datacenter preferred
+        (
+            "write -node datacenter=dc2",
+            lambda c: (c.datacenter, c.contact_points(["n1:9042"])) == ("dc2", ["n1:9042"]),
+        ),
         ("write -port native=9043", lambda c: c.native_port == 9043),
         (
             "write -mode native cql3 user=cassandra password=secret",

@@ -22,7 +22,7 @@ import psutil
 
 from casslab.cluster.backend import NodeView
 from casslab.cluster.heap import default_heap
-from casslab.cluster.isolated import network, owners, sizes
+from casslab.cluster.isolated import network, owners, sizes, wan
 from casslab.cluster.isolated.cgroups import Cgroups, block_device, join
 from casslab.cluster.isolated.checks import limits_of
 from casslab.cluster.isolated.records import Bridge, Isolated, Isolation, NodeLimits
@@ -30,6 +30,7 @@ from casslab.cluster.local import launch
 from casslab.cluster.local.cluster import LocalCluster, check_memory
 from casslab.cluster.model import ClusterSpec, Node, heap_mib
 from casslab.errors import ClusterError, ConfigError
+from casslab.net.links import all_pairs
 
 REQUIRED_TOOLS = {"ip": "iproute2", "nsenter": "util-linux"}
 
@@ -60,6 +61,8 @@ def preflight(spec: ClusterSpec) -> NodeLimits:
             raise ConfigError(
                 f"isolated nodes need `{tool}`; install it: apt-get install {package}"
             )
+    if spec.topology is not None and len(spec.topology.sites) > 1:
+        wan.check_tools()
     limits = limits_of(spec)
     host_cpus = sorted(os.sched_getaffinity(0))
     problems = sizes.host_problems(limits, host_cpus, psutil.virtual_memory().total // sizes.MIB)
@@ -94,9 +97,13 @@ class IsolatedCluster(LocalCluster):
         if problem is not None:
             raise ConfigError(f"{problem} (nothing was started)")
         bridge = None
+        sites: list[Bridge] = []
         if spec.isolation is Isolation.NETNS:
             check_memory(heap, spec.nodes)
-            bridge, nodes = _netns_nodes(spec, directory, ident)
+            sites, nodes = _netns_nodes(spec, directory, ident)
+            bridge = sites[0]
+            if spec.topology is None:
+                sites = []
         else:  # plain processes on 127.0.0.n, each in its cgroup
             _, nodes, _ = super()._prepare(spec.model_copy(update={"heap": heap}), directory)
         nodes = [n.model_copy(update={"cgroup": f"casslab/{ident}/node{n.number}"}) for n in nodes]
@@ -106,8 +113,14 @@ class IsolatedCluster(LocalCluster):
             cluster_id=ident,
             cgroup_root=f"casslab/{ident}",
             bridge=bridge,
+            sites=tuple(sites),
         )
         return heap, nodes, {"isolated": record}
+
+    @property
+    def datacenters(self) -> list[str]:
+        topology = self.state.spec.topology
+        return topology.datacenters if topology is not None else super().datacenters
 
     def _cgroups(self) -> Cgroups:
         return Cgroups.detect(self.isolated.cgroup_root, self.isolated.limits)
@@ -119,10 +132,7 @@ class IsolatedCluster(LocalCluster):
         owners.release(record.cluster_id, record.cgroup_root)  # a crash's half-made ones
         owners.claim(record.cluster_id, self.directory, record.cgroup_root, record.bridge)
         try:
-            if record.bridge is not None:
-                network.create_bridge(record.bridge)
-                for node in self.state.nodes:
-                    network.create_node(record.bridge, record.cluster_id, node.number, node.address)
+            self._provision_network()
             cgroups = self._cgroups()
             io = record.limits.io_read_bps is not None or record.limits.io_write_bps is not None
             device = None
@@ -134,6 +144,30 @@ class IsolatedCluster(LocalCluster):
         except BaseException:
             owners.release(record.cluster_id, record.cgroup_root)
             raise
+
+    def _provision_network(self) -> None:
+        """The bridges (one, or one per datacenter), every node's namespace on its site's
+        bridge, and with several datacenters the nodes' permanent neighbours and the WAN
+        links between the sites."""
+        record = self.isolated
+        bridges = list(record.sites) or ([record.bridge] if record.bridge is not None else [])
+        if not bridges:
+            return
+        site_of = {bridge.datacenter: bridge for bridge in bridges}
+        for bridge in bridges:
+            network.create_bridge(bridge)
+        for node in self.state.nodes:
+            bridge = site_of.get(node.datacenter, bridges[0])
+            network.create_node(bridge, record.cluster_id, node.number, node.address)
+        topology = self.state.spec.topology
+        if len(bridges) < 2 or topology is None:
+            return
+        peers = [(n.address, network.node_mac(record.cluster_id, n.number)) for n in self.nodes]
+        for node in self.state.nodes:
+            if node.netns is not None:
+                network.add_neighbours(node.netns, [p for p in peers if p[0] != node.address])
+        links = all_pairs(self.state.spec.links, topology.datacenters)
+        wan.create(record.cluster_id, bridges, links)
 
     def _release(self) -> None:
         """Remove the network and cgroups of the stopped nodes; the subnet stays held by a
@@ -168,15 +202,21 @@ class IsolatedCluster(LocalCluster):
         record = self.isolated
         return [
             view.model_copy(
-                update={"isolation": record.isolation.value, "limits": record.limits.short()}
+                update={
+                    "isolation": record.isolation.value,
+                    "limits": record.limits.short(),
+                    "datacenter": node.datacenter,
+                    "rack": node.rack,
+                }
             )
-            for view in super().status()
+            for view, node in zip(super().status(), self.state.nodes, strict=True)
         ]
 
 
-def _netns_nodes(spec: ClusterSpec, directory: Path, ident: str) -> tuple[Bridge, list[Node]]:
-    """The bridge and the nodes of a netns cluster: each node at its own address of a
-    free subnet (or ``spec.subnet``), its JMX on that address."""
+def _netns_nodes(spec: ClusterSpec, directory: Path, ident: str) -> tuple[list[Bridge], list[Node]]:
+    """The bridges and the nodes of a netns cluster: each node at its own address of a
+    free subnet (or ``spec.subnet``), its JMX on that address; with a topology, one bridge
+    per datacenter and each node in its datacenter and rack."""
     used = network.used_subnets()
     if spec.subnet is not None:
         subnet = ipaddress.IPv4Network(spec.subnet)
@@ -188,7 +228,13 @@ def _netns_nodes(spec: ClusterSpec, directory: Path, ident: str) -> tuple[Bridge
             )
     else:
         subnet = network.choose_subnet(used)
-    bridge, addresses = network.plan(ident, subnet, spec.nodes)
+    placements = spec.topology.placements() if spec.topology is not None else []
+    if spec.topology is not None:
+        sites = [(site.name, site.nodes) for site in spec.topology.sites]
+        bridges, addresses = network.plan_sites(ident, subnet, sites)
+    else:
+        bridge, addresses = network.plan(ident, subnet, spec.nodes)
+        bridges = [bridge]
     nodes = [
         Node(
             number=n,
@@ -200,7 +246,9 @@ def _netns_nodes(spec: ClusterSpec, directory: Path, ident: str) -> tuple[Bridge
             netns=network.namespace(ident, n),
             host_interface=network.host_interface(ident, n),
             jmx_address=addresses[n - 1],
+            datacenter=placements[n - 1].datacenter if placements else None,
+            rack=placements[n - 1].rack if placements else None,
         )
         for n in range(1, spec.nodes + 1)
     ]
-    return bridge, nodes
+    return bridges, nodes

@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from casslab.cluster.isolated import network
+from casslab.cluster.isolated import network, wan
 from casslab.cluster.isolated.cgroups import MOUNTINFO, Cgroups, parse_mountinfo
 from casslab.cluster.isolated.records import Bridge
 
@@ -34,8 +34,9 @@ def claim(cluster_id: str, directory: Path, cgroup_root: str, bridge: Bridge | N
 
 def release(cluster_id: str, cgroup_root: str, bridge: Bridge | None = None) -> None:
     """Remove every resource of ``cluster_id``: processes left in its cgroups (they are
-    its nodes) are killed, then the cgroups, namespaces, veths, bridge and the blackhole
-    route of ``bridge``'s subnet go."""
+    its nodes) are killed, then the WAN links' keeper and pipelines, the cgroups,
+    namespaces, veths, taps, bridges and the blackhole route of ``bridge``'s subnet go."""
+    wan.remove(cluster_id)
     hierarchy = parse_mountinfo(MOUNTINFO.read_text())
     if hierarchy is not None:
         Cgroups(hierarchy, cgroup_root, list(hierarchy.mounts)).remove()

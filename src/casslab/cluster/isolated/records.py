@@ -60,11 +60,14 @@ class NodeLimits(Record):
 
 
 class Bridge(Record):
-    """The Linux bridge an isolated cluster's namespaces hang off, and its subnet."""
+    """A Linux bridge an isolated cluster's namespaces hang off, and its subnet: the
+    cluster's one bridge, or with a topology one bridge per datacenter."""
 
-    name: str  # e.g. clb3fa9c1
+    name: str  # e.g. clb3fa9c1 (one site) or clb3fa9c1d2 (datacenter 2)
     address: str  # the host's address on the bridge, e.g. 10.213.0.1
-    prefix: int  # subnet prefix length, e.g. 24
+    prefix: int  # prefix length of the bridge's own block, e.g. 24 (or 26 for a site)
+    datacenter: str | None = None  # the site it is the LAN of (a topology)
+    subnet: str | None = None  # the cluster's whole subnet when it spans several bridges
 
 
 class Isolated(Record):
@@ -74,4 +77,5 @@ class Isolated(Record):
     limits: NodeLimits
     cluster_id: str  # six hex digits, in every resource name (bridge, veths, namespaces)
     cgroup_root: str  # e.g. casslab/3fa9c1: the nodes' cgroups are below it
-    bridge: Bridge | None = None  # netns isolation only
+    bridge: Bridge | None = None  # netns isolation only (with a topology: the first site's)
+    sites: tuple[Bridge, ...] = ()  # a topology's bridges, one per datacenter, in order

@@ -21,9 +21,10 @@ import psutil
 from casslab.cluster import jvm, node_config
 from casslab.cluster.model import ClusterState, Node, heap_mib
 from casslab.cluster.processes import create_time, stop_group
-from casslab.cluster.tokens import initial_tokens
+from casslab.cluster.tokens import initial_tokens, tokens_by_datacenter
 from casslab.cluster.wait import LogWatcher, port_free, port_open, startup_reason, tail, wait_for
 from casslab.errors import ClusterError
+from casslab.net.topology import Placement, rackdc_properties
 
 CQL_READY_LINE = "Starting listening for CQL clients"
 _STATUS_RE = re.compile(r"^([UD])([NLJM])\s+(\d+\.\d+\.\d+\.\d+)", re.MULTILINE)
@@ -34,9 +35,20 @@ STATE_DIRS = ("data_dir", "commitlog_dir", "hints_dir", "saved_caches_dir", "cdc
 def write_configs(state: ClusterState) -> None:
     """Every node's cassandra.yaml (evenly spaced tokens, every node a seed) and logback
     files, from the cluster's settings."""
-    tokens = initial_tokens(len(state.nodes), int(state.settings.get("num_tokens") or 1))
+    num_tokens = int(state.settings.get("num_tokens") or 1)
+    tokens = (
+        tokens_by_datacenter([n.datacenter for n in state.nodes], num_tokens)
+        if any(n.datacenter is not None for n in state.nodes)
+        else initial_tokens(len(state.nodes), num_tokens)
+    )
     for node, node_tokens in zip(state.nodes, tokens, strict=True):
         node.conf_dir.mkdir(parents=True, exist_ok=True)
+        if node.datacenter is not None:
+            place = Placement(
+                number=node.number, datacenter=node.datacenter, rack=node.rack or "r1"
+            )
+            rackdc = rackdc_properties(place)
+            (node.conf_dir / "cassandra-rackdc.properties").write_text(rackdc)
         settings = node_config.node_settings(
             state.spec.name, node, state.nodes, node_tokens, state.settings
         )

@@ -182,9 +182,10 @@ def _node(kind: StressCommandKind, args: list[str], fields: dict[str, object]) -
                 "datacenter=DC whitelist"
             )
         nodes.extend(n.strip() for n in token.split(",") if n.strip())
-    if not nodes:
+    if not nodes and "datacenter" not in fields:
         raise WorkloadSyntaxError("-node: give at least one address, e.g. -node 127.0.0.1")
-    fields["nodes"] = nodes
+    if nodes:  # `-node datacenter=dc1` alone: the current cluster's nodes, dc1 preferred
+        fields["nodes"] = nodes
 
 
 def _port(kind: StressCommandKind, args: list[str], fields: dict[str, object]) -> None:

@@ -1,0 +1,171 @@
+"""A real two-datacenter cluster: one node in dc1, one in dc2, joined by an emulated WAN
+link of 25 ms one way. The nodes see each other under their datacenters; LOCAL_ONE writes
+from dc1 do not wait for the link and EACH_QUORUM writes wait a round trip; the measured
+round trip follows the configured delay, also after a change at run time; a partition
+makes the other datacenter's node DN and a heal brings it back; ``down`` leaves nothing."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import time
+from collections.abc import Iterator
+
+import psutil
+import pytest
+
+from casslab.cluster import ClusterSpec, create
+from casslab.cluster.backend import Cluster
+from casslab.cluster.isolated import network, wan
+from casslab.net import keeper
+from casslab.net.probe import measure, summarize
+from cli_entry import NEEDS_ENGINE, casslab, flat
+
+pytestmark = [
+    pytest.mark.integration,
+    *NEEDS_ENGINE,
+    pytest.mark.skipif(os.geteuid() != 0, reason="namespaces and cgroups need root"),
+    pytest.mark.skipif(
+        not all(shutil.which(t) for t in ("ip", "nsenter", "wirefilter", "dpipe", "vde_plug")),
+        reason="needs ip, nsenter and vde2 (make test installs them)",
+    ),
+]
+
+DELAY_MS = 25
+
+
+@pytest.fixture(scope="module")
+def two_dc() -> Iterator[Cluster]:
+    spec = ClusterSpec(
+        name="twodc",
+        heap="512M",
+        topology="dc1:1,dc2:1",
+        links=[f"dc1-dc2={DELAY_MS}ms"],
+        jmx_port_base=9200,
+    )
+    with create(spec, remove_on_exit=True) as cluster:
+        yield cluster
+
+
+def _rtt_p50(cluster: Cluster, source: int, target: int) -> float:
+    a, b = cluster.node(source), cluster.node(target)
+    summary = summarize(measure(a.netns, b.address, b.storage_port, count=12))
+    assert summary.p50_ms is not None, summary
+    return summary.p50_ms
+
+
+def _status_of(cluster: Cluster, address: str) -> str:
+    ring = cluster.nodetool(1, "status")
+    match = re.search(rf"^(\w\w)\s+{re.escape(address)}\s", ring, re.MULTILINE)
+    assert match is not None, ring
+    return match.group(1)
+
+
+def test_the_nodes_see_each_other_under_their_datacenters(two_dc: Cluster) -> None:
+    ring = two_dc.nodetool(1, "status")
+    first, second = two_dc.node(1), two_dc.node(2)
+    dc1 = ring[ring.index("Datacenter: dc1") : ring.index("Datacenter: dc2")]
+    dc2 = ring[ring.index("Datacenter: dc2") :]
+    assert f"UN  {first.address}" in dc1
+    assert f"UN  {second.address}" in dc2
+    assert two_dc.datacenters == ["dc1", "dc2"]
+    shown = casslab(None, "status", "--name", "twodc")
+    assert shown.returncode == 0, shown.stderr
+    assert "dc2" in shown.stdout
+
+
+def test_the_round_trip_between_sites_is_twice_the_configured_delay(two_dc: Cluster) -> None:
+    within = _rtt_p50(two_dc, 1, 1)
+    across = _rtt_p50(two_dc, 1, 2)
+    assert within < 1.0
+    expected = 2 * DELAY_MS
+    assert abs(across - expected) <= max(1.0, 0.1 * expected), across
+
+
+def _stress_p50(cl: str) -> float:
+    result = casslab(
+        None,
+        "stress",
+        "write",
+        "n=400",
+        f"cl={cl}",
+        "-rate",
+        "threads=2",
+        "-schema",
+        "replication(strategy=NetworkTopologyStrategy,dc1=1,dc2=1)",
+        "-node",
+        "datacenter=dc1",
+        timeout_s=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Total errors              :          0" in result.stdout, result.stdout
+    match = re.search(r"Latency median\s+:\s+([\d.]+) ms", result.stdout)
+    assert match is not None, result.stdout
+    return float(match.group(1))
+
+
+def test_local_one_does_not_wait_for_the_link_and_each_quorum_does(two_dc: Cluster) -> None:
+    local = _stress_p50("LOCAL_ONE")
+    each = _stress_p50("EACH_QUORUM")
+    assert local < DELAY_MS / 2, (local, each)
+    assert each >= 2 * DELAY_MS, (local, each)
+
+
+def test_a_change_at_run_time_and_a_partition_and_heal(two_dc: Cluster) -> None:
+    changed = casslab(None, "net", "set", "dc2-dc1", "delay=40ms", "--name", "twodc")
+    assert changed.returncode == 0, changed.stderr
+    assert abs(_rtt_p50(two_dc, 2, 1) - 80) <= 8
+    shown = casslab(None, "net", "show", "--name", "twodc")
+    assert "40 ms" in shown.stdout, shown.stdout
+    assert "running" in shown.stdout, shown.stdout
+    cut = casslab(None, "net", "partition", "dc2", "--name", "twodc")
+    assert cut.returncode == 0, cut.stderr
+    second = two_dc.node(2).address
+    deadline = time.monotonic() + 60
+    while _status_of(two_dc, second) != "DN":
+        assert time.monotonic() < deadline, "node 2 never became DN after the partition"
+        time.sleep(2)
+    healed = casslab(None, "net", "heal", "--name", "twodc")
+    assert healed.returncode == 0, healed.stderr
+    deadline = time.monotonic() + 60
+    while _status_of(two_dc, second) != "UN":
+        assert time.monotonic() < deadline, "node 2 never came back UN after the heal"
+        time.sleep(2)
+
+
+def test_bad_links_are_refused_before_anything_starts() -> None:
+    unknown = casslab(
+        None, "up", "--name", "badtopo", "--topology", "dc1:1,dc2:1", "--link", "dc1-dc3=5ms"
+    )
+    assert unknown.returncode == 1
+    assert "datacenter(s) dc3 are not in the topology (dc1, dc2)" in flat(unknown.stderr)
+    negative = casslab(
+        None, "up", "--name", "badtopo", "--topology", "dc1:1,dc2:1", "--link", "dc1-dc2=-5ms"
+    )
+    assert negative.returncode == 1
+    assert "'-5ms' is not a time like 20ms" in flat(negative.stderr)
+    memory = psutil.virtual_memory().available // 2**30
+    huge = casslab(
+        None, "up", "--name", "badtopo", "--topology", "dc1:5,dc2:4", "--heap", f"{memory}G"
+    )
+    assert huge.returncode == 1
+    assert "x 9 node(s) needs about" in flat(huge.stderr), huge.stderr
+    assert "(nothing was started)" in flat(huge.stderr)
+    assert casslab(None, "status", "--name", "badtopo").returncode != 0
+
+
+def test_down_stops_the_links_and_leaves_nothing(two_dc: Cluster) -> None:
+    record = two_dc.state.isolated
+    assert record is not None
+    ident = record.cluster_id
+    directory = wan.net_dir(ident)
+    pipelines = keeper.health(directory)
+    assert pipelines
+    assert all(h.alive for h in pipelines)
+    assert any(n.startswith(f"clw{ident}") for n in network.links_of(ident))
+    down = casslab(None, "down", "--name", "twodc")
+    assert down.returncode == 0, down.stderr
+    assert network.links_of(ident) == []
+    assert network.namespaces_of(ident) == []
+    assert not directory.exists()
