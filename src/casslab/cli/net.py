@@ -3,6 +3,7 @@ them at run time, cut a datacenter off and heal it, and measure round trips."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -19,12 +20,9 @@ net_app = typer.Typer(help="Emulated WAN links between datacenters.", no_args_is
 @net_app.command("show")
 def show(name: NameOption = None) -> None:
     """Every link: its settings, whether it is cut, whether its emulator runs."""
-    from casslab.cluster import attach
-    from casslab.cluster.isolated import wan
     from casslab.net import keeper
 
-    cluster = attach(name)
-    directory = wan.require(_cluster_id(cluster.state))
+    directory = _links_dir(name)
     table = Table("link", "delay", "jitter", "loss", "rate", "state", "emulator", "restarts")
     for health in keeper.health(directory):
         link = health.link
@@ -50,13 +48,10 @@ def set_link(
     name: NameOption = None,
 ) -> None:
     """Change a link now: casslab net set dc1-dc2 delay=80ms (the others stay)."""
-    from casslab.cluster import attach
-    from casslab.cluster.isolated import wan
     from casslab.net import keeper
     from casslab.net.links import changed, link_text
 
-    cluster = attach(name)
-    directory = wan.require(_cluster_id(cluster.state))
+    directory = _links_dir(name)
     current = {h.name: h.link for h in keeper.health(directory)}
     link_name = _link_name(pair, list(current))
     updated = changed(current[link_name], values)
@@ -113,11 +108,15 @@ def ping(
     )
 
 
-def _cluster_id(state: object) -> str:
-    isolated = getattr(state, "isolated", None)
+def _links_dir(name: str | None) -> Path:
+    """Where the keeper of cluster ``name`` (default: the current one) keeps its links."""
+    from casslab.cluster import attach
+    from casslab.cluster.isolated import wan
+
+    isolated = attach(name).state.isolated
     if isolated is None:
         raise ConfigError("this cluster has no datacenters; create one with --topology")
-    return str(isolated.cluster_id)
+    return wan.require(isolated.cluster_id)
 
 
 def _link_name(pair: str, known: list[str]) -> str:
@@ -129,12 +128,9 @@ def _link_name(pair: str, known: list[str]) -> str:
 
 
 def _apply_cut(target: str | None, name: str | None, *, cut: bool) -> list[str]:
-    from casslab.cluster import attach
-    from casslab.cluster.isolated import wan
     from casslab.net import keeper
 
-    cluster = attach(name)
-    directory = wan.require(_cluster_id(cluster.state))
+    directory = _links_dir(name)
     known = [h.name for h in keeper.health(directory)]
     if target is None:
         chosen = known

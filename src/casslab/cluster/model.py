@@ -20,6 +20,7 @@ STATE_SCHEMA_VERSION = 1
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _HEAP_RE = re.compile(r"^(\d+)([MmGg])$")
 MAX_LOCAL_NODES = 9
+LOCAL_DATACENTER = "datacenter1"  # SimpleSnitch's one datacenter: nodes without a topology
 
 
 def heap_mib(heap: str) -> int:

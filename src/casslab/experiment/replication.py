@@ -24,7 +24,6 @@ from typing import Any
 SIMPLE = "SimpleStrategy"
 NETWORK = "NetworkTopologyStrategy"
 EXAMPLE = "{class: NetworkTopologyStrategy, dc1: 3}"
-NO_TOPOLOGY_DC = "datacenter1"  # the one datacenter of nodes without a topology
 
 
 def strategy_of(replication: Mapping[str, Any]) -> str:

@@ -29,12 +29,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from casslab.cluster.model import LOCAL_DATACENTER
 from casslab.errors import CasslabError, ConfigError
 from casslab.experiment.commands import Command, compose_command, tool_of
 from casslab.experiment.model import Factor, FactorKind, MeasureByTool
 from casslab.experiment.replication import (
     NETWORK,
-    NO_TOPOLOGY_DC,
     SIMPLE,
     checked_replication,
     is_keyed,
@@ -114,10 +114,10 @@ def _client_dc_problems(client_dc: object, levels: list[Level]) -> list[str]:
         return []  # absent, or reported by the model
     problems: list[str] = []
     for _, choice in levels:
-        if choice is None and client_dc != NO_TOPOLOGY_DC:
+        if choice is None and client_dc != LOCAL_DATACENTER:
             problems.append(
                 f"client_dc: {client_dc!r}: the cluster has no topology, so its nodes are all "
-                f"in {NO_TOPOLOGY_DC}; give cluster.topology, or leave client_dc out"
+                f"in {LOCAL_DATACENTER}; give cluster.topology, or leave client_dc out"
             )
         elif choice is not None and client_dc not in choice.datacenters:
             problems.append(
@@ -161,11 +161,11 @@ def _replication_problems(
     path: str, replication: Mapping[str, str | int], choice: TopologyChoice | None
 ) -> list[str]:
     """What one topology makes of one replication map."""
-    sites = choice.sites if choice is not None else {NO_TOPOLOGY_DC: 0}
+    sites = choice.sites if choice is not None else {LOCAL_DATACENTER: 0}
     where = (
         f"topology {choice.text}"
         if choice is not None
-        else f"the cluster (no topology: its one datacenter is {NO_TOPOLOGY_DC})"
+        else f"the cluster (no topology: its one datacenter is {LOCAL_DATACENTER})"
     )
     problems = [
         f"{path}.{dc}: datacenter {dc!r} is not in {where}; name {', '.join(sites)}"
@@ -248,7 +248,7 @@ def _consistency_problems(
             )
         levels = {op.consistency for op in spec.operations}
         for choice, replication in replications:
-            sites = choice.sites if choice is not None else {NO_TOPOLOGY_DC: 0}
+            sites = choice.sites if choice is not None else {LOCAL_DATACENTER: 0}
             local = client_dc or next(iter(sites))
             counts = replicas_per_dc(replication, sites)
             where = f"topology {choice.text}" if choice is not None else "the cluster"

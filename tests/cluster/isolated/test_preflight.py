@@ -42,12 +42,11 @@ def test_a_missing_tool_names_its_package(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_datacenters_without_vde_say_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    from casslab.cluster.isolated import wan
-
     monkeypatch.setattr(cluster.os, "geteuid", lambda: 0)
-    monkeypatch.setattr(wan.shutil, "which", lambda tool: None if tool == "wirefilter" else tool)
+    monkeypatch.setattr(cluster.shutil, "which", lambda tool: None if tool == "dpipe" else tool)
     spec = ClusterSpec(topology="dc1:1,dc2:1", heap="512M")
-    with pytest.raises(ConfigError, match=r"apt-get install vde2 \(nothing was started\)"):
+    message = r"links between datacenters need `dpipe`; install it: apt-get install vde2 \("
+    with pytest.raises(ConfigError, match=message):
         cluster.preflight(spec)
     cluster.preflight(ClusterSpec(topology="dc1:2", heap="512M"))  # one site: no links
 

@@ -56,13 +56,13 @@ def preflight(spec: ClusterSpec) -> NodeLimits:
             "isolated nodes (--isolation netns, --node-size, --cpus, --memory) need root to "
             "create network namespaces and cgroups; run casslab as root (e.g. with sudo)"
         )
-    for tool, package in REQUIRED_TOOLS.items():
+    links = spec.topology is not None and len(spec.topology.sites) > 1
+    for tool, package in (REQUIRED_TOOLS | (wan.REQUIRED_TOOLS if links else {})).items():
         if shutil.which(tool) is None:
+            what = "links between datacenters" if tool in wan.REQUIRED_TOOLS else "isolated nodes"
             raise ConfigError(
-                f"isolated nodes need `{tool}`; install it: apt-get install {package}"
+                f"{what} need `{tool}`; install it: apt-get install {package} (nothing was started)"
             )
-    if spec.topology is not None and len(spec.topology.sites) > 1:
-        wan.check_tools()
     limits = limits_of(spec)
     host_cpus = sorted(os.sched_getaffinity(0))
     problems = sizes.host_problems(limits, host_cpus, psutil.virtual_memory().total // sizes.MIB)

@@ -24,6 +24,7 @@ from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOu
 from casslab.cluster.heap import default_heap, heap_problem
 from casslab.cluster.local import captures, launch
 from casslab.cluster.model import (
+    LOCAL_DATACENTER,
     ClusterSpec,
     ClusterState,
     Node,
@@ -36,8 +37,6 @@ from casslab.cluster.settings import normalize
 from casslab.cluster.wait import port_open
 from casslab.errors import ClusterError, ConfigError, WaitTimeoutError
 from casslab.paths import private_dir
-
-LOCAL_DATACENTER = "datacenter1"  # SimpleSnitch's one datacenter
 
 
 class LocalCluster:
