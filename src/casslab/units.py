@@ -26,3 +26,16 @@ def duration_s(value: object) -> float | None:
     if match is None:
         return None
     return float(match.group(1)) * SECONDS_PER_UNIT[(match.group(2) or "s").lower()]
+
+
+def offset_ms(value: str) -> float | None:
+    """Milliseconds in a signed duration written with its unit (``-500ms``, ``+1.5s``), or
+    None when it is not one (no unit: an offset without one is ambiguous)."""
+    text = value.strip()
+    body = text[1:] if text[:1] in "+-" else text
+    if not body or not body[-1].isalpha():
+        return None
+    seconds = duration_s(body)
+    if seconds is None:
+        return None
+    return -seconds * 1000 if text.startswith("-") else seconds * 1000

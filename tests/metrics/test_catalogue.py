@@ -29,8 +29,9 @@ CONTRACT_NAMES = (
 def test_names_are_unique_and_dotted() -> None:
     all_names = [m.name for m in CATALOGUE]
     assert len(all_names) == len(set(all_names))
+    sources = "host|process|cgroup|netns|cassandra|clock|engine"
     for name in all_names:
-        assert re.fullmatch(r"(host|process|cgroup|netns|cassandra|engine)\.[a-z0-9_]+", name), name
+        assert re.fullmatch(rf"({sources})\.[a-z0-9_]+", name), name
 
 
 @pytest.mark.parametrize("name", CONTRACT_NAMES)

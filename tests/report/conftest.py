@@ -130,6 +130,12 @@ def metrics_table(start_unix: float, cpu: float, sstables: float, phase_shift: f
             nodes.append("node1")
             metrics.append(metric)
             values.append(float(value))
+        for node, offset in (("node1", 0.5), ("node2", -500.0)):  # node 2's clock behind
+            for metric, value in (("clock.offset_ms", offset + wave), ("clock.delay_ms", 1.5)):
+                times.append(t)
+                nodes.append(node)
+                metrics.append(metric)
+                values.append(value)
     return pa.table(
         {"time": times, "node": nodes, "metric": metrics, "value": values},
         schema=pa.schema(

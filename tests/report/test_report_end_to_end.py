@@ -233,6 +233,18 @@ def test_report_html_is_self_contained(written_run: Path) -> None:
     assert "not significant" in html
 
 
+def test_each_nodes_clock_is_a_line_of_its_own(written_run: Path) -> None:
+    report = build_report(load_run(written_run))
+
+    offsets = next(f for f in report.figures() if f.id == "metric-clock-offset")
+    assert {s.group for s in offsets.series} == {"node1", "node2"}
+    behind = [v for s in offsets.series if s.group == "node2" for v in s.y if v is not None]
+    assert behind
+    assert max(behind) < -490
+    assert sum(s.show_legend for s in offsets.series) == 2  # each node once in the legend
+    assert any(f.id == "metric-clock-delay" for f in report.figures())
+
+
 def test_a_run_without_metrics_has_no_metric_figures(make_run: RunFactory) -> None:
     report = build_report(load_run(make_run("bare", failed=False, with_metrics=False)))
 

@@ -195,6 +195,23 @@ KPI_CATALOGUE: dict[str, KpiSpec] = {
             per_node=True,
         ),
         _spec("engine_rss_bytes", "bytes", _N, "resident memory of the load engine, mean"),
+        # each node's clock against casslab's (NTP estimate over CQL, every second)
+        _spec(
+            "clock_offset_abs_ms",
+            "ms",
+            _N,
+            "how far a node's clock is from casslab's, either way: mean |clock.offset_ms| "
+            "over the window, mean over nodes",
+            per_node=True,
+        ),
+        _spec(
+            "clock_delay_ms",
+            "ms",
+            _N,
+            "round trip of the clock probe (the offset is known to about half of it), mean "
+            "over the window, mean over nodes",
+            per_node=True,
+        ),
         # the nodes' containers (a cgroup and a network namespace each): `docker stats`
         _spec(
             "container_cpu_pct",

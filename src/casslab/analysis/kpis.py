@@ -173,6 +173,8 @@ def _reduce_node(samples: pd.DataFrame, reduction: Reduction) -> float | None:
         return float(np.mean(values))
     if reduction is Reduction.GAUGE_MAX:
         return max(values)
+    if reduction is Reduction.GAUGE_ABS_MEAN:
+        return float(np.mean(np.abs(values)))
     if len(values) < 2:
         return None  # one sample gives no increase: unknown, not zero
     increase = counter_increase(values)

@@ -24,6 +24,7 @@ class Reduction(StrEnum):
     COUNTER_RATE = "counter_rate"  # increase / seconds between first and last sample
     GAUGE_MEAN = "gauge_mean"  # mean of the samples
     GAUGE_MAX = "gauge_max"  # largest sample
+    GAUGE_ABS_MEAN = "gauge_abs_mean"  # mean of the samples' magnitudes (e.g. clock offsets)
 
 
 class AcrossNodes(StrEnum):
@@ -186,6 +187,22 @@ METRIC_RULES: tuple[MetricRule, ...] = (
         metrics=("engine.rss_bytes",),
         reduction=Reduction.GAUGE_MEAN,
         across_nodes=AcrossNodes.SUM,
+    ),
+    # each node's clock against casslab's (the CQL sampler's NTP estimate): how far off,
+    # whichever way, and how long the probe took (the offset's uncertainty)
+    MetricRule(
+        kpi="clock_offset_abs_ms",
+        metrics=("clock.offset_ms",),
+        reduction=Reduction.GAUGE_ABS_MEAN,
+        across_nodes=AcrossNodes.MEAN,
+        per_node=True,
+    ),
+    MetricRule(
+        kpi="clock_delay_ms",
+        metrics=("clock.delay_ms",),
+        reduction=Reduction.GAUGE_MEAN,
+        across_nodes=AcrossNodes.MEAN,
+        per_node=True,
     ),
     # the nodes' containers (cgroup and network namespace; the isolated backend): the
     # columns of `docker stats`, summed over nodes (shares and peaks: the largest node)

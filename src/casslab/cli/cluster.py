@@ -109,6 +109,10 @@ def up(
     racks: Annotated[
         int, typer.Option("--racks", help="Racks per datacenter (nodes go round them).")
     ] = 1,
+    clock: Annotated[
+        list[str] | None,
+        typer.Option("--clock", help="A node's clock offset, e.g. 2=-500ms (repeat per node)."),
+    ] = None,
     links: Annotated[
         list[str] | None,
         typer.Option(
@@ -152,6 +156,7 @@ def up(
         "subnet": subnet,
         "topology": parse_topology(topology, racks) if topology is not None else None,
         "links": list(links) if links else None,
+        "clock": list(clock) if clock else None,
     }
     given = frozenset(k for k, v in asked.items() if v is not None)
     try:
@@ -197,6 +202,7 @@ _UP_OPTIONS = {
     "subnet": "--subnet",
     "topology": "--topology",
     "links": "--link",
+    "clock": "--clock",
 }
 
 

@@ -15,6 +15,7 @@ from casslab.cluster.isolated.records import Isolated, Isolation
 from casslab.net.links import Link, check_links, link_text, parse_link
 from casslab.net.topology import Topology, parse_topology
 from casslab.record import Record
+from casslab.units import offset_ms
 
 STATE_SCHEMA_VERSION = 1
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -70,6 +71,7 @@ class ClusterSpec(Record):
     # datacenters and racks (netns nodes), and the emulated WAN links between datacenters
     topology: Topology | None = None  # also "dc1:2,dc2:1" (racks: 1)
     links: tuple[Link, ...] = ()  # also "dc1-dc2=20ms,jitter=2ms" strings
+    clock: dict[int, float] = Field(default_factory=dict)  # node -> clock offset, ms
 
     @model_validator(mode="before")
     @classmethod
@@ -104,6 +106,38 @@ class ClusterSpec(Record):
         if isinstance(value, list | tuple):
             return tuple(parse_link(v) if isinstance(v, str) else v for v in value)
         return value
+
+    @field_validator("clock", mode="before")
+    @classmethod
+    def _clock(cls, value: Any) -> Any:
+        """``["2=-500ms"]`` (as ``--clock`` takes it) or ``{2: "-500ms"}`` -> ms per node."""
+        if isinstance(value, list | tuple):
+            pairs = [str(v).partition("=") for v in value]
+            if any(not sep or not node.strip().isdigit() for node, sep, _ in pairs):
+                raise ValueError(f"clock {list(value)}: expected NODE=OFFSET, e.g. 2=-500ms")
+            value = {int(node): offset for node, _, offset in pairs}
+        if isinstance(value, dict):
+            out: dict[int, Any] = {}
+            for node, offset in value.items():
+                parsed = offset_ms(offset) if isinstance(offset, str) else offset
+                if parsed is None:
+                    raise ValueError(
+                        f"clock offset {offset!r} of node {node}: give a number with its "
+                        "unit, e.g. -500ms or +1.5s"
+                    )
+                out[int(node)] = parsed
+            return out
+        return value
+
+    @model_validator(mode="after")
+    def _clock_nodes(self) -> ClusterSpec:
+        wrong = sorted(n for n in self.clock if not 1 <= n <= self.nodes)
+        if wrong:
+            raise ValueError(
+                f"clock: node(s) {', '.join(map(str, wrong))} do not exist; the cluster has "
+                f"nodes 1..{self.nodes}"
+            )
+        return self
 
     @model_validator(mode="after")
     def _links_in_topology(self) -> ClusterSpec:

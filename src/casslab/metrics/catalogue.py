@@ -292,6 +292,23 @@ CATALOGUE: tuple[Metric, ...] = (
         "Compactions in progress (rows of system_views.sstable_tasks of kind compaction).",
     ),
     _m(
+        "clock.offset_ms",
+        "ms",
+        _G,
+        _CQL,
+        "The node's clock minus casslab's: the NTP estimate (node time minus the midpoint "
+        "of send and receive) of the quickest of three `toUnixTimestamp(now())` queries "
+        "pinned to the node; the clock its server-side write timestamps come from.",
+    ),
+    _m(
+        "clock.delay_ms",
+        "ms",
+        _G,
+        _CQL,
+        "Round trip of the query that gave clock.offset_ms (the quickest of three): the "
+        "offset is known to about half of it plus 0.5 ms.",
+    ),
+    _m(
         "cassandra.compactions_completed",
         "tasks",
         _C,

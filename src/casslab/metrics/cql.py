@@ -14,6 +14,10 @@ it also stands in for the JMX sampler where CQL can: live disk bytes from ``disk
 CompactionExecutor queue, and bytes compacted / compaction count from
 ``system.compaction_history``. That table is real and grows, so it is read only every
 ``history_every_s`` seconds, bounded by ``compacted_at``, remembering the ids counted.
+
+Every instant it also reads the node's clock against casslab's (:mod:`casslab.metrics.clock`:
+a burst of three ``now()`` queries, the NTP estimate): ``clock.offset_ms`` and
+``clock.delay_ms``.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from cassandra.cluster import (
 from cassandra.connection import ConnectionException
 from cassandra.policies import ConstantReconnectionPolicy, WhiteListRoundRobinPolicy
 
+from casslab.metrics.clock import read_clock
 from casslab.metrics.jmx_mbeans import SYSTEM_KEYSPACES
 from casslab.metrics.rates import CounterTracker
 from casslab.metrics.source import Sample, SourceUnavailableError
@@ -214,6 +219,12 @@ class CqlSource:
             values["cassandra.live_disk_bytes"] = user_sum(res["disk"], "mebibytes") * MIB
         if history is not None:
             values.update(history)
+        try:
+            reading = read_clock(session)
+        except _DRIVER_ERRORS as e:
+            raise SourceUnavailableError(f"CQL clock probe of {self._address}: {e}") from e
+        values["clock.offset_ms"] = reading.offset_ms
+        values["clock.delay_ms"] = reading.delay_ms
         return [Sample(now, self._label, k, v) for k, v in values.items()]
 
     def _read_history(self, session: Session) -> dict[str, float] | None:

@@ -13,18 +13,17 @@ MBeans asked for, and what their values mean, are :mod:`casslab.metrics.jmx_mbea
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import queue
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 from casslab.errors import SetupError
+from casslab.javabuild import compiled
 from casslab.metrics.jmx_mbeans import (
     FAST_QUERIES,
     SLOW_QUERIES,
@@ -150,12 +149,6 @@ public class CasslabJmxProbe {
 """
 
 
-def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    digest = hashlib.sha256(PROBE_SOURCE.encode()).hexdigest()[:16]
-    return Path(base) / "casslab" / "jmxprobe" / digest
-
-
 def _java() -> str:
     home = os.environ.get("JAVA_HOME")
     if home and (Path(home) / "bin" / "java").exists():
@@ -167,34 +160,8 @@ def _java() -> str:
 
 
 def _compiled_probe(java: str) -> Path:
-    """Directory holding the compiled probe class, compiling it on first use (into a
-    private directory renamed into place, so concurrent first uses do not collide)."""
-    d = _cache_dir()
-    if (d / f"{PROBE_CLASS}.class").exists():
-        return d
-    javac = Path(java).with_name("javac")
-    if not javac.exists():
-        javac = Path(shutil.which("javac") or "javac")
-    d.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=".build-", dir=d.parent))
-    src = work / f"{PROBE_CLASS}.java"
-    src.write_text(PROBE_SOURCE)
-    try:
-        subprocess.run(
-            [str(javac), "--release", "11", "-d", str(work), str(src)],
-            check=True,
-            capture_output=True,
-            timeout=120,
-        )
-        os.replace(work, d)
-    except (OSError, subprocess.SubprocessError) as e:
-        shutil.rmtree(work, ignore_errors=True)
-        if (d / f"{PROBE_CLASS}.class").exists():  # another process won the race
-            return d
-        raise SetupError(
-            f"compiling the JMX metrics helper with {javac}: {e}; install a JDK (not a JRE)"
-        ) from e
-    return d
+    """Directory holding the compiled probe class (compiled on first use)."""
+    return compiled(PROBE_SOURCE, PROBE_CLASS, "jmxprobe", java)
 
 
 HELPER_JVM_FLAGS: tuple[str, ...] = (

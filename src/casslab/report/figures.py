@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from casslab.analysis import Analysis, CellStats, TrialKpis, describe, interval_series, kpi_spec
-from casslab.report.frames import metric_series
+from casslab.report.frames import metric_nodes, metric_series
 from casslab.report.records import FigureKind, FigureSpec, Marker, Series
 from casslab.store.frames import measure_intervals, trial_steadiness
 from casslab.store.load import RunData, TrialData
@@ -53,6 +53,9 @@ METRIC_FIGURES = (
         "count",
     ),
     ("metric-sstables", "cassandra.sstables", "sum", "Live SSTables (all nodes)", "count"),
+    # seed 004's figures: each node's clock against casslab's, and the probe's delay
+    ("metric-clock-offset", "clock.offset_ms", "node", "Clock offset by node", "ms"),
+    ("metric-clock-delay", "clock.delay_ms", "node", "Clock probe delay by node", "ms"),
 )
 
 
@@ -343,9 +346,13 @@ def metric_figures(run: RunData, cells: Sequence[str], colors: dict[str, str]) -
     markers, steady_note = steady_markers(run, cells, colors)
     for figure_id, metric, combine, title, unit in METRIC_FIGURES:
         series: list[Series] = []
+        legend: set[str] = set()  # the nodes already in the legend (``node`` figures)
         for cell in cells:
             first = True
             for trial in _trials_of(run, cell):
+                if combine == "node":  # a line per node, a colour per node
+                    series += _node_series(trial, metric, cell, legend)
+                    continue
                 times, values = metric_series(trial, metric, combine=combine)
                 if not times:
                     continue
@@ -375,4 +382,28 @@ def metric_figures(run: RunData, cells: Sequence[str], colors: dict[str, str]) -
                     marker_legend=STEADY_LEGEND if markers else "",
                 )
             )
+    return out
+
+
+def _node_series(trial: TrialData, metric: str, cell: str, legend: set[str]) -> list[Series]:
+    """One line per node of a trial (``node`` figures), coloured by node; each node in the
+    legend once (``legend``: those already there)."""
+    out: list[Series] = []
+    nodes = sorted(metric_nodes(trial, metric))
+    node_colors = cell_colors(nodes)
+    for node in nodes:
+        times, values = metric_series(trial, metric, node=node)
+        if times:
+            out.append(
+                Series(
+                    name=f"{node} {cell} #{trial.result.iteration}",
+                    x=times,
+                    y=list(values),
+                    color=node_colors[node],
+                    group=node,
+                    show_legend=node not in legend,
+                    dash=trial.result.status is not TrialStatus.OK,
+                )
+            )
+            legend.add(node)
     return out

@@ -31,18 +31,21 @@ def run_kpis(run: RunData) -> list[str]:
 
 
 def metric_series(
-    trial: TrialData, metric: str, *, combine: str = "mean"
+    trial: TrialData, metric: str, *, combine: str = "mean", node: str | None = None
 ) -> tuple[list[float], list[float | None]]:
     """One metric of a trial: seconds since the measure phase began, and values.
 
     Samples of several nodes at the same second are combined by ``combine`` (``mean`` for
-    host metrics a local cluster's nodes share, ``sum`` for per-node Cassandra metrics).
-    Only the measure window is kept when the trial recorded it.
+    host metrics a local cluster's nodes share, ``sum`` for per-node Cassandra metrics);
+    ``node`` keeps that node's samples only. Only the measure window is kept when the
+    trial recorded it.
     """
     frame = trial.metrics
     if frame is None or frame.empty:
         return [], []
     rows = frame[frame["metric"] == metric].dropna(subset=["value"])
+    if node is not None:
+        rows = rows[rows["node"] == node]
     if rows.empty:
         return [], []
     result = trial.result
@@ -58,3 +61,11 @@ def metric_series(
     grouped = rows["value"].astype(float).groupby(seconds)
     combined = grouped.sum() if combine == "sum" else grouped.mean()
     return [float(t) for t in combined.index], [float(v) for v in combined.to_numpy()]
+
+
+def metric_nodes(trial: TrialData, metric: str) -> list[str]:
+    """The nodes with samples of ``metric`` in the trial, in their order of appearance."""
+    frame = trial.metrics
+    if frame is None or frame.empty:
+        return []
+    return list(dict.fromkeys(frame.loc[frame["metric"] == metric, "node"].astype(str)))

@@ -19,7 +19,7 @@ from typing import Any
 
 import psutil
 
-from casslab.cluster import admin, distribution, jdk, jvm, node_config, state
+from casslab.cluster import admin, clock, distribution, jdk, jvm, node_config, state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
 from casslab.cluster.heap import default_heap, heap_problem
 from casslab.cluster.local import captures, launch
@@ -104,6 +104,8 @@ class LocalCluster:
             jdk.check_supported(java, spec.version)  # before any download
         dist = distribution.resolve(spec.version)
         jdk.check_supported(java, dist.version)
+        if spec.clock and not clock.supports_clock(dist.lib_dir):
+            raise clock.unsupported(dist.version)
         settings = normalize(spec.settings, distribution.settings_catalogue(dist))
         reserved = sorted(set(settings) & node_config.RESERVED)
         if reserved:

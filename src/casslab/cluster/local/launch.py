@@ -18,7 +18,7 @@ from pathlib import Path
 
 import psutil
 
-from casslab.cluster import jvm, node_config
+from casslab.cluster import clock, jvm, node_config
 from casslab.cluster.model import ClusterState, Node, heap_mib
 from casslab.cluster.processes import create_time, stop_group
 from casslab.cluster.tokens import initial_tokens, tokens_by_datacenter
@@ -55,6 +55,9 @@ def write_configs(state: ClusterState) -> None:
         (node.conf_dir / "cassandra.yaml").write_text(node_config.cassandra_yaml(settings))
         (node.conf_dir / "logback.xml").write_text(node_config.logback_xml())
         (node.conf_dir / "logback-tools.xml").write_text(node_config.tools_logback_xml())
+        offset = state.spec.clock.get(node.number)
+        if offset is not None and not clock.clock_file(node).exists():  # its skew, once
+            clock.write_skew(node, clock.ClockSkew(offset_ms=offset, since_ms=clock.now_ms()))
 
 
 def spawn(
@@ -70,8 +73,13 @@ def spawn(
     java, so the PID stays the JVM's), ``preexec`` runs in the child before that."""
     for name in ("conf_dir", *STATE_DIRS, "logs_dir"):
         getattr(node, name).mkdir(parents=True, exist_ok=True)
+    classpath = f"{state.lib_dir}/*"
+    clock_dir = clock.clock_classes(state.java, state.lib_dir)
+    if clock_dir is not None:  # its wall clock takes the skew of its clock file
+        classpath += f"{os.pathsep}{clock_dir}"
+        flags = [*clock.jvm_flags(node), *flags]
     command = jvm.daemon_command(
-        state.java, state.java_feature, f"{state.lib_dir}/*", node, heap_mib(state.heap), flags
+        state.java, state.java_feature, classpath, node, heap_mib(state.heap), flags
     )
     if wrap is not None:
         command = wrap(command)
