@@ -63,6 +63,9 @@ def _started_nothing(home: Path) -> bool:
             "datacenters and links need nodes in network namespaces",
         ),
         (["net", "show"], "no cluster: start one with `casslab up"),
+        (["up", "--nodes", "2", "--clock", "3=-500ms"], "--clock: node(s) 3 do not exist"),
+        (["up", "--nodes", "2", "--clock", "2=-500"], "give a number with its unit"),
+        (["clock", "set", "2", "-5ms"], "no cluster: start one with `casslab up"),
     ],
 )
 def test_bad_input_is_named_and_nothing_starts(

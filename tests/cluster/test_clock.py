@@ -94,8 +94,9 @@ def test_the_node_runs_casslabs_clock_reading_its_file(tmp_path: Path) -> None:
 def test_clock_offsets_in_the_spec_name_real_nodes_with_units() -> None:
     assert ClusterSpec(nodes=3, clock=["2=-500ms", "3=+1s"]).clock == {2: -500.0, 3: 1000.0}
     assert ClusterSpec(nodes=2, clock={2: "-250ms"}).clock == {2: -250.0}
-    with pytest.raises(ValueError, match=r"clock: node\(s\) 4 do not exist; the cluster has"):
-        ClusterSpec(nodes=3, clock=["4=-500ms"])
+    clock.check_nodes({2: -500.0}, [1, 2, 3])
+    with pytest.raises(ConfigError, match=r"--clock: node\(s\) 4 do not exist; the cluster has"):
+        clock.check_nodes({4: -500.0, 2: 1.0}, [1, 2, 3])
     with pytest.raises(ValueError, match="give a number with its unit"):
         ClusterSpec(nodes=3, clock=["2=-500"])
     with pytest.raises(ValueError, match="expected NODE=OFFSET"):

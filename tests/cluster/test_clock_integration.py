@@ -105,3 +105,14 @@ def test_the_lww_study_prints_each_case_and_the_control(skewed: Cluster) -> None
         (False, 5),
         (True, 0),
     ]
+
+
+def test_up_of_the_stopped_cluster_with_a_clock_sets_it(skewed: Cluster) -> None:
+    down = casslab(None, "down", "--name", "skewed")
+    assert down.returncode == 0, down.stderr
+    up = casslab(None, "up", "--name", "skewed", "--clock", "2=-100ms")
+    assert up.returncode == 0, up.stderr
+    shown = casslab(None, "clock", "--name", "skewed", "--json")
+    readings = {r["node"]: r["offset_ms"] for r in json.loads(shown.stdout)}
+    assert readings[2] == pytest.approx(-100, abs=5)
+    assert readings[1] == pytest.approx(0, abs=5)

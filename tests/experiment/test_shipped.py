@@ -282,4 +282,7 @@ def test_topologies_scaled_keeps_the_design_and_fits_thirty_minutes() -> None:
     assert _topology_run_minutes(plan) <= 30
     text = (EXPERIMENTS / "topologies-scaled.yaml").read_text()
     assert "# Run time: 22 min 45 s, measured" in text
-    assert "issue 15" in text  # the clock-skew figures' placeholder
+    assert "issue 15" in text  # the clock figures and KPIs
+    assert {"clock_offset_abs_ms", "clock_delay_ms"} <= set(
+        loader.load(EXPERIMENTS / "topologies.yaml").kpis
+    )

@@ -22,10 +22,12 @@ import os
 import re
 import time
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import Field
 
+from casslab.cluster.distribution import Distribution
 from casslab.cluster.model import Node
 from casslab.errors import ConfigError
 from casslab.javabuild import compiled
@@ -146,6 +148,24 @@ def parse_drift(text: str) -> float:
             f"-20ppm (at most {MAX_DRIFT_PPM:g})"
         )
     return float(match.group(1))
+
+
+def check_nodes(offsets: Mapping[int, float], numbers: list[int]) -> None:
+    """Every node ``offsets`` names is one of ``numbers``, or a :class:`ConfigError`."""
+    wrong = sorted(n for n in offsets if n not in numbers)
+    if wrong:
+        raise ConfigError(
+            f"--clock: node(s) {', '.join(map(str, wrong))} do not exist; the cluster has "
+            f"nodes {min(numbers)}..{max(numbers)} (nothing was started)"
+        )
+
+
+def check_request(offsets: Mapping[int, float], numbers: list[int], dist: Distribution) -> None:
+    """Offsets asked of a new cluster name its nodes, and its Cassandra has the clock."""
+    if offsets:
+        check_nodes(offsets, numbers)
+        if not supports_clock(dist.lib_dir):
+            raise unsupported(dist.version)
 
 
 def clock_file(node: Node) -> Path:

@@ -130,16 +130,6 @@ class ClusterSpec(Record):
         return value
 
     @model_validator(mode="after")
-    def _clock_nodes(self) -> ClusterSpec:
-        wrong = sorted(n for n in self.clock if not 1 <= n <= self.nodes)
-        if wrong:
-            raise ValueError(
-                f"clock: node(s) {', '.join(map(str, wrong))} do not exist; the cluster has "
-                f"nodes 1..{self.nodes}"
-            )
-        return self
-
-    @model_validator(mode="after")
     def _links_in_topology(self) -> ClusterSpec:
         if self.links and self.topology is None:
             raise ValueError(

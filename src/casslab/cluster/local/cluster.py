@@ -104,8 +104,7 @@ class LocalCluster:
             jdk.check_supported(java, spec.version)  # before any download
         dist = distribution.resolve(spec.version)
         jdk.check_supported(java, dist.version)
-        if spec.clock and not clock.supports_clock(dist.lib_dir):
-            raise clock.unsupported(dist.version)
+        clock.check_request(spec.clock, list(range(1, spec.nodes + 1)), dist)
         settings = normalize(spec.settings, distribution.settings_catalogue(dist))
         reserved = sorted(set(settings) & node_config.RESERVED)
         if reserved:
@@ -201,7 +200,7 @@ class LocalCluster:
         if "settings" in given and spec.settings:
             self._apply_settings(spec.settings)
         launch.stop_leftovers(self.directory, keep=self._recorded_pids())
-        launch.write_configs(self.state)
+        launch.write_configs(self.state, clock=spec.clock if "clock" in given else None)
         self.start(timeout_s=timeout_s)
         state.set_current(self.name, self.directory.parent)
 

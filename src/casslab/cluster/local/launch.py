@@ -12,13 +12,14 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from pathlib import Path
 
 import psutil
 
-from casslab.cluster import clock, jvm, node_config
+from casslab.cluster import clock as skew
+from casslab.cluster import jvm, node_config
 from casslab.cluster.model import ClusterState, Node, heap_mib
 from casslab.cluster.processes import create_time, stop_group
 from casslab.cluster.tokens import initial_tokens, tokens_by_datacenter
@@ -32,9 +33,13 @@ _STATUS_RE = re.compile(r"^([UD])([NLJM])\s+(\d+\.\d+\.\d+\.\d+)", re.MULTILINE)
 STATE_DIRS = ("data_dir", "commitlog_dir", "hints_dir", "saved_caches_dir", "cdc_dir")
 
 
-def write_configs(state: ClusterState) -> None:
+def write_configs(state: ClusterState, clock: Mapping[int, float] | None = None) -> None:
     """Every node's cassandra.yaml (evenly spaced tokens, every node a seed) and logback
-    files, from the cluster's settings."""
+    files, from the cluster's settings; the clock offsets ``clock`` asks for (``up
+    --clock`` of a stopped cluster), else the spec's for a node without a clock file (its
+    skew, set at run time, survives a restart)."""
+    offsets = clock if clock is not None else state.spec.clock
+    skew.check_nodes(offsets, [n.number for n in state.nodes])
     num_tokens = int(state.settings.get("num_tokens") or 1)
     tokens = (
         tokens_by_datacenter([n.datacenter for n in state.nodes], num_tokens)
@@ -55,9 +60,9 @@ def write_configs(state: ClusterState) -> None:
         (node.conf_dir / "cassandra.yaml").write_text(node_config.cassandra_yaml(settings))
         (node.conf_dir / "logback.xml").write_text(node_config.logback_xml())
         (node.conf_dir / "logback-tools.xml").write_text(node_config.tools_logback_xml())
-        offset = state.spec.clock.get(node.number)
-        if offset is not None and not clock.clock_file(node).exists():  # its skew, once
-            clock.write_skew(node, clock.ClockSkew(offset_ms=offset, since_ms=clock.now_ms()))
+        offset = offsets.get(node.number)
+        if offset is not None and (clock is not None or not skew.clock_file(node).exists()):
+            skew.write_skew(node, skew.ClockSkew(offset_ms=offset, since_ms=skew.now_ms()))
 
 
 def spawn(
@@ -74,10 +79,10 @@ def spawn(
     for name in ("conf_dir", *STATE_DIRS, "logs_dir"):
         getattr(node, name).mkdir(parents=True, exist_ok=True)
     classpath = f"{state.lib_dir}/*"
-    clock_dir = clock.clock_classes(state.java, state.lib_dir)
+    clock_dir = skew.clock_classes(state.java, state.lib_dir)
     if clock_dir is not None:  # its wall clock takes the skew of its clock file
         classpath += f"{os.pathsep}{clock_dir}"
-        flags = [*clock.jvm_flags(node), *flags]
+        flags = [*skew.jvm_flags(node), *flags]
     command = jvm.daemon_command(
         state.java, state.java_feature, classpath, node, heap_mib(state.heap), flags
     )
