@@ -346,28 +346,10 @@ def metric_figures(run: RunData, cells: Sequence[str], colors: dict[str, str]) -
     markers, steady_note = steady_markers(run, cells, colors)
     for figure_id, metric, combine, title, unit in METRIC_FIGURES:
         series: list[Series] = []
-        legend: set[str] = set()  # the nodes already in the legend (``node`` figures)
+        legend: set[str] = set()  # the cells (or nodes) already in the legend
         for cell in cells:
-            first = True
             for trial in _trials_of(run, cell):
-                if combine == "node":  # a line per node, a colour per node
-                    series += _node_series(trial, metric, cell, legend)
-                    continue
-                times, values = metric_series(trial, metric, combine=combine)
-                if not times:
-                    continue
-                series.append(
-                    Series(
-                        name=f"{cell} #{trial.result.iteration}",
-                        x=times,
-                        y=list(values),
-                        color=colors[cell],
-                        group=cell,
-                        show_legend=first,
-                        dash=trial.result.status is not TrialStatus.OK,
-                    )
-                )
-                first = False
+                series += _trial_lines(trial, metric, combine, cell, colors[cell], legend)
         if series:
             out.append(
                 FigureSpec(
@@ -385,25 +367,32 @@ def metric_figures(run: RunData, cells: Sequence[str], colors: dict[str, str]) -
     return out
 
 
-def _node_series(trial: TrialData, metric: str, cell: str, legend: set[str]) -> list[Series]:
-    """One line per node of a trial (``node`` figures), coloured by node; each node in the
-    legend once (``legend``: those already there)."""
+def _trial_lines(
+    trial: TrialData, metric: str, combine: str, cell: str, color: str, legend: set[str]
+) -> list[Series]:
+    """A trial's lines in a metric figure: one, its nodes combined by ``combine`` and
+    coloured by cell, or with ``combine="node"`` one per node, coloured by node; each cell
+    (or node) in the legend once (``legend``: those already there)."""
+    nodes: list[str | None] = [None]
+    if combine == "node":
+        nodes = list(sorted(metric_nodes(trial, metric)))
+    node_colors = cell_colors([n for n in nodes if n is not None])
     out: list[Series] = []
-    nodes = sorted(metric_nodes(trial, metric))
-    node_colors = cell_colors(nodes)
     for node in nodes:
-        times, values = metric_series(trial, metric, node=node)
-        if times:
-            out.append(
-                Series(
-                    name=f"{node} {cell} #{trial.result.iteration}",
-                    x=times,
-                    y=list(values),
-                    color=node_colors[node],
-                    group=node,
-                    show_legend=node not in legend,
-                    dash=trial.result.status is not TrialStatus.OK,
-                )
+        times, values = metric_series(trial, metric, combine=combine, node=node)
+        if not times:
+            continue
+        group = node or cell
+        out.append(
+            Series(
+                name=f"{node + ' ' if node else ''}{cell} #{trial.result.iteration}",
+                x=times,
+                y=list(values),
+                color=node_colors[node] if node else color,
+                group=group,
+                show_legend=group not in legend,
+                dash=trial.result.status is not TrialStatus.OK,
             )
-            legend.add(node)
+        )
+        legend.add(group)
     return out
