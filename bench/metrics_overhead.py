@@ -5,7 +5,10 @@ Starts a local cluster (addresses 127.0.30.21.., JMX ports 7321..), lets the rec
 up (JMX helper start, driver connections), then measures for ``--duration`` seconds the CPU
 time of this process (every thread: the sampling loop, the driver's I/O thread) plus the
 JMX helper JVM it spawned. The nodes' own cost of answering (virtual-table reads, JMX
-calls) is not included. Usage::
+calls) is not included. Then the share of it the clock probe takes (``clock.offset_ms``,
+``clock.delay_ms``: a burst of up to three ``now()`` queries per node and instant, ending
+at the first answer within 1 ms), measured
+alone: CPU per reading over ``--clock-rounds`` readings of every node. Usage::
 
     .venv/bin/python bench/metrics_overhead.py [--nodes 3] [--duration 60] [--interval 1]
 """
@@ -16,11 +19,13 @@ import argparse
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 
 from casslab import metrics
 from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.metrics.clock import ClockProbe
 
 
 def _cpu_s(proc: psutil.Process, exclude: set[int]) -> tuple[float, float]:
@@ -45,6 +50,7 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=60.0)
     parser.add_argument("--warmup", type=float, default=10.0)
     parser.add_argument("--interval", type=float, default=1.0)
+    parser.add_argument("--clock-rounds", type=int, default=200)
     args = parser.parse_args()
 
     spec = ClusterSpec(
@@ -87,6 +93,47 @@ def main() -> None:
                 f"JMX helper {jmx_pct:.2f} %"
             )
             print(f"target <= 2 %: {'met' if pct <= 2.0 else 'NOT met'}")
+            probe_ms, queries = _clock_probe_cpu_ms(cluster, rounds=args.clock_rounds)
+            probe_pct = 100.0 * probe_ms * args.nodes / 1000 / args.interval
+            print(
+                "of which the clock probe (up to 3 now() queries per node and instant, "
+                f"{queries:.2f} on average): "
+                f"{probe_ms:.2f} ms CPU per node and instant = {probe_pct:.2f} % of one core "
+                f"for {args.nodes} node(s), {100 * probe_pct / pct:.0f} % of the recorder's"
+            )
+
+
+class _Counting:
+    """A session that counts the queries run through it."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self.calls = 0
+
+    def execute(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        return self.session.execute(*args, **kwargs)
+
+
+def _clock_probe_cpu_ms(cluster: LocalCluster, *, rounds: int) -> tuple[float, float]:
+    """CPU milliseconds of this process per clock reading (the recorder's burst of up to
+    three ``now()`` queries against one node), measured over ``rounds`` readings of each
+    node, and the queries a reading took on average."""
+    sessions = [_Counting(cluster.session(node=n.number)) for n in cluster.nodes]
+    probes = [ClockProbe() for _ in sessions]  # as the recorder keeps one per node
+    try:
+        for session, probe in zip(sessions, probes, strict=True):  # connections warm
+            probe.read(session)
+            session.calls = 0
+        cpu0 = time.process_time()
+        for _ in range(rounds):
+            for session, probe in zip(sessions, probes, strict=True):
+                probe.read(session)
+        readings = rounds * len(sessions)
+        cpu_ms = 1000 * (time.process_time() - cpu0) / readings
+        return cpu_ms, sum(s.calls for s in sessions) / readings
+    finally:
+        cluster.close_sessions()
 
 
 if __name__ == "__main__":

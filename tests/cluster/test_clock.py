@@ -88,6 +88,8 @@ def test_the_node_runs_casslabs_clock_reading_its_file(tmp_path: Path) -> None:
     assert clock.jvm_flags(node) == [
         "-Dcassandra.clock=casslab.SkewedClock",
         f"-Dcasslab.clock.file={tmp_path / 'node2' / 'conf' / 'clock'}",
+        # internode message ages see a skew within a second, not Cassandra's default 10 s
+        "-Dcassandra.NANOTIMETOMILLIS_TIMESTAMP_UPDATE_INTERVAL=1000",
     ]
 
 

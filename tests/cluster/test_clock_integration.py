@@ -14,7 +14,7 @@ import pytest
 
 from casslab.cluster import ClusterSpec, clock, create
 from casslab.cluster.backend import Cluster
-from casslab.cluster.lww import LwwCase, run_case
+from casslab.cluster.lww import LwwCase, probe, run_case
 from casslab.metrics.cql import CqlSource
 from cli_entry import casslab
 
@@ -72,11 +72,16 @@ def test_a_clock_behind_loses_acknowledged_updates_and_none_without_skew(
 ) -> None:
     behind = run_case(skewed, LwwCase(skew_ms=-500, gap_ms=100), keys=10)
     assert behind.expected_lost
+    assert behind.lost is not None
+    assert behind.unacknowledged == 0
     assert (behind.lost.hits, behind.lost.n) == (10, 10)  # every v2 is older than its v1
     assert behind.lost.low > 0.5
     on_time = run_case(skewed, LwwCase(skew_ms=0, gap_ms=100), keys=10)
+    assert on_time.lost is not None
     assert on_time.lost.hits == 0
+    assert (on_time.unacknowledged, on_time.expired) == (0, 0)
     client = run_case(skewed, LwwCase(skew_ms=-500, gap_ms=100, client_timestamps=True), keys=10)
+    assert client.lost is not None
     assert client.lost.hits == 0  # the control: the driver's clock stamps the writes
     assert clock.read_skew(skewed.node(2)).offset_ms == -500  # set back after each case
 
@@ -116,3 +121,20 @@ def test_up_of_the_stopped_cluster_with_a_clock_sets_it(skewed: Cluster) -> None
     readings = {r["node"]: r["offset_ms"] for r in json.loads(shown.stdout)}
     assert readings[2] == pytest.approx(-100, abs=5)
     assert readings[1] == pytest.approx(0, abs=5)
+
+
+def test_a_clock_behind_by_more_than_the_timeout_has_its_writes_dropped_as_expired(
+    skewed: Cluster,
+) -> None:
+    # node 1 ages node 2's mutations by node 2's clock: 3 s old on arrival, past the 2 s
+    # write timeout, so it drops them and QUORUM (both replicas) is never reached. Set
+    # before the start: a step at run time reaches message ages only once Cassandra
+    # accepts a new sample of its wall clock, which a busy machine can delay.
+    down = casslab(None, "down", "--name", "skewed")
+    assert down.returncode == 0, down.stderr
+    up = casslab(None, "up", "--name", "skewed", "--clock", "2=-3000ms")
+    assert up.returncode == 0, up.stderr
+    behind = probe(skewed, gap_ms=0, keys=3)
+    assert behind.unacknowledged == 3
+    assert behind.lost is None  # no update was acknowledged, so none was lost
+    assert behind.expired >= 3

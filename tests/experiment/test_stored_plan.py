@@ -173,9 +173,9 @@ def test_the_digest_of_a_file_without_isolation_is_what_it_was_before(tmp_path: 
     no part of the digest (SHA-256 over the file dict without them, as it was then)."""
     experiment = _experiment()
     data = experiment.to_file_dict()
-    for name in [*NodeIsolation.model_fields, "topology"]:
+    for name in [*NodeIsolation.model_fields, "topology", "clock"]:
         del data["cluster"][name]
-    del data["client_dc"]
+    del data["client_dc"], data["lww"]
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))
 
     assert experiment_digest(experiment) == hashlib.sha256(text.encode()).hexdigest()
@@ -211,7 +211,7 @@ def test_the_digest_of_a_file_without_topology_is_what_it_was_before() -> None:
     """Adding the topology fields left the digest of every earlier file as it was."""
     experiment = _experiment(cluster={"nodes": 2, "isolation": "netns"})
     data = experiment.to_file_dict()
-    del data["cluster"]["topology"], data["client_dc"]
+    del data["cluster"]["topology"], data["cluster"]["clock"], data["client_dc"], data["lww"]
     for name, value in NodeIsolation().model_dump(mode="json").items():
         if data["cluster"][name] == value:  # left out at its default, as before
             del data["cluster"][name]
@@ -220,6 +220,8 @@ def test_the_digest_of_a_file_without_topology_is_what_it_was_before() -> None:
     assert experiment_digest(experiment) == hashlib.sha256(text.encode()).hexdigest()
     far = _experiment(cluster={"topology": "far-apart"}, factors={}, client_dc="utah")
     assert experiment_digest(far) != experiment_digest(_experiment(factors={}))
+    skewed = _experiment(cluster={"nodes": 2, "clock": {2: "-500ms"}}, factors={})
+    assert experiment_digest(skewed) != experiment_digest(_experiment(factors={}))
 
 
 def test_a_plan_with_topologies_reads_back_equal(tmp_path: Path) -> None:

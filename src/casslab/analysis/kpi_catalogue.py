@@ -212,6 +212,30 @@ KPI_CATALOGUE: dict[str, KpiSpec] = {
             "over the window, mean over nodes",
             per_node=True,
         ),
+        # what skewed clocks do (the experiment's lww probe and cluster.clock)
+        _spec(
+            "lww_lost_pct",
+            "%",
+            _L,
+            "acknowledged updates lost to last-write-wins: keys whose v2, written after v1 "
+            "through the skewed node, read back as v1 at ALL (lww probe)",
+        ),
+        _spec(
+            "lww_unacknowledged_pct",
+            "%",
+            _L,
+            "v2 writes of the lww probe that failed (timed out or unavailable)",
+        ),
+        _spec("lww_lost", "keys", _L, "acknowledged updates lost (lww probe), a count"),
+        _spec("lww_acknowledged", "keys", _N, "v2 writes acknowledged (lww probe), a count"),
+        _spec(
+            "expired_messages",
+            "messages",
+            _L,
+            "internode messages the nodes dropped as expired on arrival (older than their "
+            "timeout by the sender's clock), from the measured phase to the end of the lww "
+            "probe, summed over nodes (system_views.internode_inbound)",
+        ),
         # the nodes' containers (a cgroup and a network namespace each): `docker stats`
         _spec(
             "container_cpu_pct",

@@ -116,7 +116,9 @@ def lww(
     """Last-write-wins under clock skew: v1 through node 1, a gap, v2 through the skewed
     node, read at ALL; the fraction of acknowledged updates lost, with its 95% Wilson
     interval, for every skew x gap with server-side timestamps, and the control with
-    client-side timestamps (the node's clock is set back afterwards)."""
+    client-side timestamps (the node's clock is set back afterwards). A node behind by
+    more than the write timeout has its v2 writes fail instead: the other replicas drop its
+    messages as expired (counted from system_views.internode_inbound)."""
     from casslab.cluster import attach, clock
     from casslab.cluster.lww import LwwCase, run_case
 
@@ -131,7 +133,16 @@ def lww(
         raise ConfigError("the study needs two nodes: one with a good clock, one skewed")
     cases = [LwwCase(skew_ms=s, gap_ms=g) for s in offsets for g in waits]
     cases += [LwwCase(skew_ms=min(offsets), gap_ms=min(waits), client_timestamps=True)]
-    table = Table("skew ms", "gap ms", "timestamps", "lost", "95% CI", "last-write-wins says")
+    table = Table(
+        "skew ms",
+        "gap ms",
+        "timestamps",
+        "lost (of acknowledged)",
+        "95% CI",
+        "last-write-wins says",
+        "v2 failed",
+        "expired msgs",
+    )
     for case in cases:
         result = run_case(cluster, case, keys=keys, good=good, skewed=node)
         lost = result.lost
@@ -142,9 +153,11 @@ def lww(
             f"{case.skew_ms:+g}",
             f"{case.gap_ms:g}",
             "client" if case.client_timestamps else "server",
-            f"{lost.hits}/{lost.n} ({lost.fraction:.0%})",
-            f"{lost.low:.0%}-{lost.high:.0%}",
+            f"{lost.hits}/{lost.n} ({lost.fraction:.0%})" if lost else "none acknowledged",
+            f"{lost.low:.0%}-{lost.high:.0%}" if lost else "-",
             "lost" if result.expected_lost else "kept",
+            f"{result.unacknowledged}/{keys}",
+            str(result.expired),
         )
     if not as_json:
         console.print(table)

@@ -238,8 +238,24 @@ def clock_classes(java: Path, lib_dir: Path) -> Path | None:
     )
 
 
+EPOCH_SAMPLING_MS = 1000
+"""How often a node re-samples its wall clock against its monotonic one (Cassandra's
+``cassandra.NANOTIMETOMILLIS_TIMESTAMP_UPDATE_INTERVAL``, 10 s by default). Internode
+messages carry their creation time through that sample, so a skew set at run time reaches
+the ages that decide whether a message expired only after the next sample."""
+
+SETTLE_S = (EPOCH_SAMPLING_MS + 200) / 1000
+"""How long after a clock file changes until every use of the node's clock sees it: write
+timestamps and now() within 100 ms (the file is polled), internode message ages after the
+next epoch sample."""
+
+
 def jvm_flags(node: Node) -> list[str]:
-    return [f"-Dcassandra.clock={CLOCK_CLASS}", f"-Dcasslab.clock.file={clock_file(node)}"]
+    return [
+        f"-Dcassandra.clock={CLOCK_CLASS}",
+        f"-Dcasslab.clock.file={clock_file(node)}",
+        f"-Dcassandra.NANOTIMETOMILLIS_TIMESTAMP_UPDATE_INTERVAL={EPOCH_SAMPLING_MS}",
+    ]
 
 
 def unsupported(version: str) -> ConfigError:

@@ -40,6 +40,7 @@ from casslab.experiment.model import (
     parse_factor_name,
 )
 from casslab.experiment.problems import pydantic_problems
+from casslab.experiment.skew_checks import skew_level_problems
 from casslab.experiment.table import TableOptions
 from casslab.load.credentials import password_env_problem
 from casslab.load.stress import parse_stress
@@ -249,6 +250,8 @@ def _level_problems(
         return []
     if kind is FactorKind.CLUSTER:
         return _cluster_level_problems(factor, level, cluster)
+    if kind in (FactorKind.CLOCK, FactorKind.LWW):
+        return skew_level_problems(factor.keys[0], level)
     if kind is FactorKind.CONFIG:
         if factor.linked:
             if not isinstance(level, list) or len(level) != len(factor.keys):

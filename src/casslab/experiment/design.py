@@ -36,6 +36,7 @@ from casslab.experiment.model import (
 from casslab.experiment.ordering import round_order, trial_order, with_restarts
 from casslab.experiment.plan_records import Cell, Plan, Trial
 from casslab.experiment.replication import replication_for
+from casslab.experiment.skew import LwwSection, clock_offsets, resolve_probe
 from casslab.net.presets import TopologyChoice, resolve_topology
 from casslab.validation import validation_message
 
@@ -113,14 +114,15 @@ def experiment_digest(experiment: Experiment) -> str:
     section's isolation fields and topology, ``client_dc``): a run that it started keeps
     its digest, and resumes."""
     data = experiment.to_file_dict()
-    defaults = NodeIsolation().model_dump(mode="json") | {"topology": None}
+    defaults = NodeIsolation().model_dump(mode="json") | {"topology": None, "clock": None}
     data["cluster"] = {
         key: value
         for key, value in data["cluster"].items()
         if key not in defaults or value != defaults[key]
     }
-    if data.get("client_dc") is None:
-        data.pop("client_dc", None)
+    for key in ("client_dc", "lww"):
+        if data.get(key) is None:
+            data.pop(key, None)
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -146,6 +148,8 @@ def _trial_for(
     rate: float | None = None
     isolation: dict[str, Level] = {}  # cluster.<field> levels
     topology_level: Level = experiment.cluster.topology
+    clock_level: Level = experiment.cluster.clock
+    lww_levels: dict[str, Level] = {}
     for factor in factors:
         level = cell.levels[factor.name]
         if factor.kind is FactorKind.CONFIG:
@@ -161,6 +165,10 @@ def _trial_for(
             rate = float(level)
         elif factor.kind is FactorKind.NODES:
             nodes = int(level)
+        elif factor.kind is FactorKind.CLOCK:
+            clock_level = level
+        elif factor.kind is FactorKind.LWW:
+            lww_levels[factor.keys[0]] = level
         elif factor.kind is FactorKind.CLUSTER and factor.keys == ("topology",):
             topology_level = level
         elif factor.kind is FactorKind.CLUSTER:
@@ -186,6 +194,13 @@ def _trial_for(
         raise ValueError(
             f"schema.replication has no map for topology {error}; give one per topology"
         ) from error
+    clock = clock_offsets(clock_level)
+    probe = None
+    if experiment.lww is not None or lww_levels:
+        try:
+            probe = resolve_probe(experiment.lww or LwwSection(), lww_levels, clock, nodes)
+        except ValidationError as error:
+            raise ValueError(validation_message(error)) from error
     preload = experiment.preload
     return Trial(
         trial_id=f"{cell.id}/{iteration}",
@@ -208,6 +223,8 @@ def _trial_for(
         workload=compose_command(workload, experiment.measure, threads, rate),
         reset=experiment.reset,
         restart=False,
+        clock=clock,
+        lww=probe,
     )
 
 

@@ -18,6 +18,7 @@ from casslab.errors import ConfigError
 from casslab.experiment.base import Level
 from casslab.experiment.commands import Tool, number_text, tool_of
 from casslab.experiment.model import Factor, FactorKind
+from casslab.experiment.skew import clock_offsets
 from casslab.experiment.table import Compaction, option_text, strategy_alias
 from casslab.load.credentials import mask_text
 from casslab.net.presets import resolve_topology
@@ -103,6 +104,8 @@ def level_slug(factor: Factor, level: Level) -> str:
         return _clean("-".join(parts))
     if factor.kind is FactorKind.WORKLOAD and isinstance(level, str):
         return _workload_slug(level)
+    if factor.kind is FactorKind.CLOCK:
+        return _clock_slug(level)
     if _is_topology(factor):
         try:
             return _clean(resolve_topology(level).name)
@@ -113,6 +116,20 @@ def level_slug(factor: Factor, level: Level) -> str:
     if isinstance(level, dict):
         return _clean("-".join(f"{k}-{option_text(v)}" for k, v in level.items()))
     return _clean(str(level))
+
+
+def _clock_slug(level: Level) -> str:
+    """``{2: -500ms}`` -> ``n2-500ms``; no offset -> ``on-time``."""
+    try:
+        offsets = clock_offsets(level)
+    except ValueError:
+        return _clean(str(level))
+    parts = [
+        f"n{node}{number_text(ms) if ms < 0 else '+' + number_text(ms)}ms"
+        for node, ms in sorted(offsets.items())
+        if ms != 0
+    ]
+    return _clean("_".join(parts)) if parts else "on-time"
 
 
 def _shorten(slug: str) -> str:

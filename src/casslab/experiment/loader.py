@@ -30,6 +30,7 @@ from casslab.experiment.checks import (
 )
 from casslab.experiment.model import Experiment, ExperimentValidationError, Factor
 from casslab.experiment.problems import in_file_order, pydantic_problems
+from casslab.experiment.skew_checks import skew_problems
 from casslab.experiment.topology_checks import topology_problems
 from casslab.experiment.yaml_reader import parse_yaml
 from casslab.load.credentials import mask_message
@@ -75,6 +76,8 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
     problems += until_problems(data.get("iterations"))
     problems += workload_problems(data, good, base_dir)
     problems += topology_problems(data, good, base_dir)
+    if not problems:
+        problems += skew_problems(data, experiment)
     problems = in_file_order(list(dict.fromkeys(map(mask_message, problems))), list(data))
     if problems or experiment is None:
         raise ExperimentValidationError(source, problems or ["invalid experiment"])

@@ -37,7 +37,9 @@ nodes' isolation and limits: ``cluster.isolation`` (``process`` or ``netns``),
 ``cluster.node_size`` (a VM-size profile such as ``t2.small``), ``cluster.cpus``,
 ``cluster.memory`` and ``cluster.topology`` (a preset's name such as ``far-apart``, or an
 inline definition: :mod:`casslab.net.presets`). A change of a ``nodes`` or ``cluster.*``
-level makes a new cluster.
+level makes a new cluster, but for ``cluster.clock`` (the nodes' clock offsets, e.g.
+``{2: -500ms}``, set without a restart) and ``lww.<field>`` (the last-write-wins probe of
+the ``lww`` section): :mod:`casslab.experiment.skew`.
 
 The ``cluster`` section's ``isolation``, ``node_size``, ``cpus``, ``memory``, ``cpu_scale``,
 ``cpuset``, ``io_read`` and ``io_write`` mean what the same fields of
@@ -86,6 +88,7 @@ from casslab.cluster import Isolation
 from casslab.errors import ConfigError, ExperimentError
 from casslab.experiment.base import SCHEMA_VERSION, Level, Record
 from casslab.experiment.replication import checked_replication
+from casslab.experiment.skew import LWW_FACTOR_FIELDS, LwwSection, clock_offsets
 from casslab.experiment.table import TABLE_OPTIONS, TableOptions
 from casslab.load.credentials import mask_data
 from casslab.net.presets import resolve_topology
@@ -166,6 +169,14 @@ class ClusterSection(NodeIsolation):
     config: dict[str, Any] = Field(default_factory=dict)
     # a preset's name or an inline {datacenters, racks, links, name}: casslab.net.presets
     topology: str | dict[str, Any] | None = None
+    # clock offsets per node, e.g. {2: -500ms}: casslab.experiment.skew
+    clock: dict[int, str] | None = None
+
+    @field_validator("clock", mode="before")
+    @classmethod
+    def _clock(cls, value: Any) -> Any:
+        clock_offsets(value)  # raises ValueError naming the value and the form
+        return value
 
     @field_validator("topology", mode="before")
     @classmethod
@@ -313,6 +324,7 @@ class Experiment(Record):
     data_seed: StrictInt = Field(default=0, ge=0, lt=MAX_DATA_SEED)
     reset: ResetPolicy = ResetPolicy.TRUNCATE
     kpis: list[str] = Field(default_factory=lambda: list(DEFAULT_KPIS))
+    lww: LwwSection | None = None  # the last-write-wins probe: casslab.experiment.skew
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
@@ -354,12 +366,18 @@ class FactorKind(StrEnum):
     RATE = "rate"  # open-loop target rate, ops/s
     NODES = "nodes"  # node count
     CLUSTER = "cluster"  # the nodes' isolation or limits: a new cluster when it changes
+    CLOCK = "clock"  # cluster.clock: the nodes' clock offsets, set without a restart
+    LWW = "lww"  # lww.<field>: the last-write-wins probe after the measured phase
 
 
 _KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 FACTOR_FORMS = (
     "config.<cassandra.yaml key>, config.<key>+<key> (linked), table.<option>, "
-    "workload, threads, rate, nodes or cluster.<field> (" + ", ".join(CLUSTER_FACTOR_FIELDS) + ")"
+    "workload, threads, rate, nodes, cluster.<field> ("
+    + ", ".join((*CLUSTER_FACTOR_FIELDS, "clock"))
+    + ") or lww.<field> ("
+    + ", ".join(LWW_FACTOR_FIELDS)
+    + ")"
 )
 
 
@@ -407,9 +425,16 @@ def parse_factor_name(name: str) -> tuple[FactorKind, tuple[str, ...]]:
             hint = f" (did you mean table.{close[0]}?)" if close else ""
             raise ValueError(f"unknown table option {rest!r}{hint}")
         return FactorKind.TABLE, (rest,)
+    if dot and kind_text == FactorKind.CLUSTER.value and rest == "clock":
+        return FactorKind.CLOCK, ("clock",)
+    if dot and kind_text == FactorKind.LWW.value:
+        if rest not in LWW_FACTOR_FIELDS:
+            fields = ", ".join(f"lww.{f}" for f in LWW_FACTOR_FIELDS)
+            raise ValueError(f"unknown lww factor {name!r}: an lww factor is one of {fields}")
+        return FactorKind.LWW, (rest,)
     if dot and kind_text == FactorKind.CLUSTER.value:
         if rest not in CLUSTER_FACTOR_FIELDS:
-            fields = ", ".join(f"cluster.{f}" for f in CLUSTER_FACTOR_FIELDS)
+            fields = ", ".join(f"cluster.{f}" for f in (*CLUSTER_FACTOR_FIELDS, "clock"))
             moved = " (the node count is the factor nodes)" if rest == "nodes" else ""
             raise ValueError(
                 f"unknown cluster factor {name!r}{moved}: a cluster factor is one of {fields}"

@@ -23,6 +23,7 @@ from casslab.experiment.model import (
     Order,
     ResetPolicy,
 )
+from casslab.experiment.skew import LwwProbe
 from casslab.experiment.table import TableOptions
 from casslab.net.presets import TopologyChoice
 
@@ -82,6 +83,10 @@ class Trial(Record):
     reset: ResetPolicy
     restart: bool  # nodes must (re)start before this trial: its cluster setup changed
     restart_reason: RestartReason | None = None
+    # clock offsets per node, ms (cluster.clock; set without a restart), and the
+    # last-write-wins probe after the measured phase (None: none)
+    clock: dict[int, float] = Field(default_factory=dict)
+    lww: LwwProbe | None = None
 
     @property
     def setup(self) -> ClusterSetup:

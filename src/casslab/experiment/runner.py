@@ -30,7 +30,7 @@ from casslab.errors import (
     NewerSchemaError,
     StoreError,
 )
-from casslab.experiment import events, phases, recording
+from casslab.experiment import events, phases, recording, skew_phase
 from casslab.experiment.cluster_setup import ClusterAction, ClusterSetup, cluster_action
 from casslab.experiment.design import add_round
 from casslab.experiment.engine_placement import EnginePlacement
@@ -252,6 +252,7 @@ class Runner:
             self._failed_setups.add(setup)  # until its cluster is up
             with times.phase("cluster", announce=False):
                 cluster, action = self._ensure_cluster(trial)
+                skew_phase.set_clocks(cluster, trial)  # cluster.clock: no restart
             self._failed_setups.discard(setup)
             connection = Connection(contact_points=cluster.contact_points, local_dc=trial.local_dc)
             data_seed = self.experiment.data_seed
@@ -280,6 +281,7 @@ class Runner:
                 phases.create_schema(cluster, trial, specs)
             if preload is not None:
                 self._load_data(cluster, trial, preload, specs, times)
+            expired = skew_phase.expired_before(cluster, trial)
             with times.phase("measure", announce=False):  # measure announces itself
                 summary = phases.measure(
                     cluster,
@@ -302,6 +304,7 @@ class Runner:
                 metrics_path,
                 self.layout.latency_hlog(trial.cell_id, trial.iteration),
             )
+            probed = skew_phase.probe_kpis(cluster, trial, expired, times)
             steady = measured.steady
             result = TrialResult(
                 **identity,
@@ -311,7 +314,7 @@ class Runner:
                 measure_start_s=_relative(clock.measure_start, started),
                 measure_end_s=_relative(clock.measure_end, started),
                 engine=summary,
-                kpis=dict(measured.kpis),
+                kpis=dict(measured.kpis) | probed,
                 steady_start_s=steady.start_s if steady else None,
                 steady=steady.steady if steady else None,
                 steady_reason=steady.reason if steady else None,

@@ -40,7 +40,7 @@ from cassandra.cluster import (
 from cassandra.connection import ConnectionException
 from cassandra.policies import ConstantReconnectionPolicy, WhiteListRoundRobinPolicy
 
-from casslab.metrics.clock import read_clock
+from casslab.metrics.clock import ClockProbe
 from casslab.metrics.jmx_mbeans import SYSTEM_KEYSPACES
 from casslab.metrics.rates import CounterTracker
 from casslab.metrics.source import Sample, SourceUnavailableError
@@ -140,6 +140,7 @@ class CqlSource:
         self._history_seen: set[Any] = set()
         self._history_bytes = 0.0
         self._history_last = -1e9
+        self._clock = ClockProbe()  # the node's clock offset, NTP style
 
     @property
     def name(self) -> str:
@@ -220,7 +221,7 @@ class CqlSource:
         if history is not None:
             values.update(history)
         try:
-            reading = read_clock(session)
+            reading = self._clock.read(session)
         except _DRIVER_ERRORS as e:
             raise SourceUnavailableError(f"CQL clock probe of {self._address}: {e}") from e
         values["clock.offset_ms"] = reading.offset_ms

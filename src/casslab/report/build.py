@@ -36,6 +36,7 @@ from casslab.report.figures import (
     stats_by,
 )
 from casslab.report.frames import run_kpis
+from casslab.report.lww import lww_section
 from casslab.report.records import (
     Report,
     Section,
@@ -394,6 +395,9 @@ def build_report(run: RunData, options: AnalysisOptions = AnalysisOptions()) -> 
                 figures=[f for f in (latency, *boxes) if f is not None],
             )
         )
+    lost = lww_section(run, cells)
+    if lost is not None:
+        sections.append(lost)
     metrics = metric_figures(run, cells, colors)
     if metrics:
         sections.append(Section(id="metrics", title="Cluster metrics", figures=metrics))

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from casslab.report import text
 from casslab.report.records import Report, Section, Table
 
-SUMMARY_TABLES = ("verdicts", "cells", "compare")
+SUMMARY_TABLES = ("verdicts", "cells", "compare", "lww")
 
 
 def _cell(value: str) -> str:
@@ -28,15 +28,19 @@ def table_markdown(table: Table) -> str:
     return "\n".join(lines)
 
 
+def _shown(section: Section, full: bool) -> list[Table]:
+    """The section's tables the summary shows: all of them when ``full``."""
+    return [t for t in section.tables if full or t.id.startswith(SUMMARY_TABLES)]
+
+
 def _section(section: Section, figures: Mapping[str, str], full: bool) -> list[str]:
     lines = [f"## {section.title}", ""]
     lines += [f"{p}\n" for p in section.paragraphs]
     if section.bullets:
         lines += [f"- {b}" for b in section.bullets]
         lines.append("")
-    for table in section.tables:
-        if full or any(table.id.startswith(t) for t in SUMMARY_TABLES):
-            lines += [table_markdown(table), ""]
+    for table in _shown(section, full):
+        lines += [table_markdown(table), ""]
     for figure in section.figures:
         if figure.id in figures:
             lines += [f"![{figure.title}]({figures[figure.id]})", ""]
@@ -59,7 +63,7 @@ def render_markdown(
     for section in report.sections:
         if section.id == "trials" and not full:
             continue
-        if not (section.tables or section.paragraphs or section.bullets) and not any(
+        if not (_shown(section, full) or section.paragraphs or section.bullets) and not any(
             f.id in links for f in section.figures
         ):
             continue
