@@ -106,7 +106,11 @@ def test_cell_problems(cell: Any, problems: list[str]) -> None:
     [
         ({"threads": [8, 16]}, [], ["threads"]),
         ({"threads": []}, ["factors.threads: expected at least one level"], []),
-        ({"threads": [8, 0]}, ["factors.threads[1]: expected an integer >= 1, got 0"], []),
+        (
+            {"threads": [8, 0]},
+            ["factors.threads[1]: expected an integer >= 1 or best (the thread ramp's), got 0"],
+            [],
+        ),
         # each level is valid, so the factor is good: the repeat alone is reported
         (
             {"rate": [8, 8.0]},

@@ -296,7 +296,7 @@ def test_adaptive_iterations_add_rounds_up_to_max(
     )
     reads: list[Path] = []
     monkeypatch.setattr(
-        "casslab.experiment.runner.read_trial_result",
+        "casslab.experiment.finished.read_trial_result",
         lambda path: reads.append(path) or read_trial_result(path),
     )
     runner = _runner(tmp_path, experiment, calls, seen)

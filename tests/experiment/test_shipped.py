@@ -23,19 +23,33 @@ def plan_of(name: str) -> Plan:
 
 
 def measured_s(command: str) -> float:
+    """The measured phase's length: stress ``duration=``, YCSB ``-p maxexecutiontime=``
+    (seconds); a YCSB phase bounded by ``-p operationcount=`` alone has no fixed length
+    and counts as 0 s here (its file estimates its run time from the study's rates)."""
     match = re.search(r"\bduration=(\S+)", command)
-    assert match is not None, command
-    return parse_duration_s(match.group(1))
+    if match is not None:
+        return parse_duration_s(match.group(1))
+    ycsb = re.search(r"-p maxexecutiontime=(\S+)", command)
+    if ycsb is not None:
+        return float(ycsb.group(1))
+    operations = re.search(r"-p operationcount=(\d+)", command)
+    assert operations is not None, command
+    assert int(operations.group(1)) > 0, command
+    return 0.0
 
 
 def test_the_shipped_set() -> None:
     assert [p.stem for p in SHIPPED] == [
+        "clock-lww-scaled",
+        "clock-lww",
         "compaction-interactions",
         "compaction-strategies",
         "compaction-tuning",
         "container-overhead-scaled",  # sorted by file name: "-" before "."
         "container-overhead",
         "quick-compaction",
+        "seed003-vm-sizes-scaled",
+        "seed003-vm-sizes",
         "topologies-scaled",
         "topologies",
         "workload-mix-container-scaled",
@@ -55,7 +69,7 @@ def test_shipped_file_loads_and_expands(path: Path) -> None:
     assert len({t.trial_id for t in plan.trials}) == len(plan.trials)
     assert plan.trials[0].restart
     for trial in plan.trials:
-        assert measured_s(trial.workload.text) > 0
+        assert measured_s(trial.workload.text) > 0 or "-p operationcount=" in trial.workload.text
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
@@ -286,3 +300,20 @@ def test_topologies_scaled_keeps_the_design_and_fits_thirty_minutes() -> None:
     assert {"clock_offset_abs_ms", "clock_delay_ms"} <= set(
         loader.load(EXPERIMENTS / "topologies.yaml").kpis
     )
+
+
+def test_clock_lww_shows_lost_updates_against_its_controls() -> None:
+    full, plan = plan_of("clock-lww"), plan_of("clock-lww-scaled")
+    for study in (full, plan):
+        assert study.factors == ("cluster.clock", "lww.gap", "lww.timestamps")
+        assert all(t.replication["replication_factor"] == 3 for t in study.trials)
+        assert {t.lww.skewed for t in study.trials if t.lww} == {2}
+        assert sum(t.restart for t in study.trials) == 1  # skew changes in place
+        on_time = [t for t in study.trials if not t.clock]
+        assert on_time  # the control without skew
+        assert {t.lww.client_timestamps for t in study.trials if t.lww} == {False, True}
+    assert [t.nodes for t in plan.trials][:1] == [3]
+    assert max(-o for t in full.trials for o in t.clock.values()) > 2000  # past the timeout
+    assert (len(plan.cells), plan.iterations) == (12, 2)
+    text = (EXPERIMENTS / "clock-lww-scaled.yaml").read_text()
+    assert "# Run time:" in text

@@ -202,9 +202,16 @@ def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) 
             str(trial.nodes),
             *(isolation if isolated else []),
             trial.restart_reason.value if trial.restart_reason else "",
-            mask_text(trial.workload.text),
+            mask_text(trial.workload.text)
+            + (f" ({trial.discover.describe()})" if trial.discover else ""),
         )
     console.print(table)
+    groups = {t.discover.group for t in expanded.trials if t.discover}
+    if groups:
+        console.print(
+            f"discover: {len(groups)} step(s), one before the first trial of each group of "
+            "cells that differ only in rate or threads"
+        )
     rounds = f"{expanded.iterations} iterations"
     if expanded.adaptive is not None:
         until = expanded.adaptive.until

@@ -13,7 +13,17 @@ from rich.markup import escape
 from rich.table import Table
 
 from casslab import __version__
-from casslab.cli import clock, cluster, experiment, interrupt, metrics, net, report, stress
+from casslab.cli import (
+    capacity,
+    clock,
+    cluster,
+    experiment,
+    interrupt,
+    metrics,
+    net,
+    report,
+    stress,
+)
 from casslab.cluster import (
     clusters_root,
     distribution,
@@ -68,7 +78,7 @@ def fetch(
 
 
 # Every command group lives in its own module and adds itself here.
-for _group in (cluster, stress, metrics, experiment, report, net, clock):
+for _group in (cluster, stress, metrics, experiment, report, net, clock, capacity):
     _group.register(app)
 
 

@@ -30,6 +30,8 @@ from casslab.cluster.distribution import DEFAULT_VERSION
 from casslab.errors import AnalysisError, CasslabError, ConfigError, ExperimentError
 from casslab.experiment.cluster_setup import in_file_words
 from casslab.experiment.commands import Tool, compose_command, tool_of
+from casslab.experiment.discover import rate_level_problems, threads_level_problems
+from casslab.experiment.discover_checks import absolute_levels
 from casslab.experiment.levels import find_level, level_key
 from casslab.experiment.model import (
     ClusterSection,
@@ -279,15 +281,13 @@ def _level_problems(
         if not isinstance(level, str) or not level.strip():
             return [f"expected a stress or YCSB command, got {level!r}"]
         return []
-    if kind in (FactorKind.THREADS, FactorKind.NODES):
+    if kind is FactorKind.THREADS:
+        return threads_level_problems(level)
+    if kind is FactorKind.NODES:
         if isinstance(level, bool) or not isinstance(level, int) or level < 1:
             return [f"expected an integer >= 1, got {level!r}"]
-        if kind is FactorKind.NODES:
-            return [p.removeprefix("nodes: ") for p in cluster_problems({"nodes": level})]
-        return []
-    if isinstance(level, bool) or not isinstance(level, int | float) or level <= 0:
-        return [f"expected a rate in operations per second (> 0), got {level!r}"]
-    return []
+        return [p.removeprefix("nodes: ") for p in cluster_problems({"nodes": level})]
+    return rate_level_problems(level)
 
 
 def factor_problems(
@@ -403,8 +403,7 @@ def workload_problems(
             'different options; write measure: {stress: "...", ycsb: "..."}'
         )
         return problems
-    threads = next((f.levels[0] for f in good if f.kind is FactorKind.THREADS), None)
-    rate = next((f.levels[0] for f in good if f.kind is FactorKind.RATE), None)
+    threads, rate = absolute_levels(good)
     for path, text in commands:
         try:
             command = compose_command(text, measure, threads, rate)

@@ -23,6 +23,7 @@ from casslab.cluster import Isolation
 from casslab.errors import ConfigError, ExperimentError
 from casslab.experiment.base import Level
 from casslab.experiment.commands import Command, compose_command, tool_of
+from casslab.experiment.discover import is_best, need_for
 from casslab.experiment.levels import factor_labels, find_level, level_key, level_slugs
 from casslab.experiment.model import (
     Design,
@@ -120,7 +121,7 @@ def experiment_digest(experiment: Experiment) -> str:
         for key, value in data["cluster"].items()
         if key not in defaults or value != defaults[key]
     }
-    for key in ("client_dc", "lww"):
+    for key in ("client_dc", "lww", "discover"):
         if data.get(key) is None:
             data.pop(key, None)
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))
@@ -144,8 +145,8 @@ def _trial_for(
     table = experiment.table
     nodes = experiment.cluster.nodes
     workload = experiment.workload or ""
-    threads: int | None = None
-    rate: float | None = None
+    threads_level: Level = None
+    rate_level: Level = None
     isolation: dict[str, Level] = {}  # cluster.<field> levels
     topology_level: Level = experiment.cluster.topology
     clock_level: Level = experiment.cluster.clock
@@ -160,9 +161,9 @@ def _trial_for(
         elif factor.kind is FactorKind.WORKLOAD:
             workload = str(level)
         elif factor.kind is FactorKind.THREADS:
-            threads = int(level)
+            threads_level = level
         elif factor.kind is FactorKind.RATE:
-            rate = float(level)
+            rate_level = level
         elif factor.kind is FactorKind.NODES:
             nodes = int(level)
         elif factor.kind is FactorKind.CLOCK:
@@ -201,6 +202,12 @@ def _trial_for(
             probe = resolve_probe(experiment.lww or LwwSection(), lww_levels, clock, nodes)
         except ValidationError as error:
             raise ValueError(validation_message(error)) from error
+    try:
+        need = need_for(experiment.discover, _group(factors, cell), threads_level, rate_level)
+    except ValueError as error:
+        raise ValueError(f"cell {cell.id}: {error}") from error
+    threads = None if threads_level is None or is_best(threads_level) else int(threads_level)
+    rate = None if rate_level is None or (need and need.rate_share) else float(rate_level)
     preload = experiment.preload
     return Trial(
         trial_id=f"{cell.id}/{iteration}",
@@ -225,7 +232,16 @@ def _trial_for(
         restart=False,
         clock=clock,
         lww=probe,
+        discover=need,
     )
+
+
+def _group(factors: Sequence[Factor], cell: Cell) -> str:
+    """The discover group of a cell: its levels but ``rate`` and ``threads`` (the cells
+    that differ only in load share a capacity)."""
+    load = (FactorKind.RATE, FactorKind.THREADS)
+    labels = [f"{f.name}={cell.labels[f.name]}" for f in factors if f.kind not in load]
+    return ",".join(labels) or "all"
 
 
 def expand(experiment: Experiment) -> Plan:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from casslab.errors import ConfigError
 from casslab.experiment.base import Level
 from casslab.experiment.commands import Tool, number_text, tool_of
+from casslab.experiment.discover import rate_share
 from casslab.experiment.model import Factor, FactorKind
 from casslab.experiment.skew import clock_offsets
 from casslab.experiment.table import Compaction, option_text, strategy_alias
@@ -106,6 +107,9 @@ def level_slug(factor: Factor, level: Level) -> str:
         return _workload_slug(level)
     if factor.kind is FactorKind.CLOCK:
         return _clock_slug(level)
+    share = rate_share(level) if factor.kind is FactorKind.RATE else None
+    if share is not None:  # 66% -> 66pct
+        return _clean(f"{number_text(round(100 * share, 6))}pct")
     if _is_topology(factor):
         try:
             return _clean(resolve_topology(level).name)

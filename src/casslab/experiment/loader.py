@@ -28,6 +28,7 @@ from casslab.experiment.checks import (
     until_problems,
     workload_problems,
 )
+from casslab.experiment.discover_checks import discover_problems
 from casslab.experiment.model import Experiment, ExperimentValidationError, Factor
 from casslab.experiment.problems import in_file_order, pydantic_problems
 from casslab.experiment.skew_checks import skew_problems
@@ -76,6 +77,7 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
     problems += until_problems(data.get("iterations"))
     problems += workload_problems(data, good, base_dir)
     problems += topology_problems(data, good, base_dir)
+    problems += discover_problems(data, good)
     if not problems:
         problems += skew_problems(data, experiment)
     problems = in_file_order(list(dict.fromkeys(map(mask_message, problems))), list(data))

@@ -7,6 +7,7 @@ resumed run keeps its manifest, and must be of the same plan.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextlib import suppress
 from datetime import UTC, datetime
 
@@ -17,7 +18,7 @@ from casslab.experiment.model import Experiment
 from casslab.experiment.plan_records import Plan
 from casslab.store.io import write_record
 from casslab.store.layout import RunLayout
-from casslab.store.records import RunManifest, read_manifest
+from casslab.store.records import Discovered, RunManifest, read_manifest
 
 
 def new_manifest(
@@ -95,10 +96,13 @@ def end_manifest(
     *,
     trials_planned: int | None = None,
     stop_rule: str | None = None,
+    discovered: Mapping[str, Discovered] | None = None,
 ) -> None:
     """Write the manifest of a run that ends now, with the engine version it ran, the
-    trials its plan grew to and what ended its iterations."""
+    trials its plan grew to, what ended its iterations and what its discover step found."""
     update: dict[str, object] = {"ended_at": datetime.now(UTC), "engine_version": engine_version}
+    if discovered:
+        update["discovered"] = dict(discovered)
     if trials_planned is not None:
         update["trials_planned"] = trials_planned
     if stop_rule is not None:

@@ -41,6 +41,10 @@ level makes a new cluster, but for ``cluster.clock`` (the nodes' clock offsets, 
 ``{2: -500ms}``, set without a restart) and ``lww.<field>`` (the last-write-wins probe of
 the ``lww`` section): :mod:`casslab.experiment.skew`.
 
+``rate`` levels may be shares of the capacity a ``discover:`` step finds per group of cells
+(``rate: [100%, 66%]``), and ``threads: [best]`` takes the thread ramp's best count:
+:mod:`casslab.experiment.discover`.
+
 The ``cluster`` section's ``isolation``, ``node_size``, ``cpus``, ``memory``, ``cpu_scale``,
 ``cpuset``, ``io_read`` and ``io_write`` mean what the same fields of
 :class:`casslab.cluster.ClusterSpec` (``casslab up --isolation netns --node-size t2.small``)
@@ -87,6 +91,7 @@ from casslab.analysis.records import DEFAULT_KPIS
 from casslab.cluster import Isolation
 from casslab.errors import ConfigError, ExperimentError
 from casslab.experiment.base import SCHEMA_VERSION, Level, Record
+from casslab.experiment.discover import DiscoverSection
 from casslab.experiment.replication import checked_replication
 from casslab.experiment.skew import LWW_FACTOR_FIELDS, LwwSection, clock_offsets
 from casslab.experiment.table import TABLE_OPTIONS, TableOptions
@@ -325,6 +330,8 @@ class Experiment(Record):
     reset: ResetPolicy = ResetPolicy.TRUNCATE
     kpis: list[str] = Field(default_factory=lambda: list(DEFAULT_KPIS))
     lww: LwwSection | None = None  # the last-write-wins probe: casslab.experiment.skew
+    # the capacity of each group of cells, before its first trial: experiment.discover
+    discover: DiscoverSection | None = None
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 

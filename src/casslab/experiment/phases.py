@@ -43,6 +43,13 @@ class TrialClock:
     measure_end: float | None = None
     intervals: list[IntervalRecord] = field(default_factory=list)
 
+    def since(self, start: float) -> tuple[float | None, float | None]:
+        """The measured phase's start and end, in seconds after ``start`` (epoch s)."""
+        return (
+            None if self.measure_start is None else self.measure_start - start,
+            None if self.measure_end is None else self.measure_end - start,
+        )
+
 
 class PhaseTimes:
     """Wall-clock seconds each phase of a trial took (what the lab's overhead is made of)."""

@@ -16,6 +16,7 @@ from casslab.errors import ExperimentError
 from casslab.experiment.base import Level, Record
 from casslab.experiment.cluster_setup import ClusterSetup
 from casslab.experiment.commands import Command
+from casslab.experiment.discover import DiscoverNeed
 from casslab.experiment.model import (
     AdaptiveIterations,
     Design,
@@ -87,6 +88,9 @@ class Trial(Record):
     # last-write-wins probe after the measured phase (None: none)
     clock: dict[int, float] = Field(default_factory=dict)
     lww: LwwProbe | None = None
+    # rate shares or best threads: resolved by the runner after its group's discover step
+    # (casslab.experiment.discover); ``workload`` is then composed without them
+    discover: DiscoverNeed | None = None
 
     @property
     def setup(self) -> ClusterSetup:

@@ -27,14 +27,14 @@ from casslab.errors import (
     ClusterError,
     ConfigError,
     ExperimentError,
-    NewerSchemaError,
-    StoreError,
 )
 from casslab.experiment import events, phases, recording, skew_phase
 from casslab.experiment.cluster_setup import ClusterAction, ClusterSetup, cluster_action
 from casslab.experiment.design import add_round
+from casslab.experiment.discover_phase import Discoverer
 from casslab.experiment.engine_placement import EnginePlacement
 from casslab.experiment.failures import RunStop, blocked, setup_of
+from casslab.experiment.finished import read_finished
 from casslab.experiment.host import cluster_warnings
 from casslab.experiment.iterations import IterationDecision, iteration_decision
 from casslab.experiment.manifest import end_manifest, start_manifest
@@ -49,7 +49,7 @@ from casslab.load.records import SummaryRecord
 from casslab.load.spec import Connection, WorkloadSpec
 from casslab.store.io import write_record
 from casslab.store.layout import RunLayout
-from casslab.store.records import TrialResult, TrialStatus, read_trial_result
+from casslab.store.records import TrialResult, TrialStatus
 from casslab.validation import validation_message
 
 
@@ -94,36 +94,13 @@ class Runner:
         self._captures: set[str] = set()  # data keys captured on self.cluster
         self._engine = EnginePlacement()  # the engine's cgroup (--engine-cpus), if asked
         self._results: dict[str, TrialResult] = {}  # by trial id: on disk, and kept here
+        self._discoverer = Discoverer(layout, experiment.discover)  # rate shares, best threads
 
     # ------------------------------------------------------------------ run
 
     def finished_trials(self) -> set[str]:
         """The ids of the plan's trials finished OK (their ``summary.json`` on disk)."""
         return {r.trial_id for r in self._results.values() if r.status is TrialStatus.OK}
-
-    def _read_finished(self) -> list[str]:
-        """Read the trial summaries already in the run directory (a resumed run's) into
-        ``self._results``; a warning for each one that cannot be read (a crash or a full
-        disk can cut one short): its trial runs again."""
-        unreadable: list[str] = []
-        planned = {
-            self.layout.trial_summary(t.cell_id, t.iteration): t.trial_id for t in self.plan.trials
-        }
-        for path in self.layout.trial_summaries():
-            try:
-                result = read_trial_result(path)
-            except NewerSchemaError:
-                raise  # a newer casslab's run: never overwrite its trials
-            except StoreError as error:
-                fate = (
-                    "its trial will be run again"
-                    if path in planned
-                    else "it is not a trial of this plan; ignored"
-                )
-                unreadable.append(f"unreadable trial summary {path}: {error.detail}; {fate}")
-                continue
-            self._results[result.trial_id] = result
-        return unreadable
 
     def run(self) -> RunLayout:
         """Run every trial not yet finished; write the tables and the report at the end.
@@ -141,7 +118,9 @@ class Runner:
             engine_cpus=self.options.engine_cpus,
         )
         save_plan(self.layout, self.plan)  # a resumed run keeps the plan it has
-        for warning in self._read_finished():
+        results, unreadable = read_finished(self.layout, self.plan)
+        self._results.update(results)
+        for warning in unreadable:
             self._emit(events.RunWarning(message=warning))
         todo = pending(self.plan, self.finished_trials())
         self._emit(events.RunStarted(total=len(self.plan.trials), pending=len(todo)))
@@ -177,6 +156,7 @@ class Runner:
                 self._engine_version,
                 trials_planned=len(self.plan.trials),
                 stop_rule=rule.sentence if rule is not None else None,
+                discovered=self._discoverer.found,
             )
             self._engine.close()
         if stop is not None:
@@ -274,7 +254,13 @@ class Runner:
             timeout_s = self.options.trial_timeout_s
             if warm:
                 self._warm_up(cluster, trial, preload, measure, specs, times)
-            if warm or action in (ClusterAction.KEEP, ClusterAction.RESTART):
+            fresh = self._discover(cluster, trial, connection, preload, specs, times)
+            if trial.discover is not None:  # its rate share or best threads, resolved
+                command = self._discoverer.command(trial)
+                measure = spec_for(
+                    command, connection, trial.iteration, base_dir, data_seed=data_seed
+                )
+            if warm or fresh or action in (ClusterAction.KEEP, ClusterAction.RESTART):
                 with times.phase("reset"):
                     phases.reset_data(cluster, trial)
             with times.phase("schema", announce=False):
@@ -311,8 +297,8 @@ class Runner:
                 status=TrialStatus.OK,
                 started_at=started,
                 ended_at=datetime.now(UTC),
-                measure_start_s=_relative(clock.measure_start, started),
-                measure_end_s=_relative(clock.measure_end, started),
+                measure_start_s=clock.since(started.timestamp())[0],
+                measure_end_s=clock.since(started.timestamp())[1],
                 engine=summary,
                 kpis=dict(measured.kpis) | probed,
                 steady_start_s=steady.start_s if steady else None,
@@ -346,17 +332,9 @@ class Runner:
         times: phases.PhaseTimes,
     ) -> None:
         """Rehearse the trial on nodes that just started until their JIT is done (see
-        :mod:`casslab.experiment.warmup`): its data (preloaded and captured here), its
-        reset and the data restored, as the trial will, then its measured workload; the
-        caller resets after.
-
-        The reset and restore come before the workload because their first run sets the
-        JIT off again: measured (one node, the demo's workload), a rehearsal that had
-        ended with the node at 37k op/s was followed by a first trial that ran at 14-22k
-        op/s for 8 s after its reset and restore (C2 at 73% of a core during the restore
-        and 48% over the trial's first 10 s), while every later trial, after the same
-        reset and restore, started at 30-34k. Rehearsed first, they leave the first trial
-        inside the spread of the later ones (``bench/first_trial.py``)."""
+        :mod:`casslab.experiment.warmup`): its data, its reset and the data restored (their
+        first run sets the JIT off again, measured there), then its measured workload;
+        the caller resets after."""
         phases.create_schema(cluster, trial, specs)
         if preload is not None:
             self._load_data(cluster, trial, preload, specs, times)
@@ -390,6 +368,34 @@ class Runner:
                     "slower than the next ones of its cell; raise --jvm-warmup"
                 )
             )
+
+    def _discover(
+        self,
+        cluster: Cluster,
+        trial: Trial,
+        connection: Connection,
+        preload: WorkloadSpec | None,
+        specs: list[WorkloadSpec],
+        times: phases.PhaseTimes,
+    ) -> bool:
+        """Run the discover step of the trial's group unless it ran: on the trial's data
+        (reset and loaded as for the trial), which the trial resets after (True)."""
+        if not self._discoverer.pending(trial):
+            return False
+        with times.phase("reset"):
+            phases.reset_data(cluster, trial)
+        phases.create_schema(cluster, trial, specs)
+        if preload is not None:
+            self._load_data(cluster, trial, preload, specs, times)
+        with times.phase("discover"):
+            self._discoverer.run(
+                trial,
+                connection,
+                self.options.base_dir,
+                self.experiment.data_seed,
+                self._engine.preexec(self.options.engine_cpus),
+            )
+        return True
 
     def _load_data(
         self,
@@ -490,7 +496,3 @@ class Runner:
             write_report(self.layout.root)
         except CasslabError as error:
             self._emit(events.RunWarning(message=f"report not written: {error}"))
-
-
-def _relative(moment: float | None, start: datetime) -> float | None:
-    return None if moment is None else moment - start.timestamp()

@@ -32,6 +32,7 @@ from typing import Any
 from casslab.cluster.model import LOCAL_DATACENTER
 from casslab.errors import CasslabError, ConfigError
 from casslab.experiment.commands import Command, compose_command, tool_of
+from casslab.experiment.discover_checks import absolute_levels
 from casslab.experiment.model import Factor, FactorKind, MeasureByTool
 from casslab.experiment.replication import (
     NETWORK,
@@ -211,8 +212,7 @@ def _commands(data: Mapping[str, Any], good: Sequence[Factor]) -> list[tuple[str
         texts = [(f"factors.workload[{i}]", str(w)) for i, w in enumerate(workload.levels)]
     elif isinstance(data.get("workload"), str) and str(data["workload"]).strip():
         texts = [("workload", str(data["workload"]))]
-    threads = next((f.levels[0] for f in good if f.kind is FactorKind.THREADS), None)
-    rate = next((f.levels[0] for f in good if f.kind is FactorKind.RATE), None)
+    threads, rate = absolute_levels(good)
     out: list[tuple[str, Command]] = []
     for path, text in texts:
         try:

@@ -29,6 +29,14 @@ Under continuous load C2's tail is long: 6.7% of a core over 60-90 s of load, 2.
 90-120 s, 1% after; and the op rate follows it (36.5k, 38.3k, then 40-41k op/s). So the
 rule is now under 3% over 20 s.
 
+Why the rehearsal resets and restores the data before it runs the workload: their first
+run sets the JIT off again. Measured (one node, the demo's workload), a rehearsal that had
+ended with the node at 37k op/s was followed by a first trial that ran at 14-22k op/s for
+8 s after its reset and restore (C2 at 73% of a core during the restore and 48% over the
+trial's first 10 s), while every later trial, after the same reset and restore, started at
+30-34k. Rehearsed first, they leave the first trial inside the spread of the later ones
+(``bench/first_trial.py``).
+
 The compilers get the CPU first while the rehearsal runs: on a saturated 2-core machine
 the C2 thread gets only ~35% of a core next to the database's request threads, which is
 what makes its tail long. :class:`CompilerBoost` raises the compiler threads' scheduling

@@ -36,6 +36,16 @@ class RunLayout(Record):
         return self.root / "plan.json"
 
     @property
+    def discovered(self) -> Path:
+        """``discovered.json``: the capacity each discover group found."""
+        return self.root / "discovered.json"
+
+    @property
+    def discover_dir(self) -> Path:
+        """The discover step's own runs (engine files, ``find.json``), per group."""
+        return self.root / "discover"
+
+    @property
     def trials_dir(self) -> Path:
         return self.root / "trials"
 

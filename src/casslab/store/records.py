@@ -35,6 +35,29 @@ class HostFacts(Record):
     python: str
 
 
+class Discovered(Record):
+    """What a run's discover step found for one group of cells (``discovered.json``, and
+    the manifest's ``discovered``): the capacity its rate shares are of, and the thread
+    count ``threads: best`` runs with."""
+
+    group: str  # the levels the group's cells share ("all": no other factor)
+    trial_id: str  # the trial before which it ran
+    # the open-loop search (discover.p99): the highest rate under the SLO, its bracket
+    p99_slo_ms: float | None = None
+    search_status: str | None = None  # casslab.capacity.find.FindStatus
+    max_rate_per_s: float | None = None
+    bracket_high_per_s: float | None = None
+    p99_ms_at_max: float | None = None
+    runs: int = 0
+    # the closed-loop thread ramp: its best step
+    best_threads: int | None = None
+    best_op_rate: float | None = None
+    p99_ms_at_best: float | None = None
+    capacity_per_s: float | None = None  # 100%: the search's max rate, else the ramp's best
+    elapsed_s: float
+    error: str | None = None  # why no capacity was found (its trials fail with it)
+
+
 class RunManifest(Record):
     """``manifest.json``: what ran, where, with which versions."""
 
@@ -56,6 +79,7 @@ class RunManifest(Record):
     started_at: datetime
     ended_at: datetime | None = None
     trials_planned: int = 0
+    discovered: dict[str, Discovered] = Field(default_factory=dict)  # by group
 
 
 class TrialResult(Record):
