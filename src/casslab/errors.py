@@ -7,6 +7,8 @@ exits non-zero. Library code raises these, never prints.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class CasslabError(Exception):
     """Base of every casslab error. ``str(error)`` is the user-facing message."""
@@ -75,3 +77,12 @@ class StoreError(CasslabError):
 class NewerSchemaError(StoreError):
     """A file was written by a newer casslab: its ``schema_version`` is above the one this
     casslab reads. Never loaded silently; the fix is to upgrade casslab."""
+
+
+def problems_message(subject: str, problems: Sequence[str]) -> str:
+    """One message for a file with several problems, each on its own line:
+    ``experiment x.yaml: 2 problems; fix each and run again:`` then the problems."""
+    count = len(problems)
+    noun = "problem" if count == 1 else "problems"
+    lines = "\n".join(f"  {problem}" for problem in problems)
+    return f"{subject}: {count} {noun}; fix each and run again:\n{lines}"

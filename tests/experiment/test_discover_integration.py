@@ -55,3 +55,5 @@ def test_trials_run_at_their_share_of_the_capacity_discovered(tmp_path: Path) ->
         or "discover"
         in json.loads((trials["rate=100pct,threads=best"] / "summary.json").read_text())["phase_s"]
     )
+    report = (run / "report.html").read_text(encoding="utf-8")
+    assert "Discovered capacity" in report

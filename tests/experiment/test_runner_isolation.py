@@ -145,3 +145,16 @@ def test_plain_nodes_give_no_warning(tmp_path: Path) -> None:
     seen: list[events.Event] = []
     _runner(tmp_path, _experiment(iterations=1), [], seen).run()
     assert not [e for e in seen if isinstance(e, events.RunWarning)]
+
+
+def test_an_engine_pinned_into_the_nodes_cpuset_is_warned_of() -> None:
+    """--engine-cpus 1 with nodes on cpuset 0-1: the engine would take CPU from the nodes
+    it measures; disjoint CPUs give no warning."""
+    from casslab.experiment.design import expand
+    from casslab.experiment.host import cluster_warnings
+
+    shared = expand(_experiment(cluster={"nodes": 1, "heap": "512M", "cpuset": "0-1"}))
+    (warning,) = [w for w in cluster_warnings(shared.trials, "1") if "engine" in w]
+    assert "--engine-cpus 1 shares CPU(s) 1 with the nodes' cpuset 0-1" in warning
+    apart = expand(_experiment(cluster={"nodes": 1, "heap": "512M", "cpuset": "0"}))
+    assert not [w for w in cluster_warnings(apart.trials, "1") if "engine" in w]

@@ -28,7 +28,7 @@ from typing import Final, Literal
 
 from pydantic import Field
 
-from casslab.errors import ConfigError
+from casslab.errors import ConfigError, problems_message
 from casslab.record import Record
 
 SCHEMA_VERSION: Final[Literal[1]] = 1
@@ -40,12 +40,7 @@ class PlanProblemError(ConfigError):
     def __init__(self, source: str, problems: list[str]) -> None:
         self.source = source
         self.problems = list(problems)
-        count = len(self.problems)
-        noun = "problem" if count == 1 else "problems"
-        lines = "\n".join(f"  {problem}" for problem in self.problems)
-        super().__init__(
-            f"capacity problem {source}: {count} {noun}; fix each and run again:\n{lines}"
-        )
+        super().__init__(problems_message(f"capacity problem {source}", self.problems))
 
 
 class Machine(Record):

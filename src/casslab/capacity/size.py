@@ -27,8 +27,8 @@ confidence, alone. A line through the intervals' ends is a pointwise band, not a
 simultaneous one: it does not cover the whole curve with 95% confidence, and between and
 beyond the points it assumes the curve is linear. Past the last point each line keeps its
 own last slope, so far out the lines may cross (t_low above t_mean); the option then says
-the extrapolation is not to be trusted. The highest of several groups leans high (see
-``capacity model``).
+the extrapolation is not to be trusted, and gives no count from the side that crossed.
+The highest of several groups leans high (see ``capacity model``).
 """
 
 from __future__ import annotations
@@ -169,11 +169,18 @@ def _option(vm_type: str, points: list[SizePoint], ops_per_s: float, rf: int) ->
             f"extrapolated: {', '.join(map(str, beyond))} node(s) lie beyond the largest "
             f"measured count, {largest}, where t(n) keeps its last segment's slope"
         )
-    crossed = (low is not None and expected is not None and low < expected) or (
-        high is not None and expected is not None and high > expected
-    )
-    if crossed:
-        reasons.append("the CI's lines cross beyond the measurements: do not trust the band")
+    # t_low asking for fewer nodes than t_mean (or reaching where t_mean never does), or
+    # t_high for more: the band's lines crossed, and that side of it answers nothing
+    crossed_low = low is not None and (expected is None or low < expected)
+    crossed_high = not lone and expected is not None and (high is None or high > expected)
+    if crossed_low or crossed_high:
+        reasons.append(
+            "the CI's lines cross beyond the measurements: do not trust the band"
+            + ("; no 95%-confident count" if crossed_low else "")
+            + ("; no optimistic count" if crossed_high else "")
+        )
+        low = None if crossed_low else low
+        high = None if crossed_high else high
     return SizeOption(
         vm_type=vm_type,
         nodes_confident=low,

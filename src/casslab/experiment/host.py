@@ -58,16 +58,19 @@ def git_revision(directory: Path | None = None) -> str | None:
     return revision.stdout.strip() + suffix
 
 
-def cluster_warnings(trials: Iterable[Trial]) -> list[str]:
+def cluster_warnings(trials: Iterable[Trial], engine_cpus: str | None = None) -> list[str]:
     """What this host warns of before the clusters of ``trials`` start (isolated nodes
     that together ask for more CPUs or memory than it has: see
     :func:`casslab.cluster.warnings_for`), once per distinct cluster setup, in the
-    experiment file's words, and which datacenter the load runs against where the file
-    leaves it to the default. ``casslab plan`` prints them; ``casslab run`` emits them
+    experiment file's words, which datacenter the load runs against where the file
+    leaves it to the default, and a load engine pinned to CPUs the nodes' cpuset also
+    holds (``--engine-cpus``). ``casslab plan`` prints them; ``casslab run`` emits them
     before its first trial."""
     from casslab.cluster import ClusterSpec, warnings_for
 
     trials = list(trials)
+    if engine_cpus is not None:
+        return engine_overlaps(trials, engine_cpus) + cluster_warnings(trials)
     out: list[str] = []
     for setup in dict.fromkeys(trial.setup for trial in trials):
         try:
@@ -77,6 +80,31 @@ def cluster_warnings(trials: Iterable[Trial]) -> list[str]:
         about = setup.describe(settings=False)
         out += [f"cluster of {about}: {in_file_words(warning)}" for warning in found]
     return out + client_dc_notes(trials)
+
+
+def engine_overlaps(trials: Iterable[Trial], engine_cpus: str) -> list[str]:
+    """One line per cluster setup whose nodes' cpuset shares CPUs with ``--engine-cpus``:
+    the engine then takes CPU from the nodes it measures, which pinning was to prevent."""
+    from casslab.cluster.isolated.sizes import cpu_ranges, parse_cpuset
+
+    try:
+        engine = set(parse_cpuset(engine_cpus, "--engine-cpus"))
+    except ConfigError:
+        return []  # refused with its reason before the first trial
+    out = []
+    for setup in dict.fromkeys(trial.setup for trial in trials):
+        try:
+            shared = engine & set(parse_cpuset(setup.cpuset)) if setup.cpuset else set()
+        except ConfigError:
+            continue  # the loader reports a bad cpuset
+        if shared:
+            out.append(
+                f"cluster of {setup.describe(settings=False)}: --engine-cpus {engine_cpus} "
+                f"shares CPU(s) {cpu_ranges(sorted(shared))} with the nodes' cpuset "
+                f"{setup.cpuset}: the load engine takes CPU from the nodes it measures; give "
+                "the engine CPUs outside the nodes' cpuset"
+            )
+    return out
 
 
 def client_dc_notes(trials: Iterable[Trial]) -> list[str]:

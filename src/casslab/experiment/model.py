@@ -89,7 +89,7 @@ from pydantic import (
 
 from casslab.analysis.records import DEFAULT_KPIS
 from casslab.cluster import Isolation
-from casslab.errors import ConfigError, ExperimentError
+from casslab.errors import ConfigError, ExperimentError, problems_message
 from casslab.experiment.base import SCHEMA_VERSION, Level, Record
 from casslab.experiment.discover import DiscoverSection
 from casslab.experiment.replication import checked_replication
@@ -106,10 +106,7 @@ class ExperimentValidationError(ExperimentError):
     def __init__(self, source: str, problems: list[str]) -> None:
         self.source = source
         self.problems = list(problems)
-        count = len(self.problems)
-        noun = "problem" if count == 1 else "problems"
-        lines = "\n".join(f"  {problem}" for problem in self.problems)
-        super().__init__(f"experiment {source}: {count} {noun}; fix each and run again:\n{lines}")
+        super().__init__(problems_message(f"experiment {source}", self.problems))
 
 
 # ---------------------------------------------------------------- durations

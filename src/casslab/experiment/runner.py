@@ -124,7 +124,7 @@ class Runner:
             self._emit(events.RunWarning(message=warning))
         todo = pending(self.plan, self.finished_trials())
         self._emit(events.RunStarted(total=len(self.plan.trials), pending=len(todo)))
-        for warning in cluster_warnings(todo):  # e.g. nodes that oversubscribe this host
+        for warning in cluster_warnings(todo, self.options.engine_cpus):  # e.g. too big
             self._emit(events.RunWarning(message=warning))
         self._engine_version = manifest.engine_version
         stop: tuple[Trial, str, int] | None = None

@@ -23,6 +23,7 @@ from casslab.analysis import (
 )
 from casslab.report import text
 from casslab.report.cautions import cell_cautions, steady_fact, with_cautions
+from casslab.report.discovered import discovered_section
 from casslab.report.figures import (
     SERIES_KPIS,
     bar_figure,
@@ -395,6 +396,9 @@ def build_report(run: RunData, options: AnalysisOptions = AnalysisOptions()) -> 
                 figures=[f for f in (latency, *boxes) if f is not None],
             )
         )
+    found = discovered_section(run)
+    if found is not None:
+        sections.append(found)
     lost = lww_section(run, cells)
     if lost is not None:
         sections.append(lost)

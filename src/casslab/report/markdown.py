@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from casslab.report import text
 from casslab.report.records import Report, Section, Table
 
-SUMMARY_TABLES = ("verdicts", "cells", "compare", "lww")
+SUMMARY_TABLES = ("verdicts", "cells", "compare", "lww", "discovered")
 
 
 def _cell(value: str) -> str:

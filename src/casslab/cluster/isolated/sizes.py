@@ -188,10 +188,13 @@ def oversubscription(
 
 
 def cpu_ranges(cpus: Sequence[int]) -> str:
-    """[0, 1] -> ``0-1``, [0, 2] -> ``0,2``: CPUs as the kernel and ``taskset`` write them."""
+    """[0, 1] -> ``0-1``, [0, 2] -> ``0,2``, [1] -> ``1``: CPUs as the kernel and
+    ``taskset`` write them."""
     if not cpus:
         return "none"
     ordered = sorted(cpus)
+    if len(ordered) == 1:
+        return str(ordered[0])
     return (
         f"{ordered[0]}-{ordered[-1]}"
         if ordered == list(range(ordered[0], ordered[-1] + 1))
