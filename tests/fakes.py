@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import stat
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -105,7 +105,9 @@ class FakeCluster:
             raise self.calls.fail_restart_with
         self.state = self.state.model_copy(update={"settings": dict(settings or {})})
 
-    def reset(self, mode: ResetMode = ResetMode.DROP) -> list[str]:
+    def reset(
+        self, mode: ResetMode = ResetMode.DROP, tables: Sequence[str] | None = None
+    ) -> list[str]:
         self.calls.log.append(("reset", ResetMode(mode)))
         return []
 

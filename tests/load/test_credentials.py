@@ -211,3 +211,22 @@ def test_engine_gets_the_password_in_its_environment_only(
     written = (tmp_path / "work" / engine.SPEC_FILE).read_text()
     assert SECRET not in written
     assert json.loads(written)["connection"]["password_env"] == credentials.ENGINE_PASSWORD_ENV
+
+
+def _write_spec(*args: str) -> Any:
+    return parse_stress(["write", "n=10", *args]).to_spec(Connection(contact_points=POINTS))
+
+
+def test_a_cluster_s_access_fills_what_the_command_left_out() -> None:
+    from casslab.cqlaccess import CqlAccess
+
+    access = CqlAccess(
+        username="bench", password_env="PROD_PW", tls_ca_file=Path("/ca.pem"), local_dc="dc2"
+    )
+    filled = credentials.with_cluster_access(_write_spec(), access).connection
+    assert (filled.username, filled.password, filled.password_env) == ("bench", None, "PROD_PW")
+    assert (filled.tls, filled.tls_ca_file, filled.local_dc) == (True, "/ca.pem", "dc2")
+    own = _write_spec("-mode", "user=alice", "password-env=MINE")
+    kept = credentials.with_cluster_access(own, access).connection
+    assert (kept.username, kept.password_env) == ("alice", "MINE")  # the command's own wins
+    assert credentials.with_cluster_access(own, None) == own

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from casslab.cli.cluster import NameOption
-from casslab.errors import ConfigError
+from casslab.errors import ClusterError, ConfigError
 
 if TYPE_CHECKING:
     from casslab.cluster.backend import Cluster
@@ -176,6 +176,12 @@ def _clock_node(cluster: Cluster, number: int) -> Node:
     """Node ``number`` of ``cluster``, whose Cassandra has the pluggable clock."""
     from casslab.cluster import clock
 
+    if cluster.node(number).cql_only:
+        raise ClusterError(
+            f"clock skew refused: cluster {cluster.name!r} is external (not started by "
+            "casslab), so casslab cannot inject skew into its nodes; `casslab clock` shows "
+            "their offsets"
+        )
     if not clock.supports_clock(cluster.state.lib_dir):
         raise clock.unsupported(cluster.state.cassandra_version)
     return cluster.node(number)

@@ -1,5 +1,6 @@
 """Cluster commands: ``up``, ``status``, ``down``, ``restart``, ``reset``, ``nodetool``,
-``cqlsh`` and ``logs``. Parse, call :mod:`casslab.cluster` through its protocol, render."""
+``cqlsh`` and ``logs``. Parse, call :mod:`casslab.cluster` through its protocol, render.
+(``attach``, for a cluster casslab did not start, is :mod:`casslab.cli.attach`.)"""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from casslab.errors import ConfigError
+from casslab.errors import CasslabError, ClusterError, ConfigError
 
 # The cluster package is imported by each command when it runs (``casslab stress`` and the
 # other groups need none of it at start-up).
@@ -218,9 +219,13 @@ def _pydantic_message(error: ValueError) -> str:
 
 def status(name: NameOption = None) -> None:
     """Show every node of the cluster."""
+    from casslab.cli.attach import status_table
     from casslab.cluster import attach
 
     cluster = attach(name)
+    if cluster.state.external is not None:
+        console.print(status_table(cluster, cluster.status()))
+        return
     table = Table(
         "node",
         "address",
@@ -259,7 +264,8 @@ def down(
     name: NameOption = None,
     remove: Annotated[bool, typer.Option("--remove", help="Also delete its directory.")] = False,
 ) -> None:
-    """Stop every node (SIGTERM, then SIGKILL after a deadline)."""
+    """Stop every node (SIGTERM, then SIGKILL after a deadline). An external cluster
+    (casslab attach) is only forgotten: its nodes are not touched."""
     from casslab.cluster import attach, current_name
     from casslab.cluster import remove as remove_cluster
 
@@ -267,13 +273,35 @@ def down(
         chosen = name or current_name()
         if chosen is None:
             raise ConfigError("down --remove: no current cluster; name one with --name")
+        external = _is_external(chosen)
         remove_cluster(chosen)
-        console.print(f"cluster {chosen} stopped and removed")
+        console.print(
+            _FORGOT.format(name=chosen) if external else f"cluster {chosen} stopped and removed"
+        )
         return
     cluster = attach(name)
+    if cluster.state.external is not None:
+        remove_cluster(cluster.name)
+        console.print(_FORGOT.format(name=cluster.name))
+        return
     killed = cluster.stop()
     note = f" (killed after the deadline: nodes {killed})" if killed else ""
     console.print(f"cluster {cluster.name} stopped{note}")
+
+
+_FORGOT = (
+    "cluster {name} is external: casslab forgot it (removed its state); its nodes were not touched"
+)
+
+
+def _is_external(name: str) -> bool:
+    """Cluster ``name`` is external (False too when its state cannot be read)."""
+    from casslab.cluster import attach
+
+    try:
+        return attach(name).state.external is not None
+    except CasslabError:
+        return False
 
 
 def restart(
@@ -298,16 +326,31 @@ def reset(
     truncate: Annotated[
         bool, typer.Option("--truncate", help="Truncate tables instead of dropping keyspaces.")
     ] = False,
+    keyspaces: Annotated[
+        list[str] | None,
+        typer.Option("--keyspace", help="Only this keyspace (repeat); default: every one."),
+    ] = None,
+    tables: Annotated[
+        list[str] | None,
+        typer.Option("--table", help="Only this KEYSPACE.TABLE (repeat; with --truncate)."),
+    ] = None,
 ) -> None:
-    """Empty the cluster without a restart: drop user keyspaces and clear snapshots."""
+    """Empty the cluster without a restart: drop user keyspaces and clear snapshots. An
+    external cluster allows only --truncate of named keyspaces or tables."""
     from casslab.cluster import ResetMode, attach
 
+    if tables and not truncate:
+        raise ConfigError("--table: only a truncate empties single tables; add --truncate")
+    named = [*(keyspaces or []), *(tables or [])] or None
     cluster = attach(name)
     start = time.monotonic()
-    keyspaces = cluster.reset(ResetMode.TRUNCATE if truncate else ResetMode.DROP)
+    emptied = cluster.reset(ResetMode.TRUNCATE if truncate else ResetMode.DROP, named)
     verb = "truncated" if truncate else "dropped"
-    listed = ", ".join(keyspaces) or "no user keyspaces"
-    console.print(f"{verb} {listed}; snapshots cleared in {time.monotonic() - start:.1f} s")
+    listed = ", ".join(emptied) or ("nothing" if named else "no user keyspaces")
+    missing = [n for n in named or [] if n not in emptied]
+    listed += f" (not found: {', '.join(missing)})" if missing else ""
+    cleared = "" if cluster.state.external is not None else "; snapshots cleared"
+    console.print(f"{verb} {listed}{cleared} in {time.monotonic() - start:.1f} s")
 
 
 def nodetool(
@@ -340,10 +383,19 @@ def cqlsh(
         if found is None:
             raise ConfigError("cqlsh is not installed: pip install cqlsh (make setup does)")
         exe = Path(found)
-    args = [str(exe), target.address, str(target.native_port)]
+    from casslab.cqlaccess import cqlsh_options
+
+    extra, env, credentials = cqlsh_options(target.access)
+    args = [str(exe), target.address, str(target.native_port), *extra]
+    if credentials is not None:  # through a pipe: the password is on no command line or disk
+        read_end, write_end = os.pipe()
+        os.write(write_end, credentials.encode())
+        os.close(write_end)
+        os.set_inheritable(read_end, True)
+        args += ["--credentials", f"/dev/fd/{read_end}"]
     if execute:
         args += ["-e", execute]
-    os.execv(args[0], args)
+    os.execve(args[0], args, {**os.environ, **env})
 
 
 def logs(
@@ -357,6 +409,11 @@ def logs(
 
     cluster = attach(name)
     target = cluster.node(node)
+    if target.cql_only:
+        raise ClusterError(
+            f"logs refused: cluster {cluster.name!r} is external (not started by casslab), "
+            "so its logs are on the nodes' hosts; read them there (e.g. `kubectl logs POD`)"
+        )
     console.print(f"[dim]{target.log_file}[/]")
     sys.stdout.write(tail(target.log_file, lines) + "\n")
 

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from casslab import __version__
 from casslab.cli import (
+    attach,
     capacity,
     clock,
     cluster,
@@ -78,7 +79,7 @@ def fetch(
 
 
 # Every command group lives in its own module and adds itself here.
-for _group in (cluster, stress, metrics, experiment, report, net, clock, capacity):
+for _group in (cluster, attach, stress, metrics, experiment, report, net, clock, capacity):
     _group.register(app)
 
 

@@ -56,6 +56,11 @@ def _targets(contact_points: list[str] | None, name: str | None) -> list[NodeTar
     from casslab.cluster import attach
 
     cluster = attach(name)
+    if cluster.state.external is not None:
+        console.print(
+            f"[dim]cluster {cluster.name} is external: CQL-visible metrics only (no host, "
+            "process, cgroup or JMX samplers for nodes casslab does not run)[/]"
+        )
     return metrics.targets_from_nodes(cluster.nodes)
 
 

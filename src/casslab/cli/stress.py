@@ -95,6 +95,16 @@ def default_contact_points() -> list[str]:
     return list(current_contact_points()) or [FALLBACK_CONTACT_POINT]
 
 
+def _with_current_access(spec: WorkloadSpec, defaults: list[str]) -> WorkloadSpec:
+    """``spec`` with the current cluster's user, password variable, CA and local
+    datacenter when it runs against that cluster (its contact points are the defaults)."""
+    if spec.connection.contact_points != defaults or defaults == [FALLBACK_CONTACT_POINT]:
+        return spec
+    from casslab.cluster import current_access
+
+    return credentials.with_cluster_access(spec, current_access())
+
+
 def _echo(line: str, *, log: IO[str] | None = None, err: bool = False) -> None:
     typer.echo(line, err=err)
     if log is not None:
@@ -211,7 +221,8 @@ def stress(
     Exits 1 when any operation failed (after the report); -errors ignore keeps 0.
     """
     command = parse_stress(list(ctx.args))
-    connection = Connection(contact_points=command.contact_points(default_contact_points()))
+    defaults = default_contact_points()
+    connection = Connection(contact_points=command.contact_points(defaults))
     spec = command.to_spec(
         connection,
         seed=seed,
@@ -219,6 +230,7 @@ def stress(
         output=_stress_output(command),
         profile_dir=Path.cwd(),
     )
+    spec = _with_current_access(spec, defaults)
     _check_engine_cpus(engine_cpus)
     if dry_run:
         typer.echo(credentials.masked(spec).model_dump_json(indent=2))
@@ -304,8 +316,11 @@ def _ycsb(
     engine_cpus: str | None,
 ) -> None:
     command = parse_ycsb([phase.value, *ctx.args])
-    connection = Connection(contact_points=command.contact_points(default_contact_points()))
-    spec = command.to_spec(connection, seed=seed, data_seed=data_seed)
+    defaults = default_contact_points()
+    connection = Connection(contact_points=command.contact_points(defaults))
+    spec = _with_current_access(
+        command.to_spec(connection, seed=seed, data_seed=data_seed), defaults
+    )
     _check_engine_cpus(engine_cpus)
     if dry_run:
         typer.echo(credentials.masked(spec).model_dump_json(indent=2))

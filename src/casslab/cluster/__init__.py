@@ -1,12 +1,14 @@
 """Cassandra clusters: obtain a distribution, render configuration, run nodes.
 
 Callers bring clusters up with :func:`up`/:func:`create`, find them with :func:`attach`,
-and use them through the :class:`Cluster` protocol; the backends (``local`` today) are
-registered in :mod:`casslab.cluster.registry`. The load engine's own cgroup on this host
+and use them through the :class:`Cluster` protocol; the backends (``local``, ``isolated``,
+``external``) are registered in :mod:`casslab.cluster.registry`. :func:`attach_external`
+attaches a cluster casslab did not start. The load engine's own cgroup on this host
 (``--engine-cpus``) is :func:`engine_cgroup`.
 """
 
 from casslab.cluster.backend import Cluster, NodeView, ResetMode, UpOutcome
+from casslab.cluster.external.attach import attach_external
 from casslab.cluster.isolated.engine_cgroup import check_engine_cpus, engine_cgroup
 from casslab.cluster.isolated.records import Isolation
 from casslab.cluster.local import LocalCluster
@@ -20,6 +22,7 @@ from casslab.cluster.model import (
 from casslab.cluster.registry import (
     attach,
     create,
+    current_access,
     current_contact_points,
     current_name,
     remove,
@@ -61,9 +64,11 @@ __all__ = [
     "ResetMode",
     "UpOutcome",
     "attach",
+    "attach_external",
     "check_engine_cpus",
     "clusters_root",
     "create",
+    "current_access",
     "current_contact_points",
     "current_name",
     "engine_cgroup",

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from contextlib import suppress
 from typing import Any
 
-from casslab.errors import ClusterError
+from casslab.cqlaccess import CqlAccess, driver_options
+from casslab.errors import ClusterError, ConfigError
 
 SYSTEM_KEYSPACES = frozenset(
     {
@@ -34,19 +35,35 @@ class Sessions:
 
     def connect(
         self,
-        addresses: Sequence[str],
+        addresses: Sequence[str | tuple[str, int]],
         port: int,
         *,
         keyspace: str | None = None,
         pinned: bool = False,
+        access: CqlAccess | None = None,
     ) -> Any:
-        """A session to the nodes at ``addresses``; ``pinned`` sends every request to the
-        first of them (it coordinates), otherwise the driver balances over all."""
+        """A session to the nodes at ``addresses`` (or ``(address, port)`` pairs);
+        ``pinned`` sends every request to the first of them (it coordinates), otherwise the
+        driver balances over all (the local datacenter's first, when ``access`` names
+        one). ``access`` adds a user (its password read now) and TLS."""
         from cassandra.cluster import EXEC_PROFILE_DEFAULT, ExecutionProfile
         from cassandra.cluster import Cluster as Driver
-        from cassandra.policies import RoundRobinPolicy, WhiteListRoundRobinPolicy
+        from cassandra.policies import (
+            DCAwareRoundRobinPolicy,
+            RoundRobinPolicy,
+            WhiteListRoundRobinPolicy,
+        )
 
-        policy = WhiteListRoundRobinPolicy([addresses[0]]) if pinned else RoundRobinPolicy()
+        options = driver_options(access)  # before any connection: an unset password variable
+        first = addresses[0] if isinstance(addresses[0], str) else addresses[0][0]
+        local_dc = access.local_dc if access is not None else None
+        policy: Any = (
+            WhiteListRoundRobinPolicy([first])
+            if pinned
+            else DCAwareRoundRobinPolicy(local_dc)
+            if local_dc
+            else RoundRobinPolicy()
+        )
         profile = ExecutionProfile(load_balancing_policy=policy, request_timeout=REQUEST_TIMEOUT_S)
         driver = Driver(
             contact_points=list(addresses),
@@ -54,12 +71,15 @@ class Sessions:
             execution_profiles={EXEC_PROFILE_DEFAULT: profile},
             connect_timeout=10,
             control_connection_timeout=10,
+            **options,
         )
         self._drivers.append(driver)
         try:
             return driver.connect(keyspace)
         except Exception as error:  # the driver raises several unrelated types here
-            points = ", ".join(f"{a}:{port}" for a in addresses)
+            points = ", ".join(
+                f"{a}:{port}" if isinstance(a, str) else f"{a[0]}:{a[1]}" for a in addresses
+            )
             raise ClusterError(
                 f"connecting to {points} failed: {error}; check `casslab status`"
             ) from error
@@ -76,21 +96,67 @@ def user_keyspaces(session: Any) -> list[str]:
     return sorted(r.keyspace_name for r in rows if r.keyspace_name not in SYSTEM_KEYSPACES)
 
 
-def empty(session: Any, mode: str) -> list[str]:
+def empty(session: Any, mode: str, tables: Sequence[str] | None = None) -> list[str]:
     """Drop (``"drop"``) every user keyspace, or truncate (``"truncate"``) every table of
-    them; returns the keyspaces affected."""
+    them; returns the keyspaces affected. ``tables`` limits it to those named: keyspaces
+    for a drop, keyspaces or ``keyspace.table`` for a truncate (see :func:`truncate`)."""
+    if mode == "truncate" and tables is not None:
+        return truncate(session, tables)
     keyspaces = user_keyspaces(session)
+    if tables is not None:  # drop: only the keyspaces named
+        _check_names(tables)
+        if any("." in name for name in tables):
+            raise ConfigError(
+                f"drop {', '.join(tables)}: a drop takes keyspaces; truncate empties tables"
+            )
+        keyspaces = [k for k in keyspaces if k in tables]
     for keyspace in keyspaces:
         if mode == "drop":
             session.execute(f'DROP KEYSPACE IF EXISTS "{keyspace}"', timeout=DDL_TIMEOUT_S)
             continue
-        tables = session.execute(
-            "SELECT table_name FROM system_schema.tables WHERE keyspace_name = %s",
-            (keyspace,),
-        )
-        for row in tables:
-            session.execute(f'TRUNCATE "{keyspace}"."{row.table_name}"', timeout=DDL_TIMEOUT_S)
+        for table in _tables(session, keyspace):
+            session.execute(f'TRUNCATE "{keyspace}"."{table}"', timeout=DDL_TIMEOUT_S)
     return keyspaces
+
+
+def truncate(session: Any, tables: Sequence[str]) -> list[str]:
+    """Truncate the named tables (``keyspace.table``) and every table of the named
+    keyspaces, nothing else; returns the names truncated. A keyspace or table that does
+    not exist holds nothing to empty and is left out of the answer (before its trial's
+    schema exists, a workload's keyspace is not there yet); naming a system keyspace is a
+    :class:`ConfigError`, before anything is truncated."""
+    if not tables:
+        raise ConfigError("truncate: name the keyspaces or keyspace.tables to empty")
+    _check_names(tables)
+    keyspaces = user_keyspaces(session)
+    truncated: list[str] = []
+    for name in dict.fromkeys(tables):
+        keyspace, _, table = name.partition(".")
+        existing = _tables(session, keyspace) if keyspace in keyspaces else []
+        chosen = [table] if table else existing
+        if not chosen or not set(chosen) <= set(existing):
+            continue
+        for each in chosen:
+            session.execute(f'TRUNCATE "{keyspace}"."{each}"', timeout=DDL_TIMEOUT_S)
+        truncated.append(name)
+    return truncated
+
+
+def _check_names(names: Sequence[str]) -> None:
+    """A :class:`ConfigError` when a name is empty or in a system keyspace."""
+    for name in names:
+        keyspace = name.partition(".")[0]
+        if not keyspace:
+            raise ConfigError(f"{name!r}: give a keyspace, or keyspace.table")
+        if keyspace in SYSTEM_KEYSPACES:
+            raise ConfigError(f"{name}: {keyspace} is a system keyspace; casslab never empties it")
+
+
+def _tables(session: Any, keyspace: str) -> list[str]:
+    rows = session.execute(
+        "SELECT table_name FROM system_schema.tables WHERE keyspace_name = %s", (keyspace,)
+    )
+    return sorted(r.table_name for r in rows)
 
 
 def applied_settings(session: Any) -> dict[str, str]:

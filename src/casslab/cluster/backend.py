@@ -1,6 +1,6 @@
 """The ``Cluster`` protocol: what every backend gives the runner, the metrics and the CLI.
 
-A backend (``local`` today; ``isolated``, ``ssh`` and ``external`` to come) is one module or
+A backend (``local``, ``isolated``, ``external``; ``ssh`` to come) is one module or
 folder of :mod:`casslab.cluster` with a class that satisfies :class:`Cluster` and
 :class:`ClusterBackend`, and one line in :mod:`casslab.cluster.registry`. Nothing above the
 cluster package names a backend class: it asks the registry for a cluster and talks to it
@@ -9,13 +9,14 @@ through this protocol.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, Self
 
 from casslab.cluster.model import ClusterSpec, ClusterState, Node, NodeStatus
+from casslab.errors import ConfigError
 from casslab.record import Record
 
 DEFAULT_TIMEOUT_S = 240.0
@@ -26,6 +27,14 @@ class ResetMode(StrEnum):
 
     DROP = "drop"  # drop every user keyspace
     TRUNCATE = "truncate"  # keep the schemas, truncate every user table
+
+
+def reset_mode(mode: str) -> ResetMode:
+    """``mode`` as a :class:`ResetMode`; a :class:`ConfigError` naming the valid ones."""
+    try:
+        return ResetMode(mode)
+    except ValueError as error:
+        raise ConfigError(f"reset mode {mode!r}: expected 'drop' or 'truncate'") from error
 
 
 class UpOutcome(StrEnum):
@@ -50,6 +59,8 @@ class NodeView(Record):
     limits: str | None = None  # its cgroup's limits, e.g. "t2.small: 1 CPU, 2048 MiB"
     datacenter: str | None = None  # with a topology: its datacenter and rack
     rack: str | None = None
+    host_id: str | None = None  # external nodes: as system.local / system.peers_v2 show them
+    release_version: str | None = None
 
 
 class Cluster(Protocol):
@@ -72,7 +83,9 @@ class Cluster(Protocol):
     def restart(
         self, settings: Mapping[str, Any] | None = None, timeout_s: float = DEFAULT_TIMEOUT_S
     ) -> None: ...
-    def reset(self, mode: ResetMode = ResetMode.DROP) -> list[str]: ...
+    def reset(
+        self, mode: ResetMode = ResetMode.DROP, tables: Sequence[str] | None = None
+    ) -> list[str]: ...
     def wipe(self, timeout_s: float = DEFAULT_TIMEOUT_S) -> None: ...
     def stop(self, deadline_s: float = 30.0) -> list[int]: ...
     def destroy(self) -> None: ...

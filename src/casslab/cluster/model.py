@@ -11,7 +11,9 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
+from casslab.cluster.external.records import External
 from casslab.cluster.isolated.records import Isolated, Isolation
+from casslab.cqlaccess import CqlAccess
 from casslab.net.links import Link, check_links, link_text, parse_link
 from casslab.net.topology import Topology, parse_topology
 from casslab.record import Record
@@ -39,6 +41,7 @@ class BackendKind(StrEnum):
 
     LOCAL = "local"  # JVMs on 127.0.0.n of this machine
     ISOLATED = "isolated"  # JVMs in their own cgroups, optionally network namespaces
+    EXTERNAL = "external"  # a cluster casslab did not start (casslab attach): CQL only
 
 
 # The ClusterSpec fields that ask for isolated nodes: any of them chooses that backend.
@@ -244,6 +247,12 @@ class Node(Record):
     jmx_address: str = "127.0.0.1"  # where its JMX listens (netns nodes: their address)
     datacenter: str | None = None  # None: SimpleSnitch's datacenter1 (no topology)
     rack: str | None = None
+    # A node casslab does not run (an external cluster): reached over CQL only, with
+    # ``access`` (user, password variable, CA); no process, files, JMX or cgroup of it here.
+    cql_only: bool = False
+    access: CqlAccess | None = None
+    host_id: str | None = None
+    release_version: str | None = None
 
     @property
     def conf_dir(self) -> Path:
@@ -305,6 +314,7 @@ class ClusterState(Record):
     # so `up` may create it anew. Older state files (before this field) were all ready.
     started_once: bool = True
     isolated: Isolated | None = None  # the isolated backend's limits and network
+    external: External | None = None  # an external cluster: how casslab reaches it
 
 
 # The ClusterSpec fields a stopped cluster keeps: asking `up` for another value of one of

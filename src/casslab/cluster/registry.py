@@ -13,15 +13,18 @@ from pathlib import Path
 
 from casslab.cluster import state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, Cluster, ClusterBackend, UpOutcome
+from casslab.cluster.external.cluster import ExternalCluster
 from casslab.cluster.isolated import owners
 from casslab.cluster.isolated.cluster import IsolatedCluster
 from casslab.cluster.local import LocalCluster, stop_leftovers
 from casslab.cluster.model import BackendKind, ClusterSpec
+from casslab.cqlaccess import CqlAccess
 from casslab.errors import ClusterError
 
 BACKENDS: dict[BackendKind, ClusterBackend] = {
     BackendKind.LOCAL: LocalCluster,
     BackendKind.ISOLATED: IsolatedCluster,
+    BackendKind.EXTERNAL: ExternalCluster,
 }
 
 
@@ -45,11 +48,13 @@ def up(
 ) -> tuple[Cluster, UpOutcome]:
     """Start the stopped cluster ``spec.name`` with its data, or create it (``casslab
     up``); see the backend's ``up``. A stored cluster is started by the backend it was
-    made with (which refuses a ``spec`` that asks for another kind of cluster)."""
+    made with (which refuses a ``spec`` that asks for another kind of cluster); an
+    external one refuses, even ``fresh``: casslab never replaces what it does not own."""
     kind = spec.backend
-    if not fresh and state.state_file(spec.name, root).is_file():
+    if state.state_file(spec.name, root).is_file():
         with suppress(ClusterError):
-            kind = state.load(spec.name, root).spec.backend
+            stored = state.load(spec.name, root).spec.backend
+            kind = stored if not fresh or stored is BackendKind.EXTERNAL else kind
     return _backend(kind).up(spec, given, root, fresh=fresh, timeout_s=timeout_s)
 
 
@@ -84,9 +89,17 @@ def current_contact_points(name: str | None = None) -> list[str]:
     return attach(name).contact_points
 
 
+def current_access(name: str | None = None) -> CqlAccess | None:
+    """How clients authenticate to and encrypt with the current (or named) cluster (an
+    external cluster's user, password variable, CA and local datacenter), or None."""
+    nodes = attach(name).nodes
+    return nodes[0].access if nodes else None
+
+
 def remove(name: str, root: Path | None = None) -> None:
     """Stop and delete cluster ``name``, even when its ``state.json`` is unreadable: then
-    its JVMs are found by their directory and stopped first."""
+    its JVMs are found by their directory and stopped first. An external cluster is only
+    forgotten (its ``destroy``): its nodes are not touched."""
     directory = state.cluster_dir(name, root)
     if not directory.exists():
         raise ClusterError(f"no cluster named {name!r} in {directory.parent}; nothing to remove")

@@ -19,6 +19,7 @@ import re
 import shlex
 from typing import Any, Final
 
+from casslab.cqlaccess import CqlAccess
 from casslab.errors import ConfigError
 from casslab.load.spec import Connection, WorkloadSpec
 
@@ -121,3 +122,23 @@ def for_engine(spec: WorkloadSpec) -> tuple[WorkloadSpec, dict[str, str]]:
         return spec, {}
     sent = connection.model_copy(update={"password": None, "password_env": ENGINE_PASSWORD_ENV})
     return spec.model_copy(update={"connection": sent}), {ENGINE_PASSWORD_ENV: connection.password}
+
+
+def with_cluster_access(spec: WorkloadSpec, access: CqlAccess | None) -> WorkloadSpec:
+    """``spec`` whose connection also carries what its cluster asks of clients (an
+    external cluster's user and password variable, CA and local datacenter): the engine
+    then logs in and verifies TLS as every other client does. What the command gave
+    itself (``-mode user=``, ``-transport truststore=``, ``-node datacenter=``) wins."""
+    if access is None:
+        return spec
+    connection = spec.connection
+    updates: dict[str, Any] = {}
+    if connection.username is None and access.username is not None:
+        updates |= {"username": access.username, "password_env": access.password_env}
+    if not connection.tls and access.tls_ca_file is not None:
+        updates |= {"tls": True, "tls_ca_file": str(access.tls_ca_file)}
+    if connection.local_dc is None and access.local_dc is not None:
+        updates["local_dc"] = access.local_dc
+    if not updates:
+        return spec
+    return spec.model_copy(update={"connection": connection.model_copy(update=updates)})

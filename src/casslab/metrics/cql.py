@@ -8,10 +8,11 @@ Each sampling instant reads small virtual tables only (``thread_pools``, the coo
 latency tables; ``sstable_tasks`` when the CompactionExecutor is active; ``pending_hints``
 every ``slow_every`` instants).
 
-With ``jmx_fallbacks`` (a node without JMX access, e.g. a cluster casslab did not start)
-it also stands in for the JMX sampler where CQL can: live disk bytes from ``disk_usage``
-(MiB resolution, every ``slow_every`` instants), compactions pending from the
-CompactionExecutor queue, and bytes compacted / compaction count from
+With ``access`` it logs in as the cluster's user and verifies its TLS certificates (an
+external cluster). With ``jmx_fallbacks`` (a node without JMX access, e.g. a cluster
+casslab did not start) it also stands in for the JMX sampler where CQL can: live disk
+bytes from ``disk_usage`` (MiB resolution, every ``slow_every`` instants), compactions
+pending from the CompactionExecutor queue, and bytes compacted / compaction count from
 ``system.compaction_history``. That table is real and grows, so it is read only every
 ``history_every_s`` seconds, bounded by ``compacted_at``, remembering the ids counted.
 
@@ -40,6 +41,7 @@ from cassandra.cluster import (
 from cassandra.connection import ConnectionException
 from cassandra.policies import ConstantReconnectionPolicy, WhiteListRoundRobinPolicy
 
+from casslab.cqlaccess import CqlAccess, driver_options
 from casslab.metrics.clock import ClockProbe
 from casslab.metrics.jmx_mbeans import SYSTEM_KEYSPACES
 from casslab.metrics.rates import CounterTracker
@@ -120,8 +122,10 @@ class CqlSource:
         history_every_s: float = 30.0,
         reconnect_every_s: float = 5.0,
         protocol_version: int = 5,
+        access: CqlAccess | None = None,
     ) -> None:
-        """``protocol_version`` 5 suits Cassandra 4.0 and later (4 for 3.x)."""
+        """``protocol_version`` 5 suits Cassandra 4.0 and later (4 for 3.x). ``access``
+        (a user and a CA) is read now: an unset password variable is a ConfigError."""
         self._label = label
         self._address = address
         self._port = port
@@ -131,6 +135,7 @@ class CqlSource:
         self._history_every_s = history_every_s
         self._reconnect_every_s = reconnect_every_s
         self._protocol_version = protocol_version
+        self._driver_options = driver_options(access)
         self._cluster: Cluster | None = None
         self._session: Session | None = None
         self._last_connect_try = -1e9
@@ -176,6 +181,7 @@ class CqlSource:
             reconnection_policy=ConstantReconnectionPolicy(self._reconnect_every_s),
             idle_heartbeat_interval=0,
             protocol_version=self._protocol_version,
+            **self._driver_options,
         )
         try:
             session = cluster.connect()

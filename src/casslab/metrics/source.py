@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Protocol, runtime_checkable
 
+from casslab.cqlaccess import CqlAccess
 from casslab.errors import MetricsError
 from casslab.record import Record
 
@@ -40,7 +41,8 @@ class NodeTarget(Record):
     local samplers: ``pid`` the process sampler, ``data_dir`` the host sampler, ``jmx_port``
     the JMX sampler, ``cgroup`` the cgroup sampler (a path relative to the cgroup mounts,
     e.g. ``casslab/node1``), ``net_interface`` the network sampler of a node in its own
-    network namespace (the host end of its veth pair, e.g. ``cl-ab12-n1``).
+    network namespace (the host end of its veth pair, e.g. ``cl-ab12-n1``). ``access`` is
+    how the CQL sampler logs in and encrypts (an external cluster's user and CA).
     """
 
     address: str
@@ -51,6 +53,7 @@ class NodeTarget(Record):
     jmx_address: str = "127.0.0.1"  # a node in its own network namespace: its address
     cgroup: str | None = None
     net_interface: str | None = None
+    access: CqlAccess | None = None
 
     @property
     def label(self) -> str:

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from cassandra.cluster import Cluster, NoHostAvailable
 
+from casslab.cqlaccess import CqlAccess
 from casslab.errors import ConfigError, MetricsError, SetupError
 from casslab.metrics.catalogue import ENGINE_NODE
 from casslab.metrics.cgroup import CgroupSource
@@ -42,24 +43,45 @@ class NodeRecord(Protocol):
     def cgroup(self) -> str | None: ...
     @property
     def host_interface(self) -> str | None: ...
+    @property
+    def cql_only(self) -> bool: ...
+    @property
+    def access(self) -> CqlAccess | None: ...
 
 
 def targets_from_nodes(nodes: Iterable[NodeRecord]) -> list[NodeTarget]:
     """Targets for the nodes casslab runs (process, host, JMX and CQL samplers, and the
-    cgroup and network samplers of the nodes that run in a cgroup or a namespace)."""
-    return [
-        NodeTarget(
-            address=n.address,
-            cql_port=n.native_port,
-            pid=n.pid,
-            data_dir=str(n.data_dir),
-            jmx_port=n.jmx_port,
-            jmx_address=n.jmx_address,
-            cgroup=n.cgroup,
-            net_interface=n.host_interface,
+    cgroup and network samplers of the nodes that run in a cgroup or a namespace). A node
+    casslab does not run (``cql_only``: an external cluster) gets the CQL sampler only,
+    with its access: its host, process and JMX are out of reach, and this host's disk is
+    not its disk."""
+    targets: list[NodeTarget] = []
+    skipped: list[str] = []
+    for n in nodes:
+        if n.cql_only:
+            skipped.append(n.address)
+            targets.append(NodeTarget(address=n.address, cql_port=n.native_port, access=n.access))
+            continue
+        targets.append(
+            NodeTarget(
+                address=n.address,
+                cql_port=n.native_port,
+                pid=n.pid,
+                data_dir=str(n.data_dir),
+                jmx_port=n.jmx_port,
+                jmx_address=n.jmx_address,
+                cgroup=n.cgroup,
+                net_interface=n.host_interface,
+                access=n.access,
+            )
         )
-        for n in nodes
-    ]
+    if skipped:
+        log.info(
+            "%s: nodes of an external cluster, CQL-visible metrics only (no host, process, "
+            "cgroup or JMX samplers)",
+            ", ".join(skipped),
+        )
+    return targets
 
 
 def parse_contact_point(text: str, default_port: int = 9042) -> tuple[str, int]:
@@ -153,7 +175,9 @@ def build_sources(
             sources.append(NetnsSource(t.label, t.net_interface))
         jmx = use_jmx and client is not None and t.jmx_port is not None
         if cql:
-            sources.append(CqlSource(t.label, t.address, t.cql_port, jmx_fallbacks=not jmx))
+            sources.append(
+                CqlSource(t.label, t.address, t.cql_port, jmx_fallbacks=not jmx, access=t.access)
+            )
         if jmx and t.jmx_port is not None and client is not None:
             sources.append(JmxSource(t.label, t.jmx_address, t.jmx_port, client))
     if engine_pid is not None:

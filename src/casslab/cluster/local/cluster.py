@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,7 +19,7 @@ from typing import Any
 
 import psutil
 
-from casslab.cluster import admin, clock, distribution, jdk, jvm, node_config, state
+from casslab.cluster import admin, backend, clock, distribution, jdk, jvm, node_config, state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
 from casslab.cluster.heap import default_heap, heap_problem
 from casslab.cluster.local import captures, launch
@@ -417,15 +417,14 @@ class LocalCluster:
     def user_keyspaces(self) -> list[str]:
         return admin.user_keyspaces(self.session())
 
-    def reset(self, mode: ResetMode = ResetMode.DROP) -> list[str]:
+    def reset(
+        self, mode: ResetMode = ResetMode.DROP, tables: Sequence[str] | None = None
+    ) -> list[str]:
         """Return the cluster to empty without a restart: drop (:attr:`ResetMode.DROP`) or
-        truncate (:attr:`ResetMode.TRUNCATE`) every user keyspace, then clear all
-        snapshots on every node. Returns the keyspaces affected."""
-        try:
-            chosen = ResetMode(mode)
-        except ValueError as error:
-            raise ConfigError(f"reset mode {mode!r}: expected 'drop' or 'truncate'") from error
-        keyspaces = admin.empty(self.session(), chosen.value)
+        truncate (:attr:`ResetMode.TRUNCATE`) every user keyspace (only ``tables``,
+        keyspaces or ``keyspace.table``, when given), then clear all snapshots on every
+        node. Returns the keyspaces (or tables) affected."""
+        keyspaces = admin.empty(self.session(), backend.reset_mode(mode).value, tables)
         self.close_sessions()
         captures.clear_snapshots(self.state.nodes)
         return keyspaces

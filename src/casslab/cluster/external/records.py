@@ -1,0 +1,38 @@
+"""The records of an external cluster: what ``state.json`` keeps of a cluster casslab did
+not start (how to reach it, never a password), and what discovery finds of each node."""
+
+from __future__ import annotations
+
+from casslab.cqlaccess import CqlAccess
+from casslab.record import Record
+
+DEFAULT_NATIVE_PORT = 9042
+DEFAULT_STORAGE_PORT = 7000
+
+
+class External(Record):
+    """How casslab reaches an external cluster (``ClusterState.external``).
+
+    ``contact_points`` are ``host:port`` as given to ``casslab attach``; ``access`` names
+    the user and the variable of its password, the CA file and the local datacenter.
+    """
+
+    contact_points: tuple[str, ...]
+    access: CqlAccess = CqlAccess()
+    cluster_name: str | None = None  # Cassandra's own cluster_name (system.local)
+
+
+class DiscoveredNode(Record):
+    """One node as ``system.local`` / ``system.peers_v2`` (or ``system.peers``) show it."""
+
+    address: str  # where clients reach it (its native address)
+    native_port: int = DEFAULT_NATIVE_PORT
+    storage_port: int = DEFAULT_STORAGE_PORT
+    datacenter: str | None = None
+    rack: str | None = None
+    host_id: str | None = None
+    release_version: str | None = None
+
+    @property
+    def contact_point(self) -> str:
+        return f"{self.address}:{self.native_port}"
