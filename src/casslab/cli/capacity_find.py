@@ -36,7 +36,13 @@ from casslab.capacity.probe_spec import LoadCommand, parse_command, preload_spec
 from casslab.capacity.ramp import RampResult, run_ramp
 from casslab.cli.interrupt import Interrupted
 from casslab.cli.metrics import parse_duration_s
-from casslab.cli.stress import DataSeed, EngineCpus, Seed, default_contact_points
+from casslab.cli.stress import (
+    DataSeed,
+    EngineCpus,
+    Seed,
+    default_contact_points,
+    with_current_access,
+)
 from casslab.errors import CasslabError, ConfigError
 from casslab.load import credentials, engine
 
@@ -412,6 +418,8 @@ def find(
         seed=seed,
         data_seed=data_seed,
     )
+    # against the current cluster, its login, CA and local datacenter (an attached one's)
+    command = command.model_copy(update={"spec": with_current_access(command.spec, contact)})
     loader = None
     if preload is not None:
         if split_words([preload])[0] is not command.tool:
@@ -419,6 +427,7 @@ def find(
                 f"--preload {preload!r}: use the workload's tool ({command.tool.value}) for it"
             )
         loader = preload_spec([preload], contact_points=contact, data_seed=data_seed)
+        loader = with_current_access(loader, contact)
         credentials.require_password_env(loader.connection)
     credentials.require_password_env(command.spec.connection)
     if engine_cpus is not None:

@@ -95,7 +95,7 @@ def default_contact_points() -> list[str]:
     return list(current_contact_points()) or [FALLBACK_CONTACT_POINT]
 
 
-def _with_current_access(spec: WorkloadSpec, defaults: list[str]) -> WorkloadSpec:
+def with_current_access(spec: WorkloadSpec, defaults: list[str]) -> WorkloadSpec:
     """``spec`` with the current cluster's user, password variable, CA and local
     datacenter when it runs against that cluster (its contact points are the defaults)."""
     if spec.connection.contact_points != defaults or defaults == [FALLBACK_CONTACT_POINT]:
@@ -230,7 +230,7 @@ def stress(
         output=_stress_output(command),
         profile_dir=Path.cwd(),
     )
-    spec = _with_current_access(spec, defaults)
+    spec = with_current_access(spec, defaults)
     _check_engine_cpus(engine_cpus)
     if dry_run:
         typer.echo(credentials.masked(spec).model_dump_json(indent=2))
@@ -318,7 +318,7 @@ def _ycsb(
     command = parse_ycsb([phase.value, *ctx.args])
     defaults = default_contact_points()
     connection = Connection(contact_points=command.contact_points(defaults))
-    spec = _with_current_access(
+    spec = with_current_access(
         command.to_spec(connection, seed=seed, data_seed=data_seed), defaults
     )
     _check_engine_cpus(engine_cpus)
