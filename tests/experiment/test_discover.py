@@ -127,6 +127,7 @@ def test_relative_levels_need_the_step_and_the_step_needs_them() -> None:
         ({"discover": {"p99": "20ms", "step_duration": "long"}}, "discover.step_duration"),
         ({"discover": {"p99": "20ms", "repeats": 0}}, "discover.repeats"),
         ({"discover": {"p99": "20ms", "bogus": 1}}, "discover.bogus"),
+        ({"discover": {"p99": "20ms", "max_rate": 5}}, "start_rate 1000 is above max_rate 5"),
     ],
 )
 def test_bad_discover_input_is_named(fields: dict[str, Any], expected: str) -> None:

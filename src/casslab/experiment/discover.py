@@ -29,7 +29,7 @@ import re
 from collections.abc import Mapping
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from casslab.experiment.base import Level, Record
 from casslab.units import duration_s
@@ -51,6 +51,15 @@ class DiscoverSection(Record):
     precision: float = Field(default=0.05, ge=0.01, le=1)  # the bracket's relative width
     repeats: int = Field(default=2, ge=1, le=20)  # runs that must all pass at the answer
     max_runs: int = Field(default=30, ge=1)
+
+    @model_validator(mode="after")
+    def _rates(self) -> DiscoverSection:
+        if self.start_rate > self.max_rate:
+            raise ValueError(
+                f"start_rate {self.start_rate:g} is above max_rate {self.max_rate:g} ops/s; "
+                "lower start_rate or raise max_rate"
+            )
+        return self
 
 
 def rate_share(level: Level) -> float | None:
