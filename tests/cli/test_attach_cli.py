@@ -8,15 +8,13 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from casslab.cluster import ClusterSpec, state
-from casslab.cluster.external.cluster import node_records
+from casslab.cluster import state
+from casslab.cluster.external.attach import external_state
 from casslab.cluster.external.records import DiscoveredNode, External
-from casslab.cluster.model import BackendKind, ClusterState
 from casslab.cqlaccess import CqlAccess
 from cli_entry import casslab, flat
 
@@ -52,22 +50,8 @@ def attached(tmp_path: Path) -> Path:
         username="bench", password_env=VARIABLE, tls_ca_file=tmp_path / "ca.pem", local_dc="dc1"
     )
     found = [DiscoveredNode(address="127.0.0.1", native_port=port, datacenter="dc1", rack="r1")]
-    state.save(
-        ClusterState(
-            spec=ClusterSpec(name="far", backend=BackendKind.EXTERNAL),
-            cassandra_version="5.0.9",
-            cassandra_source="external",
-            lib_dir=directory / "no-distribution",
-            java=directory / "no-java",
-            java_feature=0,
-            heap="unknown",
-            directory=directory,
-            nodes=node_records(found, directory, access),
-            settings={},
-            created_at=datetime.now(UTC),
-            external=External(contact_points=(f"127.0.0.1:{port}",), access=access),
-        )
-    )
+    external = External(contact_points=(f"127.0.0.1:{port}",), access=access)
+    state.save(external_state("far", directory, found, external, version="5.0.9"))
     state.set_current("far", root)
     return tmp_path
 

@@ -17,8 +17,8 @@ from cassandra import InvalidRequest
 
 from casslab.cluster import ClusterSpec, ResetMode, admin, registry, state
 from casslab.cluster.external import attach as attach_module
-from casslab.cluster.external.attach import attach_external
-from casslab.cluster.external.cluster import ExternalCluster, node_records
+from casslab.cluster.external.attach import attach_external, external_state
+from casslab.cluster.external.cluster import ExternalCluster
 from casslab.cluster.external.discovery import (
     Q_LOCAL,
     Q_PEERS,
@@ -123,20 +123,13 @@ FOUND = [
 
 
 def _state(root: Path, name: str = "prod-like", access: CqlAccess = ACCESS) -> ClusterState:
-    directory = root / name
-    return ClusterState(
-        spec=ClusterSpec(name=name, backend=BackendKind.EXTERNAL),
-        cassandra_version="5.0.9",
-        cassandra_source="external",
-        lib_dir=directory / "no-distribution",
-        java=directory / "no-java",
-        java_feature=0,
-        heap="unknown",
-        directory=directory,
-        nodes=node_records(FOUND, directory, access),
-        settings={},
+    return external_state(
+        name,
+        root / name,
+        FOUND,
+        External(contact_points=("10.0.0.11:9042",), access=access),
+        version="5.0.9",
         created_at=datetime(2026, 11, 24, tzinfo=UTC),
-        external=External(contact_points=("10.0.0.11:9042",), access=access),
     )
 
 

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from casslab.cluster import admin, state
 from casslab.cluster.external.cluster import ExternalCluster, node_records, read_ring
 from casslab.cluster.external.discovery import parse_contact_points, point_text
-from casslab.cluster.external.records import External
+from casslab.cluster.external.records import DiscoveredNode, External
 from casslab.cluster.model import BackendKind, ClusterSpec, ClusterState
 from casslab.cqlaccess import CqlAccess, password, ssl_context
 from casslab.errors import ClusterError, ConfigError
@@ -110,25 +110,44 @@ def attach_external(
         )
     directory = state.cluster_dir(name, root)
     versions = sorted({n.release_version for n in found if n.release_version})
-    cluster_state = ClusterState(
+    cluster_state = external_state(
+        name,
+        directory,
+        found,
+        External(
+            contact_points=tuple(point_text(p) for p in points),
+            access=access,
+            cluster_name=cluster_name or None,
+        ),
+        version=", ".join(versions) or "unknown",
+    )
+    state.save(cluster_state)
+    state.set_current(name, root)
+    return ExternalCluster(cluster_state)
+
+
+def external_state(
+    name: str,
+    directory: Path,
+    found: Sequence[DiscoveredNode],
+    external: External,
+    *,
+    version: str,
+    created_at: datetime | None = None,
+) -> ClusterState:
+    """The state of an attached cluster: its nodes as found, how clients reach them, and
+    no distribution or JVM of casslab's own (paths that never exist)."""
+    return ClusterState(
         spec=ClusterSpec(name=name, backend=BackendKind.EXTERNAL),
-        cassandra_version=", ".join(versions) or "unknown",
+        cassandra_version=version,
         cassandra_source="external",
-        # casslab runs no Cassandra of its own here: paths that never exist, no JVM
         lib_dir=directory / "no-distribution",
         java=directory / "no-java",
         java_feature=0,
         heap="unknown",
         directory=directory,
-        nodes=node_records(found, directory, access),
+        nodes=node_records(found, directory, external.access),
         settings={},
-        created_at=datetime.now(UTC),
-        external=External(
-            contact_points=tuple(point_text(p) for p in points),
-            access=access,
-            cluster_name=cluster_name or None,
-        ),
+        created_at=created_at or datetime.now(UTC),
+        external=external,
     )
-    state.save(cluster_state)
-    state.set_current(name, root)
-    return ExternalCluster(cluster_state)
