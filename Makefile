@@ -7,7 +7,7 @@ CASSANDRA_VERSION ?= 5.0.9
 ENGINE := target/release/casslab-engine
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: setup venv lock engine cassandra browser isolation wan lint test test-fast demo demo-cluster bench clean docs
+.PHONY: setup venv lock engine cassandra browser isolation wan ssh lint test test-fast demo demo-cluster bench clean docs
 
 setup: venv engine cassandra
 
@@ -61,15 +61,25 @@ wan:
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq vde2 >/dev/null; } \
 	  || echo "vde2 not installed: the topology tests will be skipped"; }
 
+# Debian's openssh-server for the ssh backend's test hosts (sshd in network namespaces;
+# root installs it; otherwise the ssh tests are skipped). policy-rc.d keeps the package
+# from starting a system sshd on port 22 of this machine.
+ssh:
+	@test -x /usr/sbin/sshd || { [ "$$(id -u)" = 0 ] && \
+	  { created=; [ -e /usr/sbin/policy-rc.d ] || { printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && created=1; }; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server >/dev/null; status=$$?; \
+	    [ -z "$$created" ] || rm -f /usr/sbin/policy-rc.d; exit $$status; } \
+	  || echo "openssh-server not installed: the ssh tests will be skipped"; }
+
 lint: venv
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 	@if [ -f Cargo.toml ]; then cargo fmt --all -- --check && cargo clippy --quiet --all-targets -- -D warnings; fi
 
-test: setup browser isolation wan lint
+test: setup browser isolation wan ssh lint
 	@if [ -f Cargo.toml ]; then cargo test --quiet; fi
-	$(BIN)/pytest
+	$(BIN)/pytest --durations=40
 
 test-fast: venv
 	$(BIN)/pytest -m "not integration"
@@ -86,7 +96,7 @@ LATTE := $(CURDIR)/.bench-tools/bin/latte
 $(LATTE):
 	cargo install --quiet --locked latte-cli --root $(CURDIR)/.bench-tools
 
-bench: setup $(LATTE)
+bench: setup ssh $(LATTE)
 	$(BIN)/python bench/cluster_startup.py
 	$(BIN)/python bench/metrics_overhead.py
 	$(BIN)/python bench/recording_overhead.py
@@ -94,6 +104,7 @@ bench: setup $(LATTE)
 	$(BIN)/python bench/lab_overhead.py --run experiments/quick-compaction.yaml --results bench-results
 	$(BIN)/python bench/engine_vs_latte.py --ops 300000 --concurrency 128 --latte $(LATTE)
 	$(BIN)/python bench/isolation.py
+	$(BIN)/python bench/ssh_deploy.py --start
 
 docs: venv
 	@if [ -f src/casslab/metrics/catalogue.py ]; then $(BIN)/python -m casslab.metrics > docs/metrics.md; fi
