@@ -108,7 +108,8 @@ class FakeCluster:
     def reset(
         self, mode: ResetMode = ResetMode.DROP, tables: Sequence[str] | None = None
     ) -> list[str]:
-        self.calls.log.append(("reset", ResetMode(mode)))
+        named = () if tables is None else (list(tables),)
+        self.calls.log.append(("reset", (ResetMode(mode), *named) if named else ResetMode(mode)))
         return []
 
     def wipe(self, timeout_s: float = 240.0) -> None:

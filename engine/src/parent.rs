@@ -14,6 +14,7 @@
 //! Polling costs one `getppid` and one small `/proc` read per [`POLL`] and reacts in
 //! well under the 2 s casslab promises.
 
+use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
@@ -110,7 +111,12 @@ pub fn watch(watched: Watched) {
 }
 
 fn orphaned(reason: &str) -> ! {
-    eprintln!("Error: {reason}; stopping the load (nobody reads its results)");
+    // Not eprintln!: with the parent gone its stderr may be a closed pipe, and a failed
+    // write would panic this watchdog thread instead of ending the process.
+    let _ = writeln!(
+        std::io::stderr(),
+        "Error: {reason}; stopping the load (nobody reads its results)"
+    );
     std::process::exit(ORPHAN_EXIT)
 }
 

@@ -30,6 +30,35 @@ class WaitTimeoutError(ClusterError):
     """A wait hit its deadline. The message says what, how long, the limit and where to look."""
 
 
+class RemoteError(CasslabError):
+    """A remote host (reached over SSH) could not be used: the base of the family below."""
+
+
+class HostUnreachableError(RemoteError):
+    """No SSH connection could be opened to a host (refused, timed out, no route)."""
+
+
+class AuthenticationRefusedError(RemoteError):
+    """The host refused the inventory's user and key."""
+
+
+class UnknownHostKeyError(RemoteError):
+    """The host's key is not in known_hosts and trust on first use is off."""
+
+
+class ChangedHostKeyError(RemoteError):
+    """The host's key differs from the one known_hosts records for it."""
+
+
+class RemoteCommandError(RemoteError):
+    """A command on a remote host exited non-zero or ran past its deadline."""
+
+    def __init__(self, message: str, exit_code: int | None = None, stderr: str = "") -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+        self.stderr = stderr
+
+
 class WorkloadSyntaxError(CasslabError):
     """A cassandra-stress command, YCSB property file or workload spec is malformed."""
 

@@ -8,6 +8,7 @@ Address 127.0.239.1, JMX 9550."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -214,3 +215,60 @@ def test_bad_input_against_a_real_node_saves_nothing(
     assert missing.returncode == 1
     assert "which is not set" in flat(missing.stderr)
     assert not (home / "clusters" / "bad").exists()
+
+
+EXPERIMENT = """
+name: on-attached
+description: threads 2 and 4 on an attached cluster, its login and CA from the attach
+cluster: {use: lab}
+schema: {keyspace: ks_attached}
+factors: {threads: [2, 4]}
+preload: "write n=500 -pop seq=1..500 -rate threads=4 -schema keyspace=ks_attached"
+workload: "write -schema keyspace=ks_attached"
+measure: "duration=3s -pop dist=UNIFORM(1..500)"
+iterations: 1
+order: sequential
+reset: truncate
+kpis: [op_rate]
+"""
+
+
+def test_an_experiment_runs_on_the_attached_cluster_and_empties_only_its_keyspace(
+    node: tuple[LocalCluster, Path, Path], tmp_path: Path
+) -> None:
+    """Both trials run with the attach's login and CA; the node is neither restarted nor
+    stopped, the state stays attached, and a table outside the trial's keyspace keeps
+    its row through the trials' truncations."""
+    cluster, home, ca = node
+    pid = cluster.nodes[0].pid
+    assert _attach(home, ca, name="lab").returncode == 0
+    access = CqlAccess(username="alice", password_env=VARIABLE, tls_ca_file=ca)
+    driver = _session(access, SECRET)
+    try:
+        session = driver.connect()
+        session.execute(
+            "CREATE KEYSPACE IF NOT EXISTS kept WITH replication = "
+            "{'class': 'SimpleStrategy', 'replication_factor': 1}"
+        )
+        session.execute("CREATE TABLE IF NOT EXISTS kept.t (k int PRIMARY KEY, v int)")
+        session.execute("INSERT INTO kept.t (k, v) VALUES (1, 1)")
+        path = tmp_path / "on-attached.yaml"
+        path.write_text(EXPERIMENT)
+        done = _casslab(home, "run", str(path), "--results", str(tmp_path / "results"))
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        assert SECRET not in done.stdout + done.stderr
+        kept = session.execute("SELECT count(*) FROM kept.t").one()[0]
+        loaded = session.execute("SELECT count(*) FROM ks_attached.standard1").one()[0]
+    finally:
+        driver.shutdown()
+    assert kept == 1
+    assert loaded == 500  # the last trial's preload, its writes over the same keys
+    [run] = (tmp_path / "results" / "on-attached").iterdir()
+    rows = [json.loads(p.read_text()) for p in sorted(run.glob("trials/*/*/summary.json"))]
+    assert [r["status"] for r in rows] == ["ok", "ok"], [r.get("error") for r in rows]
+    assert all(r["kpis"]["op_rate"] > 0 for r in rows)
+    assert (run / "report.html").is_file()
+    assert cluster.nodes[0].pid == pid
+    assert psutil.pid_exists(pid)
+    assert (home / "clusters" / "lab" / "state.json").is_file()
+    assert _casslab(home, "down", "--name", "lab").returncode == 0

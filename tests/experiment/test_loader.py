@@ -91,7 +91,7 @@ BAD_EXPECTED = [
     "warmup: expected a duration like 10s, 5m or 1h, got 'soon'",
     "iterations: must be >= 1, got 0",
     "order: expected 'randomized' or 'sequential', got 'random'",
-    "reset: expected 'truncate', 'recreate' or 'restart', got 'reboot'",
+    "reset: expected 'truncate', 'recreate', 'restart' or 'none', got 'reboot'",
     "kpis[3]: unknown KPI 'op_rat' (did you mean 'op_rate'?)",
     "kpis[4]: 'op_rate' is listed twice",
     "itertions: unknown field 'itertions' (did you mean 'iterations'?)",

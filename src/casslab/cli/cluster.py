@@ -114,6 +114,13 @@ def up(
         list[str] | None,
         typer.Option("--clock", help="A node's clock offset, e.g. 2=-500ms (repeat per node)."),
     ] = None,
+    hosts: Annotated[
+        Path | None,
+        typer.Option(
+            "--hosts",
+            help="An inventory file of hosts reached over SSH: one node on each (the ssh backend).",
+        ),
+    ] = None,
     links: Annotated[
         list[str] | None,
         typer.Option(
@@ -158,6 +165,7 @@ def up(
         "topology": parse_topology(topology, racks) if topology is not None else None,
         "links": list(links) if links else None,
         "clock": list(clock) if clock else None,
+        "hosts": str(hosts) if hosts is not None else None,
     }
     given = frozenset(k for k, v in asked.items() if v is not None)
     try:
@@ -176,6 +184,8 @@ def up(
         if isolated is not None
         else ""
     )
+    if cluster.state.ssh is not None:
+        kind = f" on the hosts of {cluster.state.ssh.inventory.path}"
     if cluster.state.spec.topology is not None:
         kind += f" in datacenters {cluster.state.spec.topology.text}"
         described = ", ".join(link_text(link) for link in cluster.state.spec.links)
@@ -204,6 +214,7 @@ _UP_OPTIONS = {
     "topology": "--topology",
     "links": "--link",
     "clock": "--clock",
+    "hosts": "--hosts",
 }
 
 
@@ -226,6 +237,8 @@ def status(name: NameOption = None) -> None:
     if cluster.state.external is not None:
         console.print(status_table(cluster, cluster.status()))
         return
+    views = cluster.status()
+    placed = any(view.datacenter for view in views)  # a topology, or hosts of an inventory
     table = Table(
         "node",
         "address",
@@ -236,12 +249,12 @@ def status(name: NameOption = None) -> None:
         "data MiB",
         "isolation",
         "limits",
-        *(["dc", "rack"] if cluster.state.spec.topology is not None else []),
+        *(["dc", "rack"] if placed else []),
         title=f"cluster {cluster.name} (Cassandra {cluster.state.cassandra_version}, "
         f"heap {cluster.state.heap})",
     )
     colours = {"up": "green", "starting": "yellow", "down": "red"}
-    for view in cluster.status():
+    for view in views:
         table.add_row(
             str(view.number),
             f"{view.address}:{view.native_port}",
@@ -252,7 +265,7 @@ def status(name: NameOption = None) -> None:
             f"{view.data_mib:.1f}" if view.data_mib is not None else "-",
             view.isolation,
             view.limits or "-",
-            *([view.datacenter or "-", view.rack or "-"] if view.datacenter else []),
+            *([view.datacenter or "-", view.rack or "-"] if placed else []),
         )
     console.print(table)
     if cluster.state.settings:
@@ -415,7 +428,9 @@ def logs(
             "so its logs are on the nodes' hosts; read them there (e.g. `kubectl logs POD`)"
         )
     console.print(f"[dim]{target.log_file}[/]")
-    sys.stdout.write(tail(target.log_file, lines) + "\n")
+    on_host = getattr(cluster, "log_tail", None)  # a node on another host (ssh backend)
+    text = on_host(node, lines) if on_host is not None else tail(target.log_file, lines)
+    sys.stdout.write(text.rstrip("\n") + "\n")
 
 
 def register(app: typer.Typer) -> None:

@@ -188,7 +188,10 @@ def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) 
     from casslab.experiment.specs import check_engine_specs
     from casslab.load.credentials import mask_text
 
-    expanded = expand(load(file))
+    experiment = load(file)
+    use = experiment.cluster.use  # an existing cluster, used as it is
+    elsewhere = use or experiment.cluster.hosts  # nodes that are not this machine's
+    expanded = expand(experiment)
     checked = check_engine_specs(expanded, file.resolve().parent)
     isolated = any(t.setup.isolation_values() for t in expanded.trials)
     columns = ["#", "trial", "nodes", *(["isolation"] if isolated else []), "restart"]
@@ -199,7 +202,7 @@ def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) 
         table.add_row(
             str(trial.position + 1),
             trial.trial_id,
-            str(trial.nodes),
+            elsewhere or str(trial.nodes),
             *(isolation if isolated else []),
             trial.restart_reason.value if trial.restart_reason else "",
             mask_text(trial.workload.text)
@@ -222,13 +225,17 @@ def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) 
         )
     reasons = [t.restart_reason for t in expanded.trials if t.restart_reason is not None]
     restarts = sum(r is RestartReason.CONFIG for r in reasons)
+    clusters = (
+        f"on cluster {use!r} as it is (none created or restarted, reset {experiment.reset})"
+        if use
+        else f"{len(reasons) - restarts} cluster(s) created, {restarts} restart(s)"
+    )
     console.print(
         f"{len(expanded.cells)} cells x {rounds} = "
         f"{len(expanded.trials)} trials; baseline {expanded.baseline_cell_id}; "
-        f"{len(reasons) - restarts} cluster(s) created, {restarts} restart(s); "
-        f"{checked} workload spec(s) accepted by the load engine"
+        f"{clusters}; {checked} workload spec(s) accepted by the load engine"
     )
-    for warning in cluster_warnings(expanded.trials):  # e.g. nodes that oversubscribe
+    for warning in [] if elsewhere else cluster_warnings(expanded.trials):  # oversubscribed
         console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
 
 

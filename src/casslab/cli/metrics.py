@@ -6,7 +6,7 @@ import math
 import threading
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -16,6 +16,7 @@ from rich.table import Table
 from casslab import metrics
 from casslab.errors import ConfigError
 from casslab.metrics.catalogue import CATALOGUE
+from casslab.metrics.remote import RemoteNode
 from casslab.metrics.source import Gap, NodeTarget, Sample
 from casslab.units import duration_s
 
@@ -49,11 +50,12 @@ def parse_duration_s(text: str, option: str) -> float:
     return seconds
 
 
-def _targets(contact_points: list[str] | None, name: str | None) -> list[NodeTarget]:
+def _targets(contact_points: list[str] | None, name: str | None) -> _Targets:
     if contact_points:
         points = [p for text in contact_points for p in text.split(",") if p.strip()]
-        return metrics.targets_from_contact_points(points)
+        return _Targets(metrics.targets_from_contact_points(points))
     from casslab.cluster import attach
+    from casslab.metrics.cluster_sources import cluster_targets
 
     cluster = attach(name)
     if cluster.state.external is not None:
@@ -61,7 +63,26 @@ def _targets(contact_points: list[str] | None, name: str | None) -> list[NodeTar
             f"[dim]cluster {cluster.name} is external: CQL-visible metrics only (no host, "
             "process, cgroup or JMX samplers for nodes casslab does not run)[/]"
         )
-    return metrics.targets_from_nodes(cluster.nodes)
+    return _Targets(*cluster_targets(cluster))
+
+
+class _Targets:
+    """The nodes to sample, the readers of remote nodes' hosts, and the SSH connections
+    opened for them (closed by :meth:`close`)."""
+
+    def __init__(
+        self,
+        nodes: list[NodeTarget],
+        remote: dict[str, RemoteNode] | None = None,
+        owned: list[Any] | None = None,
+    ) -> None:
+        self.nodes = nodes
+        self.remote = remote or {}
+        self._owned = owned or []
+
+    def close(self) -> None:
+        for thing in reversed(self._owned):  # readers, then their connections
+            thing.close()
 
 
 ContactPoints = Annotated[
@@ -98,14 +119,20 @@ def record(
     interval_s = parse_duration_s(interval, "--interval")
     targets = _targets(contact_points, name)
     rec = metrics.recorder(
-        targets, output, interval_s=interval_s, engine_pid=engine_pid, use_jmx=not no_jmx
+        targets.nodes,
+        output,
+        interval_s=interval_s,
+        engine_pid=engine_pid,
+        use_jmx=not no_jmx,
+        remote=targets.remote,
     )
     console.print(
-        f"Recording {len(targets)} node(s) every {interval_s:g} s for {duration_s:g} s "
+        f"Recording {len(targets.nodes)} node(s) every {interval_s:g} s for {duration_s:g} s "
         f"into {output}"
     )
     with rec:
         time.sleep(duration_s)
+    targets.close()
     console.print(
         f"Wrote {rec.samples_recorded} samples over {rec.ticks} instants, "
         f"{rec.gaps_recorded} gap(s), to {output} (gaps: {output.stem}.gaps{output.suffix})"
@@ -160,9 +187,14 @@ def watch(
     )
     targets = _targets(contact_points, name)
     latest = _Latest()
-    nodes = [t.label for t in targets]
+    nodes = [t.label for t in targets.nodes]
     rec = metrics.recorder(
-        targets, None, interval_s=interval_s, use_jmx=not no_jmx, on_tick=latest.update
+        targets.nodes,
+        None,
+        interval_s=interval_s,
+        use_jmx=not no_jmx,
+        on_tick=latest.update,
+        remote=targets.remote,
     )
     with rec, Live(_render(latest, nodes), console=console, auto_refresh=False) as live:
         try:
@@ -171,6 +203,7 @@ def watch(
                 live.update(_render(latest, nodes), refresh=True)
         except KeyboardInterrupt:
             pass
+    targets.close()
 
 
 def catalogue() -> None:

@@ -5,6 +5,8 @@ Parse (pure, :mod:`casslab.load.stress` / :mod:`casslab.load.ycsb`), run the eng
 live, and write ``-log file=`` and ``-graph file=`` (:mod:`casslab.cli.stress_graph`) when
 asked. ``--dry-run`` prints the engine spec and sends nothing. ``--engine-cpus`` runs the
 engine in a cgroup of its own pinned to those CPUs (:func:`casslab.cluster.engine_cgroup`).
+``--clients N`` and ``--client-hosts FILE`` split the run over several engines
+(:mod:`casslab.cli.stress_clients`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Annotated
+from typing import IO, TYPE_CHECKING, Annotated
 
 import typer
 
@@ -31,6 +33,9 @@ from casslab.load.records import IntervalRecord, SummaryRecord
 from casslab.load.spec import Connection, Output, WorkloadSpec
 from casslab.load.stress import StressCommand, parse_stress
 from casslab.load.ycsb import YcsbPhase, parse_ycsb
+
+if TYPE_CHECKING:
+    from casslab.cli.stress_clients import ClientPlan
 
 FALLBACK_CONTACT_POINT = "127.0.0.1:9042"
 _PASS_THROUGH = {
@@ -81,6 +86,23 @@ EngineCpus = Annotated[
         "--engine-cpus",
         help="Run the load engine in a cgroup of its own pinned to these CPUs (e.g. 1 or "
         "0-1), so that it takes no CPU from the nodes on theirs; needs root.",
+    ),
+]
+Clients = Annotated[
+    int,
+    typer.Option(
+        "--clients",
+        help="Run the load from N engines on this machine, each a disjoint share of the "
+        "rate, threads, operations and seq keys; their results are merged exactly "
+        "(docs/clients.md).",
+    ),
+]
+ClientHosts = Annotated[
+    Path | None,
+    typer.Option(
+        "--client-hosts",
+        help="Run one engine on each `clients:` host of this inventory over SSH, each a "
+        "disjoint share as with --clients; merged exactly (docs/clients.md).",
     ),
 ]
 
@@ -167,6 +189,18 @@ def _run_engine(
         )
 
 
+def _check_clients(
+    spec: WorkloadSpec, clients: int, hosts: Path | None, engine_cpus: str | None
+) -> ClientPlan | None:
+    """The engines the run is split across (None: one local engine); a count or client
+    inventory the workload cannot be split into is refused here, before anything runs."""
+    if clients == 1 and hosts is None:
+        return None
+    from casslab.cli.stress_clients import check_clients
+
+    return check_clients(spec, clients, hosts, engine_cpus)
+
+
 def _report_errors(result: EngineResult) -> None:
     """Each distinct engine error once, with how often it came (the first 10 kinds)."""
     counts: dict[str, int] = {}
@@ -198,6 +232,8 @@ def stress(
     workdir: Workdir = None,
     timeout: Timeout = None,
     engine_cpus: EngineCpus = None,
+    clients: Clients = 1,
+    client_hosts: ClientHosts = None,
 ) -> None:
     """Run a cassandra-stress command line (same syntax), with casslab's engine.
 
@@ -231,6 +267,7 @@ def stress(
         profile_dir=Path.cwd(),
     )
     spec = with_current_access(spec, defaults)
+    merged = _check_clients(spec, clients, client_hosts, engine_cpus)
     _check_engine_cpus(engine_cpus)
     if dry_run:
         typer.echo(credentials.masked(spec).model_dump_json(indent=2))
@@ -268,20 +305,30 @@ def stress(
                 text(row)
 
         words = wording.stress(files_kept=workdir is not None)
-        result = _run_engine(spec, work, on_interval, timeout, words, engine_cpus)
-        summary: SummaryRecord = result.summary
-        if json_lines:
-            typer.echo(summary.model_dump_json())
-        if not command.log.no_summary:
-            text("")
-            for line in stress_render.stress_ramp(summary):
-                text(line)
-            for line in stress_render.stress_results(summary):
-                text(line)
-            text("END")
+        if merged:
+            from casslab.cli import stress_clients
+
+            result, run = stress_clients.run_stress(
+                command, spec, merged, work, text, json_lines, (timeout, words, engine_cpus)
+            )
+            intervals = list(result.intervals)
+        else:
+            result = _run_engine(spec, work, on_interval, timeout, words, engine_cpus)
+            summary: SummaryRecord = result.summary
+            if json_lines:
+                typer.echo(summary.model_dump_json())
+            if not command.log.no_summary:
+                text("")
+                for line in stress_render.stress_ramp(summary):
+                    text(line)
+                for line in stress_render.stress_results(summary):
+                    text(line)
+                text("END")
     _report_errors(result)
     if command.graph.file is not None:
         _write_graph(command, intervals)
+    if merged:
+        stress_clients.report_failures(run)
     failed = stress_render.failed_operations(result.summary, result.errors)
     if failed is not None:
         if not command.errors.ignore:
@@ -314,6 +361,8 @@ def _ycsb(
     workdir: Path | None,
     timeout: float | None,
     engine_cpus: str | None,
+    clients: int,
+    client_hosts: Path | None,
 ) -> None:
     command = parse_ycsb([phase.value, *ctx.args])
     defaults = default_contact_points()
@@ -321,11 +370,19 @@ def _ycsb(
     spec = with_current_access(
         command.to_spec(connection, seed=seed, data_seed=data_seed), defaults
     )
+    merged = _check_clients(spec, clients, client_hosts, engine_cpus)
     _check_engine_cpus(engine_cpus)
     if dry_run:
         typer.echo(credentials.masked(spec).model_dump_json(indent=2))
         return
     credentials.require_password_env(spec.connection)
+    if merged:
+        from casslab.cli.stress_clients import run_ycsb
+
+        with _workdir(workdir) as work:
+            limits = (timeout, wording.ycsb(files_kept=workdir is not None), engine_cpus)
+            run_ycsb(spec, merged, work, json_lines, limits)
+        return
     total = 0
     with _workdir(workdir) as work:
 
@@ -362,9 +419,23 @@ def ycsb_load(
     workdir: Workdir = None,
     timeout: Timeout = None,
     engine_cpus: EngineCpus = None,
+    clients: Clients = 1,
+    client_hosts: ClientHosts = None,
 ) -> None:
     """YCSB load phase: casslab ycsb load -P workloada -p recordcount=10000 -threads 32"""
-    _ycsb(YcsbPhase.LOAD, ctx, dry_run, json_lines, seed, data_seed, workdir, timeout, engine_cpus)
+    _ycsb(
+        YcsbPhase.LOAD,
+        ctx,
+        dry_run,
+        json_lines,
+        seed,
+        data_seed,
+        workdir,
+        timeout,
+        engine_cpus,
+        clients,
+        client_hosts,
+    )
 
 
 def ycsb_run(
@@ -376,9 +447,23 @@ def ycsb_run(
     workdir: Workdir = None,
     timeout: Timeout = None,
     engine_cpus: EngineCpus = None,
+    clients: Clients = 1,
+    client_hosts: ClientHosts = None,
 ) -> None:
     """YCSB transaction phase: casslab ycsb run -P workloada -p operationcount=100000 -s"""
-    _ycsb(YcsbPhase.RUN, ctx, dry_run, json_lines, seed, data_seed, workdir, timeout, engine_cpus)
+    _ycsb(
+        YcsbPhase.RUN,
+        ctx,
+        dry_run,
+        json_lines,
+        seed,
+        data_seed,
+        workdir,
+        timeout,
+        engine_cpus,
+        clients,
+        client_hosts,
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -1,6 +1,6 @@
 """The ``Cluster`` protocol: what every backend gives the runner, the metrics and the CLI.
 
-A backend (``local``, ``isolated``, ``external``; ``ssh`` to come) is one module or
+A backend (``local``, ``isolated``, ``external``, ``ssh``) is one module or
 folder of :mod:`casslab.cluster` with a class that satisfies :class:`Cluster` and
 :class:`ClusterBackend`, and one line in :mod:`casslab.cluster.registry`. Nothing above the
 cluster package names a backend class: it asks the registry for a cluster and talks to it

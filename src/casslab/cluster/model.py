@@ -13,6 +13,7 @@ from pydantic import Field, field_validator, model_validator
 
 from casslab.cluster.external.records import External
 from casslab.cluster.isolated.records import Isolated, Isolation
+from casslab.cluster.ssh.records import SshHosts
 from casslab.cqlaccess import CqlAccess
 from casslab.net.links import Link, check_links, link_text, parse_link
 from casslab.net.topology import Topology, parse_topology
@@ -42,6 +43,7 @@ class BackendKind(StrEnum):
     LOCAL = "local"  # JVMs on 127.0.0.n of this machine
     ISOLATED = "isolated"  # JVMs in their own cgroups, optionally network namespaces
     EXTERNAL = "external"  # a cluster casslab did not start (casslab attach): CQL only
+    SSH = "ssh"  # JVMs on real hosts reached over SSH (casslab up --hosts hosts.yaml)
 
 
 # The ClusterSpec fields that ask for isolated nodes: any of them chooses that backend.
@@ -75,6 +77,7 @@ class ClusterSpec(Record):
     topology: Topology | None = None  # also "dc1:2,dc2:1" (racks: 1)
     links: tuple[Link, ...] = ()  # also "dc1-dc2=20ms,jitter=2ms" strings
     clock: dict[int, float] = Field(default_factory=dict)  # node -> clock offset, ms
+    hosts: str | None = None  # an inventory file: the ssh backend, one node per host
 
     @model_validator(mode="before")
     @classmethod
@@ -84,6 +87,8 @@ class ClusterSpec(Record):
         if not isinstance(data, dict):
             return data
         data = _with_topology(data)
+        if data.get("hosts") is not None:
+            return _with_hosts(data)
         isolated = str(data.get("isolation") or "process") != "process" or any(
             data.get(f) is not None for f in ISOLATION_FIELDS
         )
@@ -198,6 +203,22 @@ class ClusterSpec(Record):
 
     def address(self, number: int) -> str:
         return str(ipaddress.ip_address(self.base_address) + (number - 1))
+
+
+def _with_hosts(data: dict[str, Any]) -> dict[str, Any]:
+    """An inventory file asks for the ssh backend; isolation and limits are refused."""
+    backend = data.get("backend")
+    if backend is not None and str(backend) != "ssh":
+        raise ValueError(f"backend {backend}: an inventory of hosts needs the ssh backend")
+    asked = [f for f in ISOLATION_FIELDS if data.get(f) is not None]
+    if str(data.get("isolation") or "process") != "process" or data.get("topology"):
+        asked.append("isolation" if data.get("topology") is None else "topology")
+    if asked:
+        raise ValueError(
+            f"{', '.join(asked)}: not for nodes on hosts of an inventory (each host is a "
+            "node; datacenters and racks come from the inventory's dc and rack)"
+        )
+    return {**data, "backend": "ssh"}
 
 
 def _with_topology(data: dict[str, Any]) -> dict[str, Any]:
@@ -315,6 +336,7 @@ class ClusterState(Record):
     started_once: bool = True
     isolated: Isolated | None = None  # the isolated backend's limits and network
     external: External | None = None  # an external cluster: how casslab reaches it
+    ssh: SshHosts | None = None  # an ssh cluster: its hosts and its nodes' processes
 
 
 # The ClusterSpec fields a stopped cluster keeps: asking `up` for another value of one of

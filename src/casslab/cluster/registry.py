@@ -18,6 +18,7 @@ from casslab.cluster.isolated import owners
 from casslab.cluster.isolated.cluster import IsolatedCluster
 from casslab.cluster.local import LocalCluster, stop_leftovers
 from casslab.cluster.model import BackendKind, ClusterSpec
+from casslab.cluster.ssh.cluster import SshCluster
 from casslab.cqlaccess import CqlAccess
 from casslab.errors import ClusterError
 
@@ -25,6 +26,7 @@ BACKENDS: dict[BackendKind, ClusterBackend] = {
     BackendKind.LOCAL: LocalCluster,
     BackendKind.ISOLATED: IsolatedCluster,
     BackendKind.EXTERNAL: ExternalCluster,
+    BackendKind.SSH: SshCluster,
 }
 
 

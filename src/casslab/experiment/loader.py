@@ -29,6 +29,8 @@ from casslab.experiment.checks import (
     workload_problems,
 )
 from casslab.experiment.discover_checks import discover_problems
+from casslab.experiment.existing_checks import existing_problems
+from casslab.experiment.hosts_checks import hosts_problems
 from casslab.experiment.model import Experiment, ExperimentValidationError, Factor
 from casslab.experiment.problems import in_file_order, pydantic_problems
 from casslab.experiment.skew_checks import skew_problems
@@ -78,6 +80,8 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
     problems += workload_problems(data, good, base_dir)
     problems += topology_problems(data, good, base_dir)
     problems += discover_problems(data, good)
+    problems += existing_problems(data)
+    problems += hosts_problems(data, base_dir)
     if not problems:
         problems += skew_problems(data, experiment)
     problems = in_file_order(list(dict.fromkeys(map(mask_message, problems))), list(data))

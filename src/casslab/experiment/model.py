@@ -173,6 +173,12 @@ class ClusterSection(NodeIsolation):
     topology: str | dict[str, Any] | None = None
     # clock offsets per node, e.g. {2: -500ms}: casslab.experiment.skew
     clock: dict[int, str] | None = None
+    # an existing cluster to run on, by name (casslab attach / casslab up made it): used as
+    # it is, never started, restarted, wiped or destroyed: casslab.experiment.existing_checks
+    use: str | None = Field(default=None, min_length=1)
+    # an inventory file of real hosts, one node each (the ssh backend), relative to the
+    # experiment file: casslab.experiment.hosts_checks
+    hosts: str | None = Field(default=None, min_length=1)
 
     @field_validator("clock", mode="before")
     @classmethod
@@ -257,6 +263,7 @@ class ResetPolicy(StrEnum):
     TRUNCATE = "truncate"  # empty the tables (no snapshot), keep schema and nodes
     RECREATE = "recreate"  # drop and re-create the keyspace
     RESTART = "restart"  # stop the nodes, wipe their data, start them again
+    NONE = "none"  # keep the data (the preload writes over it): an existing cluster's default
 
 
 class MeasureByTool(Record):
@@ -331,6 +338,17 @@ class Experiment(Record):
     discover: DiscoverSection | None = None
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _existing_cluster_keeps_its_data(cls, data: Any) -> Any:
+        """On an existing cluster (``cluster.use``) nothing is emptied unless the file says
+        ``reset: truncate``."""
+        if isinstance(data, dict) and "reset" not in data:
+            cluster = data.get("cluster")
+            if isinstance(cluster, dict) and cluster.get("use") is not None:
+                return {**data, "reset": ResetPolicy.NONE.value}
+        return data
 
     @field_validator("warmup", mode="before")
     @classmethod

@@ -25,9 +25,9 @@ from casslab.experiment import events
 from casslab.experiment.model import ResetPolicy
 from casslab.experiment.plan_records import Trial
 from casslab.experiment.schema import trial_schema
-from casslab.load import engine
+from casslab.load import credentials, engine
 from casslab.load.records import IntervalRecord, SummaryRecord
-from casslab.load.spec import Output, WorkloadSpec
+from casslab.load.spec import Connection, Output, WorkloadSpec
 
 if TYPE_CHECKING:
     from casslab.experiment.recording import LazyRecording
@@ -88,14 +88,26 @@ def data_key(trial: Trial, specs: list[WorkloadSpec], data_seed: int) -> str:
     return "data-" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def reset_data(cluster: Cluster, trial: Trial) -> None:
-    """Bring the cluster's data back to empty by the trial's reset policy."""
+def connection_for(cluster: Cluster, trial: Trial) -> Connection:
+    """How the trial's engines reach ``cluster``: its contact points, the trial's local
+    datacenter, and the login, CA and datacenter the cluster asks of its clients (an
+    attached cluster's)."""
+    connection = Connection(contact_points=cluster.contact_points, local_dc=trial.local_dc)
+    nodes = cluster.nodes
+    return credentials.connection_with_access(connection, nodes[0].access if nodes else None)
+
+
+def reset_data(cluster: Cluster, trial: Trial, *, owned: bool = True) -> None:
+    """Bring the cluster's data back to empty by the trial's reset policy. On a cluster
+    casslab does not own (``owned`` False) only the trial's keyspace is truncated."""
+    if trial.reset is ResetPolicy.NONE:
+        return
     if trial.reset is ResetPolicy.RESTART:
         cluster.wipe()
     elif trial.reset is ResetPolicy.RECREATE:
         cluster.reset(ResetMode.DROP)
     else:
-        cluster.reset(ResetMode.TRUNCATE)
+        cluster.reset(ResetMode.TRUNCATE, None if owned else [trial.keyspace])
 
 
 def create_schema(cluster: Cluster, trial: Trial, specs: list[WorkloadSpec]) -> None:

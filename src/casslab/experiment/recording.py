@@ -50,10 +50,11 @@ EngineSourceFactory = Callable[[int], "Source"]
 
 
 def default_sources(cluster: Cluster, engine_pid: int | None = None) -> list[Source]:
-    """Host, process, cgroup, CQL and JMX samplers of every node (and the engine's)."""
-    from casslab.metrics.sources import build_sources, targets_from_nodes
+    """Host, process, cgroup, CQL and JMX samplers of every node (and the engine's); the
+    host and process of nodes on SSH hosts through their /proc over SSH."""
+    from casslab.metrics.cluster_sources import cluster_sources
 
-    return list(build_sources(targets_from_nodes(cluster.nodes), engine_pid=engine_pid))
+    return cluster_sources(cluster, engine_pid)
 
 
 def default_engine_source(pid: int) -> Source:

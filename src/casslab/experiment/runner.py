@@ -14,49 +14,36 @@ import dataclasses
 import json
 import shutil
 from collections.abc import Sequence
-from contextlib import suppress
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from pydantic import ValidationError
-
-from casslab.cluster import Cluster, ClusterSpec, attach, create
-from casslab.errors import (
-    CasslabError,
-    ClusterError,
-    ConfigError,
-    ExperimentError,
-)
+from casslab.cluster import Cluster, create
+from casslab.errors import CasslabError, ClusterError, ExperimentError
 from casslab.experiment import events, phases, recording, skew_phase
-from casslab.experiment.cluster_setup import ClusterAction, ClusterSetup, cluster_action
+from casslab.experiment.cluster_setup import ClusterAction, ClusterSetup
 from casslab.experiment.design import add_round
 from casslab.experiment.discover_phase import Discoverer
 from casslab.experiment.engine_placement import EnginePlacement
 from casslab.experiment.failures import RunStop, blocked, setup_of
 from casslab.experiment.finished import read_finished
 from casslab.experiment.host import cluster_warnings
+from casslab.experiment.hosts_checks import hosts_of
 from casslab.experiment.iterations import IterationDecision, iteration_decision
 from casslab.experiment.manifest import end_manifest, start_manifest
 from casslab.experiment.model import Experiment, ResetPolicy
-from casslab.experiment.options import OPTION_NAMES, RunnerOptions, resume_command
+from casslab.experiment.options import RunnerOptions, resume_command
 from casslab.experiment.ordering import pending
 from casslab.experiment.plan_records import Plan, Trial
 from casslab.experiment.specs import check_engine_specs, spec_for
 from casslab.experiment.stored_plan import plan_for_run, save_plan, update_plan
+from casslab.experiment.trial_cluster import ClusterFactory, TrialClusters
 from casslab.experiment.warmup import WarmupRule, rehearse
 from casslab.load.records import SummaryRecord
 from casslab.load.spec import Connection, WorkloadSpec
 from casslab.store.io import write_record
 from casslab.store.layout import RunLayout
 from casslab.store.records import TrialResult, TrialStatus
-from casslab.validation import validation_message
-
-
-class ClusterFactory(Protocol):
-    """Makes a trial's cluster: :func:`casslab.cluster.create`, or a fake in tests."""
-
-    def __call__(self, spec: ClusterSpec, root: Path | None, *, fresh: bool) -> Cluster: ...
 
 
 class Runner:
@@ -81,17 +68,22 @@ class Runner:
         self.layout = layout
         self.options = options
         self._emit = on_event or (lambda _event: None)
-        self._create_cluster = create_cluster
         # the cluster's metrics samplers, opened at its first measured phase and kept
         self._recording = recording.LazyRecording(
             metrics_sources or recording.default_sources,
             interval_s=options.metrics_interval_s,
         )
-        self.cluster: Cluster | None = None
-        self._setup: ClusterSetup | None = None  # what self.cluster was built from
+        self._clusters = TrialClusters(
+            experiment.name,
+            experiment.cluster.use,
+            hosts_of(experiment, options.base_dir),
+            options,
+            create_cluster,
+            lambda event: self._emit(event),  # the runner's sink, also when replaced
+            before_change=self._recording.close,
+        )
         self._failed_setups: set[ClusterSetup] = set()  # setups whose cluster did not start
         self._engine_version: str | None = None  # of the last trial that ran the engine
-        self._captures: set[str] = set()  # data keys captured on self.cluster
         self._engine = EnginePlacement()  # the engine's cgroup (--engine-cpus), if asked
         self._results: dict[str, TrialResult] = {}  # by trial id: on disk, and kept here
         self._discoverer = Discoverer(layout, experiment.discover)  # rate shares, best threads
@@ -124,7 +116,8 @@ class Runner:
             self._emit(events.RunWarning(message=warning))
         todo = pending(self.plan, self.finished_trials())
         self._emit(events.RunStarted(total=len(self.plan.trials), pending=len(todo)))
-        for warning in cluster_warnings(todo, self.options.engine_cpus):  # e.g. too big
+        here = self.experiment.cluster.use is None and self.experiment.cluster.hosts is None
+        for warning in cluster_warnings(todo, self.options.engine_cpus) if here else []:
             self._emit(events.RunWarning(message=warning))
         self._engine_version = manifest.engine_version
         stop: tuple[Trial, str, int] | None = None
@@ -149,7 +142,8 @@ class Runner:
                 )
                 todo = pending(self.plan, self.finished_trials())
         finally:
-            self._finish_cluster()
+            self._recording.close()  # the JMX helper and CQL connections go with the run
+            self._clusters.finish()
             end_manifest(
                 self.layout,
                 manifest,
@@ -234,7 +228,7 @@ class Runner:
                 cluster, action = self._ensure_cluster(trial)
                 skew_phase.set_clocks(cluster, trial)  # cluster.clock: no restart
             self._failed_setups.discard(setup)
-            connection = Connection(contact_points=cluster.contact_points, local_dc=trial.local_dc)
+            connection = phases.connection_for(cluster, trial)
             data_seed = self.experiment.data_seed
             base_dir = self.options.base_dir
             measure = spec_for(
@@ -262,7 +256,7 @@ class Runner:
                 )
             if warm or fresh or action in (ClusterAction.KEEP, ClusterAction.RESTART):
                 with times.phase("reset"):
-                    phases.reset_data(cluster, trial)
+                    phases.reset_data(cluster, trial, owned=self._clusters.use is None)
             with times.phase("schema", announce=False):
                 phases.create_schema(cluster, trial, specs)
             if preload is not None:
@@ -317,7 +311,7 @@ class Runner:
                 phase_s=times.seconds,
             )
             if isinstance(error, ClusterError):
-                self._setup = None  # rebuild the cluster for the next trial
+                self._clusters.forget_setup()  # rebuild the cluster for the next trial
         write_record(self.layout.trial_summary(trial.cell_id, trial.iteration), result)
         self._results[trial.trial_id] = result
         return result
@@ -383,7 +377,7 @@ class Runner:
         if not self._discoverer.pending(trial):
             return False
         with times.phase("reset"):
-            phases.reset_data(cluster, trial)
+            phases.reset_data(cluster, trial, owned=self._clusters.use is None)
         phases.create_schema(cluster, trial, specs)
         if preload is not None:
             self._load_data(cluster, trial, preload, specs, times)
@@ -409,7 +403,7 @@ class Runner:
         with the same data (:func:`~casslab.experiment.phases.data_key`) on this cluster,
         else preloaded and captured for the next ones."""
         key = phases.data_key(trial, specs, self.experiment.data_seed)
-        if key in self._captures:
+        if self._clusters.captured(key):
             with times.phase("restore"):
                 cluster.restore(key, trial.keyspace)
             return
@@ -421,69 +415,22 @@ class Runner:
                 timeout_s=self.options.trial_timeout_s,
                 preexec=self._engine.preexec(self.options.engine_cpus),
             )
+        if not self._clusters.captures_data:
+            return
         with times.phase("capture"):
             cluster.capture(key, trial.keyspace)
-        self._captures.add(key)
+        self._clusters.add_capture(key)
 
     # ------------------------------------------------------------------ cluster
 
+    @property
+    def cluster(self) -> Cluster | None:
+        """The cluster the last trial ran on (None before the first and after the run)."""
+        return self._clusters.cluster
+
     def _ensure_cluster(self, trial: Trial) -> tuple[Cluster, ClusterAction]:
-        """The trial's cluster and what was done to get it (see
-        :func:`~casslab.experiment.cluster_setup.cluster_action`, the rule the plan's
-        restart flags follow too): created anew when the node count, heap, version, the
-        nodes' isolation or limits or the topology change, restarted when its
-        cassandra.yaml settings change. Netns nodes take their addresses from a bridge
-        subnet the backend picks:
-        ``base_address`` places plain nodes only (``jmx_port_base`` counts for both)."""
-        wanted = trial.setup
-        cluster = self.cluster
-        action = cluster_action(self._setup if cluster is not None else None, wanted)
-        if cluster is not None and action is ClusterAction.KEEP:
-            return cluster, action
-        self._recording.close()  # the nodes' PIDs and JMX connections are about to change
-        self._emit(events.ClusterChanged(trial=trial, action=action))
-        if cluster is not None and action is ClusterAction.RESTART:
-            self._setup = None  # until the restart succeeds
-            cluster.restart(trial.settings)
-            self._setup = wanted
-            return cluster, action
-        if cluster is not None:
-            self.cluster, self._setup = None, None
-            cluster.destroy()
-        try:
-            spec = ClusterSpec(
-                name=f"run-{self.experiment.name}"[:64],
-                settings=trial.settings,
-                base_address=self.options.base_address,
-                jmx_port_base=self.options.jmx_port_base,
-                **wanted.spec_fields(),  # nodes, heap, version, isolation and limits
-            )
-        except ValidationError as error:
-            raise ConfigError(
-                f"trial {trial.trial_id}: its cluster cannot be set up: "
-                f"{validation_message(error, names=OPTION_NAMES)}"
-            ) from error
-        self._stop_stale(spec.name)
-        self.cluster = self._create_cluster(spec, self.options.cluster_root, fresh=True)
-        self._captures = set()  # a new cluster has no captured data
-        self._setup = wanted
-        return self.cluster, action
-
-    def _stop_stale(self, name: str) -> None:
-        """Stop the nodes a killed earlier run of this experiment left running (they are
-        this runner's own cluster, found by name in its state file, stopped by PID)."""
-        with suppress(ClusterError):
-            attach(name, self.options.cluster_root).stop()
-
-    def _finish_cluster(self) -> None:
-        self._recording.close()  # the JMX helper and CQL connections go with the run
-        if self.cluster is None:
-            return
-        if self.options.keep_cluster:
-            self.cluster.close_sessions()
-        else:
-            self.cluster.destroy()
-        self.cluster = None
+        """The trial's cluster and what was done to get it (:class:`TrialClusters`)."""
+        return self._clusters.ensure(trial)
 
     # ------------------------------------------------------------------ report
 

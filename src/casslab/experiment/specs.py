@@ -67,10 +67,18 @@ def check_engine_specs(plan: Plan, base_dir: Path | None = None) -> int:
     :class:`ExperimentError` naming the command and the engine's reason for the first it
     rejects. Returns how many were checked."""
     commands = distinct_commands(plan)
+    keyspaces = {trial.keyspace for trial in plan.trials}
     with tempfile.TemporaryDirectory(prefix="casslab-check-") as tmp:
         for index, command in enumerate(commands):
             try:
                 spec = spec_for(command, _CHECK_CONNECTION, 0, base_dir)
+            except CasslabError as error:
+                raise ExperimentError(
+                    f"workload {mask_text(command.text)!r}: {error}; fix the command in the "
+                    "experiment file (nothing was run)"
+                ) from error
+            _check_keyspace(command.text, spec, keyspaces)
+            try:
                 engine.check(spec, Path(tmp) / str(index))
             except SpecRejectedError as error:
                 raise ExperimentError(
@@ -83,3 +91,17 @@ def check_engine_specs(plan: Plan, base_dir: Path | None = None) -> int:
                     "experiment file (nothing was run)"
                 ) from error
     return len(commands)
+
+
+def _check_keyspace(text: str, spec: WorkloadSpec, keyspaces: set[str]) -> None:
+    """The command's keyspace is the file's ``schema.keyspace``: the trials' replication,
+    reset and data captures are of that keyspace, and a workload elsewhere would run on
+    data no trial empties."""
+    if spec.keyspace is None or spec.keyspace in keyspaces:
+        return
+    named = ", ".join(sorted(keyspaces))
+    raise ExperimentError(
+        f"workload {mask_text(text)!r} uses keyspace {spec.keyspace!r}, but schema.keyspace "
+        f"is {named!r}: the trials create, reset and capture that one; write schema: "
+        f"{{keyspace: {spec.keyspace}}} (nothing was run)"
+    )

@@ -129,9 +129,17 @@ def with_cluster_access(spec: WorkloadSpec, access: CqlAccess | None) -> Workloa
     external cluster's user and password variable, CA and local datacenter): the engine
     then logs in and verifies TLS as every other client does. What the command gave
     itself (``-mode user=``, ``-transport truststore=``, ``-node datacenter=``) wins."""
-    if access is None:
+    connection = connection_with_access(spec.connection, access)
+    if connection is spec.connection:
         return spec
-    connection = spec.connection
+    return spec.model_copy(update={"connection": connection})
+
+
+def connection_with_access(connection: Connection, access: CqlAccess | None) -> Connection:
+    """``connection`` with what it lacks of ``access`` (see :func:`with_cluster_access`);
+    the same object when nothing is added."""
+    if access is None:
+        return connection
     updates: dict[str, Any] = {}
     if connection.username is None and access.username is not None:
         updates |= {"username": access.username, "password_env": access.password_env}
@@ -140,5 +148,5 @@ def with_cluster_access(spec: WorkloadSpec, access: CqlAccess | None) -> Workloa
     if connection.local_dc is None and access.local_dc is not None:
         updates["local_dc"] = access.local_dc
     if not updates:
-        return spec
-    return spec.model_copy(update={"connection": connection.model_copy(update=updates)})
+        return connection
+    return connection.model_copy(update=updates)

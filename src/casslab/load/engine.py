@@ -252,13 +252,17 @@ def run(
     timeout_s: float | None = None,
     wording: Wording = Wording(),
     preexec: Callable[[], None] | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> EngineResult:
     """Run the engine to completion; ``on_interval`` sees each interval as it arrives;
-    ``preexec`` runs in its process before it does (see :func:`stream`)."""
+    ``preexec`` runs in its process before it does, ``on_start`` gets its PID (see
+    :func:`stream`)."""
     intervals: list[IntervalRecord] = []
     errors: list[ErrorRecord] = []
     summary: SummaryRecord | None = None
-    for record in stream(spec, workdir, timeout_s=timeout_s, wording=wording, preexec=preexec):
+    for record in stream(
+        spec, workdir, timeout_s=timeout_s, wording=wording, on_start=on_start, preexec=preexec
+    ):
         if isinstance(record, IntervalRecord):
             intervals.append(record)
             if on_interval is not None:

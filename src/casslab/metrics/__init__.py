@@ -13,7 +13,7 @@ See ``docs/metrics.md`` for every metric.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ from casslab.metrics.source import Gap, NodeTarget, Sample, Source, SourceUnavai
 
 if TYPE_CHECKING:
     from casslab.metrics.process import ProcessSource
+    from casslab.metrics.remote import RemoteNode
     from casslab.metrics.sampling import Recorder, TickCallback, sample_once
     from casslab.metrics.sources import (
         build_sources,
@@ -86,6 +87,7 @@ def recorder(
     engine_pid: int | None = None,
     use_jmx: bool = True,
     on_tick: TickCallback | None = None,
+    remote: Mapping[str, RemoteNode] | None = None,
 ) -> Recorder:
     """A recorder (not started; use it as a context manager) sampling every source the
     targets allow into Parquet at ``path`` (None: no file, ``on_tick`` only)."""
@@ -93,7 +95,7 @@ def recorder(
     from casslab.metrics.sources import build_sources
     from casslab.metrics.store import ParquetSink
 
-    sources = build_sources(targets, engine_pid=engine_pid, use_jmx=use_jmx)
+    sources = build_sources(targets, engine_pid=engine_pid, use_jmx=use_jmx, remote=remote)
     sink = None if path is None else ParquetSink(path)
     return Recorder(
         sources, sink, interval_s=interval_s, flush_every_s=flush_every_s, on_tick=on_tick

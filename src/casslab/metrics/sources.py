@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -18,7 +18,9 @@ from casslab.metrics.cql import CqlSource
 from casslab.metrics.host import HostSource
 from casslab.metrics.jmx import JmxClient, JmxSource
 from casslab.metrics.netns import NetnsSource
+from casslab.metrics.proc_batch import ProcBatch
 from casslab.metrics.process import ProcessSource
+from casslab.metrics.remote import RemoteHostSource, RemoteNode, RemoteProcessSource
 from casslab.metrics.source import NodeTarget, Source
 
 log = logging.getLogger(__name__)
@@ -143,12 +145,20 @@ def build_sources(
     use_jmx: bool = True,
     jmx_client: JmxClient | None = None,
     cql: bool = True,
+    remote: Mapping[str, RemoteNode] | None = None,
 ) -> list[Source]:
     """Every sampler the targets allow: host (per data device), process, cgroup, network
-    namespace, CQL, JMX, and the engine process when ``engine_pid`` is given."""
-    sources: list[Source] = []
+    namespace, CQL, JMX, and the engine process when ``engine_pid`` is given.
+
+    A target whose label is in ``remote`` runs on another host: its host and process are
+    sampled through that host's reader (:func:`remote_sources`), and its ``cgroup`` and
+    ``net_interface`` (names on this host) are not used."""
+    remote = remote or {}
+    sources: list[Source] = remote_sources(targets, remote)
     by_device: dict[Any, tuple[list[str], str]] = {}
     for t in targets:
+        if t.label in remote:
+            continue
         if t.data_dir is not None:
             key = _device_key(t.data_dir)
             entry = by_device.setdefault(key, ([], t.data_dir))
@@ -167,12 +177,13 @@ def build_sources(
             log.warning("no JMX metrics (%s): using the CQL stand-ins", e)
             use_jmx, client = False, None
     for t in targets:
-        if t.pid is not None:
-            sources.append(ProcessSource(t.label, t.pid))
-        if t.cgroup is not None:
-            sources.append(CgroupSource(t.label, t.cgroup))
-        if t.net_interface is not None:
-            sources.append(NetnsSource(t.label, t.net_interface))
+        if t.label not in remote:
+            if t.pid is not None:
+                sources.append(ProcessSource(t.label, t.pid))
+            if t.cgroup is not None:
+                sources.append(CgroupSource(t.label, t.cgroup))
+            if t.net_interface is not None:
+                sources.append(NetnsSource(t.label, t.net_interface))
         jmx = use_jmx and client is not None and t.jmx_port is not None
         if cql:
             sources.append(
@@ -182,4 +193,32 @@ def build_sources(
             sources.append(JmxSource(t.label, t.jmx_address, t.jmx_port, client))
     if engine_pid is not None:
         sources.append(ProcessSource(ENGINE_NODE, engine_pid, prefix="engine"))
+    return sources
+
+
+def remote_sources(targets: Sequence[NodeTarget], remote: Mapping[str, RemoteNode]) -> list[Source]:
+    """The agentless host and process samplers of the targets whose label is in
+    ``remote``, host by host (a host's samplers share one reading an instant,
+    :mod:`casslab.metrics.proc_batch`): one host sampler per reader (its values recorded
+    under every node label it holds; the first node's data directory names the disk), one
+    process sampler per node with a PID (identified with its start ticks when the
+    :class:`RemoteNode` has them)."""
+    by_host: dict[int, list[tuple[NodeTarget, RemoteNode]]] = {}
+    for t in targets:
+        node = remote.get(t.label)
+        if node is not None:
+            by_host.setdefault(id(node.reader), []).append((t, node))
+    sources: list[Source] = []
+    for nodes in by_host.values():
+        batch = ProcBatch(nodes[0][1].reader)
+        stored = [t for t, _ in nodes if t.data_dir is not None]
+        if stored and stored[0].data_dir is not None:
+            labels = [t.label for t in stored]
+            sources.append(RemoteHostSource(labels, stored[0].data_dir, batch.view()))
+        for t, node in nodes:
+            if t.pid is not None:
+                view = batch.view()
+                sources.append(
+                    RemoteProcessSource(t.label, t.pid, view, start_ticks=node.start_ticks)
+                )
     return sources

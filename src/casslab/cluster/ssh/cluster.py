@@ -1,0 +1,482 @@
+"""The ssh backend: one Cassandra node per host of an inventory file, reached over SSH.
+
+``casslab up --hosts hosts.yaml`` connects to every host (host keys checked), finds and
+checks Java on each, deploys the distribution (:mod:`casslab.cluster.ssh.deploy`), renders
+each node's files (:mod:`casslab.cluster.ssh.render`) into
+``<base_dir>/clusters/<name>/node<k>/`` and starts the JVMs detached, recording PID and
+start ticks in ``state.json`` (``ClusterState.ssh``) so every CLI call is independent.
+Nothing starts on any host until every host passed its checks; a start that fails stops
+what it started. Captures and clock skew are refused.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import shutil
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from casslab.cluster import admin, backend, distribution, node_config, state
+from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
+from casslab.cluster.heap import default_heap, heap_problem
+from casslab.cluster.local.launch import STATE_DIRS
+from casslab.cluster.model import ClusterSpec, ClusterState, Node, heap_mib
+from casslab.cluster.settings import normalize
+from casslab.cluster.ssh import deploy, nodes, render
+from casslab.cluster.ssh.records import SshHosts, SshNode
+from casslab.errors import CasslabError, ClusterError, ConfigError
+from casslab.paths import private_dir
+from casslab.remote.inventory import HostSpec, Inventory, load_inventory
+from casslab.remote.records import RemoteProcess
+
+if TYPE_CHECKING:
+    from casslab.remote.ssh import RemoteHost
+
+T = TypeVar("T")
+JMX_PORT = 7199  # every host has its own loopback: JMX stays on 127.0.0.1:7199
+
+
+def _refused(operation: str, name: str, instead: str) -> ClusterError:
+    return ClusterError(
+        f"{operation} refused: cluster {name!r} runs on hosts over SSH, and the ssh backend "
+        f"does not {operation} yet; {instead}"
+    )
+
+
+def _each(items: Sequence[T], work: Callable[[T], Any]) -> list[Any]:
+    """``work`` on every item at once (one thread each); the first error is raised."""
+    with concurrent.futures.ThreadPoolExecutor(max(1, len(items))) as pool:
+        return list(pool.map(work, items))
+
+
+class SshCluster:
+    """A cluster on the hosts of an inventory. A context manager: stops its nodes on exit
+    (``remove_on_exit`` also deletes its folders on the hosts and here)."""
+
+    def __init__(self, cluster_state: ClusterState, *, remove_on_exit: bool = False) -> None:
+        if cluster_state.ssh is None:
+            raise ClusterError(f"cluster {cluster_state.spec.name!r} is not an ssh cluster")
+        self.state = cluster_state
+        self._remove_on_exit = remove_on_exit
+        self._sessions = admin.Sessions()
+        self._hosts: dict[int, RemoteHost] = {}
+        self._lock = threading.Lock()  # nodes start and stop in threads: one writer
+
+    # construction
+
+    @classmethod
+    def up(
+        cls,
+        spec: ClusterSpec,
+        given: frozenset[str] = frozenset(),
+        root: Path | None = None,
+        *,
+        fresh: bool = False,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> tuple[SshCluster, UpOutcome]:
+        """Start the stopped ssh cluster ``spec.name`` with its data, or create it."""
+        if state.state_file(spec.name, root).is_file() and not fresh:
+            existing = cls(state.load(spec.name, root))
+            if existing.state.started_once:
+                if all(existing.node_alive(n) for n in existing.nodes):
+                    raise ClusterError(
+                        f"cluster {spec.name!r} is already running; `casslab down --name "
+                        f"{spec.name}` stops it"
+                    )
+                if "settings" in given and spec.settings:
+                    existing._apply_settings(spec.settings)
+                existing.start(timeout_s=timeout_s)
+                state.set_current(spec.name, root)
+                return existing, UpOutcome.STARTED
+        return cls.create(spec, root, fresh=True, timeout_s=timeout_s), UpOutcome.CREATED
+
+    @classmethod
+    def create(
+        cls,
+        spec: ClusterSpec,
+        root: Path | None = None,
+        *,
+        fresh: bool = False,
+        start: bool = True,
+        remove_on_exit: bool = False,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> SshCluster:
+        """Check every host, deploy, write each node's files and start the nodes."""
+        if spec.hosts is None:
+            raise ConfigError("an ssh cluster needs an inventory: casslab up --hosts hosts.yaml")
+        if spec.clock:
+            raise _refused("skew clocks", spec.name, "leave --clock out")
+        inventory = load_inventory(Path(spec.hosts))
+        if spec.nodes not in (1, len(inventory.hosts)):
+            raise ConfigError(
+                f"--nodes {spec.nodes}: the inventory {inventory.path} lists "
+                f"{len(inventory.hosts)} hosts, one node each; leave --nodes out"
+            )
+        directory = state.cluster_dir(spec.name, root)
+        if directory.exists():
+            cls._clear(spec.name, root, fresh=fresh)
+        dist = distribution.resolve(spec.version)
+        settings = normalize(spec.settings, distribution.settings_catalogue(dist))
+        reserved = sorted(set(settings) & node_config.RESERVED)
+        if reserved:
+            raise ConfigError(f"{', '.join(reserved)}: set by casslab for each node")
+        from casslab.remote.ssh import RemoteHost  # paramiko loads only when used
+
+        def connect(spec: HostSpec) -> RemoteHost | CasslabError:
+            try:
+                return RemoteHost.connect(spec, inventory)
+            except CasslabError as error:
+                return error
+
+        connected = _each(inventory.hosts, connect)
+        hosts = [h for h in connected if isinstance(h, RemoteHost)]
+        failed = [e for e in connected if isinstance(e, CasslabError)]
+        if failed:
+            for host in hosts:
+                host.close()
+            raise failed[0]
+        try:
+            javas = _each(hosts, lambda h: deploy.find_java(h, dist.version))
+            memory = min(_each(hosts, deploy.available_memory_bytes))
+            heap = spec.heap or default_heap(memory, 1)
+            problem = heap_problem(heap_mib(heap), 1, memory, memory)
+            if problem is not None:
+                raise ConfigError(f"{problem.replace('this machine', 'a host')} (nothing started)")
+            _each(hosts, lambda h: deploy.deploy_distribution(h, dist))
+        except BaseException:
+            for host in hosts:
+                host.close()
+            raise
+        cluster_state = ClusterState(
+            spec=spec.model_copy(update={"nodes": len(hosts), "hosts": str(inventory.path)}),
+            cassandra_version=dist.version,
+            cassandra_source=dist.source,
+            lib_dir=dist.lib_dir,
+            java=javas[0].java,
+            java_feature=javas[0].feature,
+            heap=heap,
+            directory=directory,
+            nodes=[_node(spec.name, k, h.host) for k, h in enumerate(hosts, start=1)],
+            settings=settings,
+            created_at=datetime.now(UTC),
+            started_once=False,
+            ssh=SshHosts(
+                inventory=inventory,
+                nodes=tuple(
+                    SshNode(
+                        number=k,
+                        host=h.host,
+                        java=str(j.java),
+                        java_feature=j.feature,
+                        dist_dir=deploy.dist_dir(h.host.base_dir, dist.version),
+                    )
+                    for k, (h, j) in enumerate(zip(hosts, javas, strict=True), start=1)
+                ),
+            ),
+        )
+        cluster = cls(cluster_state, remove_on_exit=remove_on_exit)
+        cluster._hosts = {k: h for k, h in enumerate(hosts, start=1)}
+        private_dir(directory)
+        cluster._save()
+        if start:
+            cluster.start(timeout_s=timeout_s)
+            cluster.state = cluster.state.model_copy(update={"started_once": True})
+            cluster._save()
+        state.set_current(spec.name, root)
+        return cluster
+
+    @classmethod
+    def _clear(cls, name: str, root: Path | None, *, fresh: bool) -> None:
+        try:
+            existing: SshCluster | None = cls(state.load(name, root))
+        except ClusterError:
+            existing = None
+        if existing is not None:
+            if existing.state.started_once and not fresh:
+                raise ClusterError(
+                    f"cluster {name!r} already exists; `casslab up --name {name}` starts it, "
+                    f"`casslab up --name {name} --fresh` creates it anew"
+                )
+            existing.destroy()
+        shutil.rmtree(state.cluster_dir(name, root), ignore_errors=True)
+
+    @classmethod
+    def from_state(cls, cluster_state: ClusterState) -> SshCluster:
+        return cls(cluster_state)
+
+    # properties
+
+    @property
+    def name(self) -> str:
+        return self.state.spec.name
+
+    @property
+    def nodes(self) -> list[Node]:
+        return list(self.state.nodes)
+
+    @property
+    def contact_points(self) -> list[str]:
+        return [n.contact_point for n in self.state.nodes]
+
+    @property
+    def datacenters(self) -> list[str]:
+        return list(dict.fromkeys(n.datacenter or "dc1" for n in self.state.nodes))
+
+    @property
+    def directory(self) -> Path:
+        return self.state.directory
+
+    @property
+    def inventory(self) -> Inventory:
+        return self._ssh.inventory
+
+    @property
+    def _ssh(self) -> SshHosts:
+        assert self.state.ssh is not None
+        return self.state.ssh
+
+    def node(self, number: int) -> Node:
+        for node in self.state.nodes:
+            if node.number == number:
+                return node
+        raise ClusterError(
+            f"cluster {self.name!r} has no node {number}; its nodes are 1..{len(self.state.nodes)}"
+        )
+
+    def ssh_node(self, number: int) -> SshNode:
+        self.node(number)
+        return next(n for n in self._ssh.nodes if n.number == number)
+
+    def remote(self, number: int) -> RemoteHost:
+        """The open SSH connection to node ``number``'s host (made on first use, closed by
+        :meth:`close_sessions`): what metrics sources read the host's /proc through."""
+        host = self._hosts.get(number)
+        if host is None:
+            from casslab.remote.ssh import RemoteHost  # paramiko loads only when used
+
+            host = RemoteHost.connect(self.ssh_node(number).host, self.inventory)
+            self._hosts[number] = host
+        return host
+
+    def connect_host(self, number: int) -> RemoteHost:
+        """A new SSH connection to node ``number``'s host, the caller's to close (metrics
+        samplers read through their own, which the runner's resets do not close)."""
+        from casslab.remote.ssh import RemoteHost
+
+        return RemoteHost.connect(self.ssh_node(number).host, self.inventory)
+
+    def remote_process(self, number: int) -> RemoteProcess | None:
+        """Node ``number``'s JVM on its host (PID plus start ticks), or None."""
+        return nodes.remote_process(self.ssh_node(number))
+
+    def node_alive(self, node: Node) -> bool:
+        proc = self.remote_process(node.number)
+        return proc is not None and self.remote(node.number).alive(proc)
+
+    # lifecycle
+
+    def start(self, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        """Write each node's files, start every node that is not running, wait until ready."""
+        files = render.node_files(self.state)
+        try:
+
+            def start_one(node: Node) -> None:
+                if self.node_alive(node):
+                    return
+                host = self.remote(node.number)
+                nodes.write_files(host, node, files[node.number])
+                proc = nodes.start(host, self.state, node, self.ssh_node(node.number))
+                self._record(node.number, proc)
+
+            _each(self.state.nodes, start_one)
+            nodes.wait_ready(
+                self.name,
+                self.state.nodes,
+                self.node_alive,
+                lambda node: self.nodetool(node.number, "status", timeout_s=60),
+                lambda node: nodes.exited_at_startup(self.remote(node.number), node),
+                timeout_s,
+            )
+        except BaseException:
+            self.stop(deadline_s=0.0)
+            raise
+
+    def stop(self, deadline_s: float = 30.0) -> list[int]:
+        """Stop every node (SIGTERM to its group, SIGKILL after ``deadline_s``); returns the
+        numbers of the nodes that had to be killed."""
+        self._sessions.close()
+
+        def stop_one(node: Node) -> bool:
+            proc = self.remote_process(node.number)
+            return proc is not None and nodes.stop(self.remote(node.number), proc, deadline_s)
+
+        killed = _each(self.state.nodes, stop_one)
+        for node in self.state.nodes:
+            self._record(node.number, None)
+        return [n.number for n, k in zip(self.state.nodes, killed, strict=True) if k]
+
+    def restart(
+        self, settings: Mapping[str, Any] | None = None, timeout_s: float = DEFAULT_TIMEOUT_S
+    ) -> None:
+        """Stop, apply changed cassandra.yaml ``settings`` (checked first), start and wait."""
+        if settings:
+            self._apply_settings(settings)
+        self.stop()
+        self.start(timeout_s=timeout_s)
+
+    def _apply_settings(self, settings: Mapping[str, Any]) -> None:
+        reserved = sorted(set(settings) & node_config.RESERVED)
+        if reserved:
+            raise ConfigError(f"{', '.join(reserved)}: set by casslab, cannot be changed")
+        dist = distribution.resolve(self.state.cassandra_version)
+        merged = {**self.state.settings, **settings}
+        normalized = normalize(merged, distribution.settings_catalogue(dist))
+        self.state = self.state.model_copy(
+            update={
+                "settings": normalized,
+                "spec": self.state.spec.model_copy(update={"settings": normalized}),
+            }
+        )
+        self._save()
+
+    def wipe(self, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        """Stop, delete every node's data, commit log, hints and caches, start again."""
+        self.stop()
+
+        def wipe_one(node: Node) -> None:
+            folders = [str(getattr(node, name)) for name in STATE_DIRS]
+            self.remote(node.number).run(["rm", "-rf", "--", *folders])
+
+        _each(self.state.nodes, wipe_one)
+        self.start(timeout_s=timeout_s)
+
+    def destroy(self) -> None:
+        """Kill the nodes, delete ``<base_dir>/clusters/<name>`` on every host and the
+        cluster's folder here, and forget it as the current cluster."""
+
+        def remove_one(node: Node) -> str | None:
+            try:
+                proc = self.remote_process(node.number)
+                if proc is not None:
+                    nodes.stop(self.remote(node.number), proc, 0.0)
+                self.remote(node.number).run(["rm", "-rf", "--", str(node.directory.parent)])
+            except CasslabError as error:
+                return f"node {node.number}: {error}"
+            self._record(node.number, None)
+            return None
+
+        problems = [p for p in _each(self.state.nodes, remove_one) if p is not None]
+        self.close_sessions()
+        if problems:
+            raise ClusterError(
+                f"cluster {self.name!r} was not removed from every host (its state in "
+                f"{self.directory} is kept, so `casslab down --remove --name {self.name}` can "
+                "run again once the host answers; deleting that folder forgets the cluster, "
+                "leaving its files there):\n  " + "\n  ".join(problems)
+            )
+        shutil.rmtree(self.directory, ignore_errors=True)
+        state.forget_current(self.name, self.directory.parent)
+
+    def __enter__(self) -> SshCluster:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._remove_on_exit:
+            self.destroy()
+        else:
+            self.stop()
+            self.close_sessions()
+
+    # operations
+
+    def status(self) -> list[NodeView]:
+        def view(node: Node) -> NodeView:
+            running = self.node_alive(node)
+            return nodes.view(self.remote(node.number), node, self.ssh_node(node.number), running)
+
+        return _each(self.state.nodes, view)
+
+    def nodetool(self, number: int, *args: str, timeout_s: float = 120.0) -> str:
+        node = self.node(number)
+        if not self.node_alive(node):
+            raise ClusterError(
+                f"nodetool {' '.join(args)}: node {number} is not running; `casslab up` starts it"
+            )
+        return nodes.nodetool(self.remote(number), node, self.ssh_node(number), args, timeout_s)
+
+    def log_tail(self, number: int, lines: int = 40) -> str:
+        """The last ``lines`` lines of node ``number``'s system.log, read on its host."""
+        node = self.node(number)
+        return self.remote(number).tail(str(node.log_file), lines)
+
+    def session(self, keyspace: str | None = None, node: int | None = None) -> Any:
+        chosen = [self.node(node)] if node is not None else self.state.nodes
+        return self._sessions.connect(
+            [n.address for n in chosen],
+            chosen[0].native_port,
+            keyspace=keyspace,
+            pinned=node is not None,
+        )
+
+    def close_sessions(self) -> None:
+        self._sessions.close()
+        for host in self._hosts.values():
+            host.close()
+        self._hosts = {}
+
+    def reset(
+        self, mode: ResetMode = ResetMode.DROP, tables: Sequence[str] | None = None
+    ) -> list[str]:
+        """Drop (or truncate) every user keyspace (only ``tables`` when given), then clear
+        every node's snapshots."""
+        emptied = admin.empty(self.session(), backend.reset_mode(mode).value, tables)
+        self._sessions.close()
+        _each(self.state.nodes, lambda n: self.nodetool(n.number, "clearsnapshot", "--all"))
+        return emptied
+
+    def capture(self, name: str, keyspace: str) -> None:
+        raise _refused("capture data", self.name, "preload each trial instead")
+
+    def restore(self, name: str, keyspace: str) -> None:
+        raise _refused("restore captures", self.name, "preload each trial instead")
+
+    # internals
+
+    def _record(self, number: int, proc: RemoteProcess | None) -> None:
+        update = {
+            "pid": proc.pid if proc else None,
+            "start_ticks": proc.start_ticks if proc else None,
+        }
+        with self._lock:
+            changed = tuple(
+                n.model_copy(update=update) if n.number == number else n for n in self._ssh.nodes
+            )
+            self.state = self.state.model_copy(
+                update={"ssh": self._ssh.model_copy(update={"nodes": changed})}
+            )
+            self._save()
+
+    def _save(self) -> None:
+        state.save(self.state)
+
+
+def _node(cluster: str, number: int, host: Any) -> Node:
+    return Node(
+        number=number,
+        address=host.address,
+        native_port=9042,
+        storage_port=7000,
+        jmx_port=JMX_PORT,
+        directory=Path(host.base_dir) / "clusters" / cluster / f"node{number}",
+        datacenter=host.dc,
+        rack=host.rack,
+    )

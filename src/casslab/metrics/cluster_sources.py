@@ -1,0 +1,106 @@
+"""The samplers of a cluster's nodes, whatever runs them: local nodes as
+:func:`~casslab.metrics.sources.targets_from_nodes` describes them, and nodes on hosts
+reached over SSH (the ssh backend) through their hosts' /proc without an agent
+(:mod:`casslab.metrics.remote`), each host over an SSH connection of the samplers' own,
+closed with them.
+
+An ssh node's PID is that of its host (the cluster keeps it with its start ticks), so it
+is given to the remote process sampler only, never to a local one; its JMX port listens on
+its host's loopback, so its Cassandra metrics come over CQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
+
+from casslab.metrics.proc_session import ChannelSession
+from casslab.metrics.remote import RemoteNode
+from casslab.metrics.source import NodeTarget, Sample, Source
+
+if TYPE_CHECKING:
+    from casslab.remote.ssh import RemoteHost
+
+
+class RemoteNodes(Protocol):
+    """What a cluster on SSH hosts gives its samplers (``SshCluster``)."""
+
+    def connect_host(self, number: int) -> RemoteHost: ...
+    def remote_process(self, number: int) -> Any: ...  # RemoteProcess | None
+
+
+class _Closing:
+    """A source that also closes the SSH connections its host's samplers read through."""
+
+    def __init__(self, inner: Source, owned: Sequence[Any]) -> None:
+        self._inner = inner
+        self._owned = list(owned)
+
+    @property
+    def name(self) -> str:
+        return self._inner.name
+
+    @property
+    def node(self) -> str:
+        return self._inner.node
+
+    def sample(self, now: float) -> list[Sample]:
+        return self._inner.sample(now)
+
+    def close(self) -> None:
+        try:
+            self._inner.close()
+        finally:
+            for thing in reversed(self._owned):  # readers, then their connections
+                thing.close()
+            self._owned = []
+
+
+def cluster_sources(cluster: Any, engine_pid: int | None = None) -> list[Source]:
+    """Every sampler of ``cluster``'s nodes (and of the engine with ``engine_pid``)."""
+    from casslab.metrics.sources import build_sources
+
+    targets, remote, owned = cluster_targets(cluster)
+    sources = build_sources(targets, engine_pid=engine_pid, remote=remote)
+    if owned and sources:
+        sources[0] = _Closing(sources[0], owned)
+    return sources
+
+
+def cluster_targets(cluster: Any) -> tuple[list[NodeTarget], dict[str, RemoteNode], list[Any]]:
+    """The nodes as sampler targets, the readers of the remote ones' hosts (by node
+    label), and the SSH connections opened for them (the caller closes them)."""
+    from casslab.metrics.sources import targets_from_nodes
+
+    targets = targets_from_nodes(cluster.nodes)
+    if getattr(cluster.state, "ssh", None) is None:
+        return targets, {}, []
+    from casslab.metrics.proc_session import SessionProcReader
+    from casslab.metrics.proc_ssh import SshProcReader
+
+    out: list[NodeTarget] = []
+    remote: dict[str, RemoteNode] = {}
+    owned: list[Any] = []  # connections and readers, closed in reverse order
+    for target, node in zip(targets, cluster.nodes, strict=True):
+        host = cluster.connect_host(node.number)
+        owned.append(host)
+        process = cluster.remote_process(node.number)
+        out.append(
+            target.model_copy(update={"pid": process.pid if process else None, "jmx_port": None})
+        )
+        reader = SessionProcReader(
+            partial(_session, host), SshProcReader(host, f"node {node.number} ({node.address})")
+        )
+        owned.append(reader)
+        remote[target.label] = RemoteNode(
+            reader=reader, start_ticks=process.start_ticks if process else None
+        )
+    return out, remote, owned
+
+
+def _session(host: RemoteHost, argv: Sequence[str]) -> ChannelSession:
+    """One long-lived shell on the host that answers each reading (one round trip, no
+    new command per second: ``bench/remote_metrics.py`` measured 3.9 ms a reading against
+    92 ms for a command each time)."""
+    return ChannelSession(host.open_channel(argv))

@@ -1,0 +1,370 @@
+"""The ssh backend for real: five "hosts" (network namespaces, each a real OpenSSH
+server, see :mod:`casslab.remote.testbed`), three database hosts and two `clients:`;
+``casslab up --hosts`` deploys a 3-node cluster over SSH, status, nodetool, stress and logs
+work against it, ``down --remove`` leaves nothing on any host; a host without Java is
+refused before anything starts. ``casslab stress --client-hosts`` runs one engine on each
+client host and merges them exactly; a client that fails is named by address; Ctrl-C
+leaves no engine on any client host."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from casslab.analysis.hdr import merge, parse_interval_log
+from casslab.load.engine import ENGINE_NAME, RECORDS_FILE
+from casslab.load.records import SummaryRecord
+from casslab.remote.testbed import LabHost, SshLab, missing_tools, namespace_pids
+from cli_entry import NEEDS_ENGINE, casslab, flat
+
+pytestmark = [
+    pytest.mark.integration,
+    *NEEDS_ENGINE,
+    pytest.mark.skipif(missing_tools() is not None, reason=str(missing_tools())),
+]
+
+NAME = "sshc"
+NODES = (1, 2, 3)  # lab host numbers of the database hosts
+CLIENTS = (4, 5)  # and of the client hosts
+KEYS = 4000
+
+
+@pytest.fixture(scope="module")
+def lab() -> Iterator[SshLab]:
+    with SshLab(len(NODES) + len(CLIENTS)) as made:
+        yield made
+
+
+def _nodes(lab: SshLab) -> tuple[LabHost, ...]:
+    return tuple(lab.hosts[n - 1] for n in NODES)
+
+
+def _clients(lab: SshLab) -> tuple[LabHost, ...]:
+    return tuple(lab.hosts[n - 1] for n in CLIENTS)
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("ssh-home")
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _javas(lab: SshLab) -> dict[str, list[int]]:
+    """Each database host's Java processes."""
+    return {
+        h.address: [p for p in namespace_pids(h.namespace) if "java" in _cmdline(p)]
+        for h in _nodes(lab)
+    }
+
+
+def test_a_host_without_java_is_refused_before_anything_starts(lab: SshLab, home: Path) -> None:
+    inventory = lab.inventory(
+        lab.dir / "nojava.yaml", hosts=NODES, overrides={2: {"java_home": "/opt/no-such-jdk"}}
+    )
+    result = casslab(home, "up", "--hosts", str(inventory), "--name", "nojava", "--heap", "512M")
+    message = flat(result.stdout + result.stderr)
+    assert result.returncode != 0
+    assert f"host root@{lab.hosts[1].address}:22" in message
+    assert "java_home /opt/no-such-jdk has no executable bin/java" in message
+    assert _javas(lab) == {h.address: [] for h in _nodes(lab)}
+    assert not any(Path(h.base_dir, "dist").exists() for h in lab.hosts)  # nothing deployed
+
+
+def test_an_unreachable_host_is_named(lab: SshLab, home: Path) -> None:
+    inventory = lab.inventory(
+        lab.dir / "unreachable.yaml", hosts=NODES, overrides={3: {"address": lab.spare_address}}
+    )
+    result = casslab(home, "up", "--hosts", str(inventory), "--name", "gone", "--heap", "512M")
+    message = flat(result.stdout + result.stderr)
+    assert result.returncode != 0
+    assert f"cannot open an SSH connection to {lab.spare_address} port 22" in message
+    assert _javas(lab) == {h.address: [] for h in _nodes(lab)}
+
+
+@pytest.fixture(scope="module")
+def cluster(lab: SshLab, home: Path) -> Iterator[float]:
+    """The cluster's start-up time in seconds."""
+    inventory = lab.inventory(hosts=NODES, clients=CLIENTS)
+    start = time.monotonic()
+    result = casslab(
+        home, "up", "--hosts", str(inventory), "--name", NAME, "--heap", "512M", "--timeout", "400"
+    )
+    took = time.monotonic() - start
+    try:
+        assert result.returncode == 0, result.stdout + result.stderr
+        yield took
+    finally:
+        if (home / "clusters" / NAME).exists():
+            casslab(home, "down", "--remove", "--name", NAME)
+
+
+def test_up_deploys_and_status_shows_three_up_nodes_with_pids(
+    cluster: float, lab: SshLab, home: Path
+) -> None:
+    result = casslab(home, "status", "--name", NAME)
+    assert result.returncode == 0, result.stderr
+    javas = _javas(lab)
+    for host in _nodes(lab):
+        row = next(line for line in result.stdout.splitlines() if f"{host.address}:9042" in line)
+        assert " up " in row
+        assert len(javas[host.address]) == 1
+        assert re.search(rf"\b{javas[host.address][0]}\b", row), row
+        assert Path(host.base_dir, "dist", "5.0.9", "SHA256SUMS").is_file()
+        node = Path(host.base_dir, "clusters", NAME)
+        assert len(list(node.glob("node*/conf/cassandra.yaml"))) == 1
+
+
+def test_nodetool_runs_on_the_host_and_sees_the_ring(
+    cluster: float, lab: SshLab, home: Path
+) -> None:
+    result = casslab(home, "nodetool", "2", "status", "--name", NAME)
+    assert result.returncode == 0, result.stderr
+    for host in _nodes(lab):
+        assert re.search(rf"^UN\s+{re.escape(host.address)}\s", result.stdout, re.MULTILINE)
+
+
+def _count(home: Path) -> str:
+    query = "SELECT count(*) FROM keyspace1.standard1;"
+    result = casslab(home, "cqlsh", "3", "--name", NAME, "-e", query)
+    return flat(result.stdout + result.stderr)
+
+
+def test_stress_writes_through_the_hosts_addresses(cluster: float, home: Path) -> None:
+    result = casslab(home, "stress", "write", "n=2000", "-rate", "threads=4", timeout_s=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(r"count -+ 2000 \(1 rows\)", _count(home))
+
+
+EXPERIMENT = f"""
+name: on-ssh
+cluster: {{use: {NAME}}}
+factors: {{threads: [4]}}
+preload: "write n=1000 -pop seq=1..1000 -rate threads=4"
+workload: "write -pop dist=UNIFORM(1..1000)"
+measure: "duration=3s"
+iterations: 1
+reset: truncate
+"""
+
+
+def test_a_short_experiment_runs_and_records_every_host(
+    cluster: float, lab: SshLab, home: Path, tmp_path: Path
+) -> None:
+    """Its trial runs on the three hosts; the host and JVM metrics of each come from its
+    /proc over SSH, under the node's address."""
+    path = tmp_path / "on-ssh.yaml"
+    path.write_text(EXPERIMENT)
+    results = tmp_path / "results"
+    done = casslab(home, "run", str(path), "--results", str(results), timeout_s=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    [summary] = results.glob("on-ssh/*/trials/*/1/summary.json")
+    assert json.loads(summary.read_text())["status"] == "ok"
+    import pandas as pd
+
+    frame = pd.read_parquet(summary.parent / "metrics.parquet")
+    for host in _nodes(lab):
+        names = set(frame[frame["node"] == host.address]["metric"])
+        assert {"host.cpu_busy_pct", "host.net_rx_bytes_per_s", "process.rss_bytes"} <= names
+
+
+def _engines(lab: SshLab) -> list[int]:
+    """The load engines running on the client hosts."""
+    return [
+        p
+        for h in _clients(lab)
+        for p in namespace_pids(h.namespace)
+        if _cmdline(p).split(" ", 1)[0].endswith(f"/{ENGINE_NAME}")
+    ]
+
+
+def _run_files(lab: SshLab) -> list[Path]:
+    """What runs left on the client hosts (each run's folder is removed after it)."""
+    return [p for h in _clients(lab) for p in Path(h.base_dir, "runs").glob("*/*")]
+
+
+def _summary(work: Path, client: str) -> SummaryRecord:
+    """The summary one client's engine wrote (its own records, not the merge)."""
+    for line in (work / client / RECORDS_FILE).read_text().splitlines():
+        record = json.loads(line)
+        if record["type"] == "summary":
+            return SummaryRecord.model_validate(record)
+    raise AssertionError(f"{client} wrote no summary")
+
+
+def _merged(work: Path) -> SummaryRecord:
+    run = json.loads((work / "merged.json").read_text())
+    assert run["failed"] == [], run["failed"]
+    return SummaryRecord.model_validate(run["summary"])
+
+
+def _on_clients(home: Path, inventory: Path, work: Path, *args: str) -> str:
+    argv = ["stress", *" ".join(args).split(), "--client-hosts", str(inventory)]
+    argv += ["--workdir", str(work)]
+    result = casslab(home, *argv, timeout_s=180, columns=250)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def test_a_preload_from_two_client_hosts_writes_every_key_once(
+    cluster: float, lab: SshLab, home: Path, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    out = _on_clients(home, lab.dir / "hosts.yaml", work, f"write n={KEYS}", f"-pop seq=1..{KEYS}")
+    for i, host in enumerate(_clients(lab)):  # each client named by its host's address
+        assert f"client-{i}@{host.address}: 2,000 ops" in out, out
+    clients = [_summary(work, f"client-{i}") for i in range(len(CLIENTS))]
+    merged = _merged(work)
+    assert merged.total.count == sum(c.total.count for c in clients) == KEYS
+    assert merged.total.errors == 0
+    assert re.search(rf"count -+ {KEYS} \(1 rows\)", _count(home))
+    for host in _clients(lab):  # the engine was put once, where its digest names it
+        assert len(list(Path(host.base_dir, "engine").glob(f"*/{ENGINE_NAME}"))) == 1
+    assert _run_files(lab) == []
+    assert _engines(lab) == []
+
+
+def test_an_open_loop_read_from_two_client_hosts_merges_exactly(
+    cluster: float, lab: SshLab, home: Path, tmp_path: Path
+) -> None:
+    hdr = tmp_path / "read.hlog"
+    work = tmp_path / "work"
+    _on_clients(
+        home,
+        lab.dir / "hosts.yaml",
+        work,
+        *f"read duration=3s -pop dist=UNIFORM(1..{KEYS}) -rate threads=8 fixed=400/s".split(),
+        f"-log hdrfile={hdr}",
+    )
+    logs = [parse_interval_log((tmp_path / f"read.client-{i}.hlog").read_text()) for i in (0, 1)]
+    merged_log = parse_interval_log(hdr.read_text())
+    for tag in ("read", "read.service"):
+        ours = merge(i.histogram for i in merged_log.intervals if i.tag == tag)
+        theirs = merge(i.histogram for log in logs for i in log.intervals if i.tag == tag)
+        assert ours is not None
+        assert theirs is not None
+        assert dict(ours.counts) == dict(theirs.counts)  # bucket for bucket
+    summary = _merged(work)
+    clients = [_summary(work, f"client-{i}") for i in range(len(CLIENTS))]
+    reads = merge(i.histogram for i in merged_log.intervals if i.tag == "read")
+    assert reads is not None
+    assert summary.total.count == sum(c.total.count for c in clients) == reads.total_count
+    assert summary.total.count >= 0.9 * 400 * 3  # both clients ran their share of the rate
+    assert summary.total.errors == 0
+    assert _run_files(lab) == []
+    assert _engines(lab) == []
+
+
+def test_a_client_host_that_fails_is_named_and_the_command_fails(
+    cluster: float, lab: SshLab, home: Path, tmp_path: Path
+) -> None:
+    first, second = _clients(lab)
+    inventory = lab.inventory(
+        lab.dir / "one-closed.yaml", hosts=NODES, clients=CLIENTS, overrides={5: {"port": 2}}
+    )
+    argv = ["stress", "write", "n=400", "-rate", "threads=4", "--client-hosts", str(inventory)]
+    result = casslab(home, *argv, timeout_s=120, columns=250)
+    message = flat(result.stdout + result.stderr)
+    assert result.returncode != 0
+    assert f"client-0@{first.address}: 200 ops" in message  # the other client's figures
+    assert f"client-1@{second.address} failed: host root@{second.address}:2" in message
+    assert "1 of 2 load clients failed" in message
+
+    nowhere = first.address  # a client host: nothing listens on 9042 there
+    argv = ["stress", "write", "n=400", "-node", nowhere, "--client-hosts", str(inventory)]
+    result = casslab(home, *argv, timeout_s=120, columns=250)
+    message = flat(result.stdout + result.stderr)
+    assert result.returncode != 0
+    assert f"load engine on root@{first.address}:22 exited with status" in message
+    assert nowhere in message.split("exited with status", 1)[1]  # the engine's reason
+    assert _run_files(lab) == []
+    assert _engines(lab) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill-9"])
+def test_stopping_casslab_stops_every_engine_on_the_client_hosts(
+    cluster: float, lab: SshLab, home: Path, tmp_path: Path, sig: signal.Signals
+) -> None:
+    """Ctrl-C: casslab kills each engine's process group and removes the run's files; a
+    casslab killed outright runs no clean-up, but its SSH connections close and each
+    engine, watching its sshd process, ends by itself within seconds."""
+    work = tmp_path / "work"
+    argv = ["stress", "write", "duration=60s", "-rate", "threads=2", "fixed=200/s"]
+    argv += ["--client-hosts", str(lab.dir / "hosts.yaml"), "--workdir", str(work)]
+    run = subprocess.Popen(
+        [sys.executable, "-m", "casslab", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "CASSLAB_HOME": str(home)},
+    )
+    try:
+        deadline = time.monotonic() + 60
+        records = [work / f"client-{i}" / RECORDS_FILE for i in range(len(CLIENTS))]
+        while not all(p.is_file() and p.stat().st_size > 0 for p in records):
+            assert run.poll() is None, run.communicate()[0]
+            assert time.monotonic() < deadline, "the clients wrote no record in 60 s"
+            time.sleep(0.1)
+        assert len(_engines(lab)) == len(CLIENTS)
+        run.send_signal(sig)
+        out = run.communicate(timeout=30)[0]
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode != 0, out
+    deadline = time.monotonic() + 5.0
+    while _engines(lab) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _engines(lab) == []
+    if sig == signal.SIGINT:
+        assert _run_files(lab) == []
+
+
+def test_restart_applies_a_setting_and_reset_empties_the_cluster(
+    cluster: float, lab: SshLab, home: Path
+) -> None:
+    before = _javas(lab)
+    result = casslab(home, "restart", "--set", "concurrent_writes=16", "--name", NAME)
+    assert result.returncode == 0, result.stdout + result.stderr
+    after = _javas(lab)
+    assert all(len(after[a]) == 1 and after[a] != before[a] for a in after), (before, after)
+    for host in _nodes(lab):
+        yaml_text = next(Path(host.base_dir, "clusters", NAME).glob("node*/conf/cassandra.yaml"))
+        assert "concurrent_writes: 16" in yaml_text.read_text()
+    result = casslab(home, "reset", "--name", NAME)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "dropped keyspace1" in result.stdout
+    assert "keyspace1 does not exist" in _count(home)
+
+
+def test_logs_are_read_on_the_host(cluster: float, home: Path) -> None:
+    result = casslab(home, "logs", "3", "--name", NAME, "--lines", "400")
+    assert result.returncode == 0, result.stderr
+    assert "clusters/sshc/node3/logs/system.log" in flat(result.stdout)
+    assert "Starting listening for CQL clients" in result.stdout
+
+
+def test_down_remove_leaves_nothing_on_any_host(cluster: float, lab: SshLab, home: Path) -> None:
+    result = casslab(home, "down", "--remove", "--name", NAME)
+    assert result.returncode == 0, result.stderr
+    assert _javas(lab) == {h.address: [] for h in _nodes(lab)}
+    for host in lab.hosts:  # the client hosts too
+        assert not Path(host.base_dir, "clusters", NAME).exists()
+        left = [_cmdline(p) for p in namespace_pids(host.namespace)]
+        assert all("sshd" in c for c in left), left  # only the host's own sshd
+    assert not (home / "clusters" / NAME).exists()

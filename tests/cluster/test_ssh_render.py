@@ -1,0 +1,81 @@
+"""The ssh backend's pure parts: each node's files from the shared rendering, and the
+distribution package (sums and tar stream) deploy sends."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+import yaml
+
+from casslab.cluster.model import ClusterSpec, ClusterState, Node
+from casslab.cluster.ssh import render
+from casslab.cluster.ssh.deploy import dist_dir, package
+
+
+def _state(dcs: list[str]) -> ClusterState:
+    nodes = [
+        Node(
+            number=k,
+            address=f"10.0.0.{10 + k}",
+            native_port=9042,
+            storage_port=7000,
+            jmx_port=7199,
+            directory=Path(f"/srv/h{k}/clusters/c/node{k}"),
+            datacenter=dc,
+            rack="r1",
+        )
+        for k, dc in enumerate(dcs, start=1)
+    ]
+    return ClusterState(
+        spec=ClusterSpec(name="c", hosts="/x/hosts.yaml", nodes=len(nodes)),
+        cassandra_version="5.0.9",
+        lib_dir=Path("/cache/lib"),
+        java=Path("/usr/bin/java"),
+        java_feature=17,
+        heap="512M",
+        directory=Path("/home/c"),
+        nodes=nodes,
+        settings={"concurrent_writes": 16},
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
+    )
+
+
+def test_each_node_listens_on_its_host_with_the_first_host_of_each_dc_as_seed() -> None:
+    files = render.node_files(_state(["dc1", "dc1", "dc2"]))
+    assert sorted(files) == [1, 2, 3]
+    third = yaml.safe_load(files[3]["cassandra.yaml"])
+    assert third["listen_address"] == third["rpc_address"] == "10.0.0.13"
+    seeds = third["seed_provider"][0]["parameters"][0]["seeds"]
+    assert seeds == "10.0.0.11:7000,10.0.0.13:7000"
+    assert third["endpoint_snitch"] == "GossipingPropertyFileSnitch"
+    assert third["concurrent_writes"] == 16
+    assert third["data_file_directories"] == ["/srv/h3/clusters/c/node3/data"]
+    assert files[3]["cassandra-rackdc.properties"].startswith("dc=dc2\nrack=r1\n")
+    tokens = {yaml.safe_load(files[k]["cassandra.yaml"])["initial_token"] for k in files}
+    assert len(tokens) == 3
+
+
+def test_the_hosts_spec_chooses_the_ssh_backend() -> None:
+    assert ClusterSpec(hosts="h.yaml").backend.value == "ssh"
+    with pytest.raises(ValueError, match="not for nodes on hosts of an inventory"):
+        ClusterSpec(hosts="h.yaml", cpus=1)
+
+
+def test_the_package_lists_every_jar_with_its_digest(tmp_path: Path) -> None:
+    (tmp_path / "a.jar").write_bytes(b"alpha")
+    (tmp_path / "b.jar").write_bytes(b"beta")
+    pack = package(tmp_path)
+    assert pack.sums.decode() == (
+        "8ed3f6ad685b959ead7022518e1af76cd816f8e8ec7ccdda1ed4018e8f2223f8  lib/a.jar\n"
+        "f44e64e75f3948e9f73f8dfa94721c4ce8cbb4f265c4790c702b2d41cfbf2753  lib/b.jar\n"
+    )
+    with tarfile.open(fileobj=io.BytesIO(pack.tar)) as tar:
+        assert tar.getnames() == ["lib/a.jar", "lib/b.jar"]
+        member = tar.extractfile("lib/b.jar")
+        assert member is not None
+        assert member.read() == b"beta"
+    assert dist_dir("/var/lib/casslab/", "5.0.9") == "/var/lib/casslab/dist/5.0.9"

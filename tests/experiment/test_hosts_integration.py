@@ -1,0 +1,75 @@
+"""An experiment on a real host over SSH (``cluster: {hosts: hosts.yaml}``): one "host" (a
+network namespace running a real OpenSSH server, :mod:`casslab.remote.testbed`), the
+distribution deployed there and one node started by the ssh backend; both trials run and
+record the host's and the JVM's metrics read from its /proc over SSH; at the end the run
+leaves no process and no cluster folder on the host."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from casslab.remote.testbed import SshLab, missing_tools, namespace_pids
+from cli_entry import NEEDS_ENGINE
+
+pytestmark = [
+    pytest.mark.integration,
+    *NEEDS_ENGINE,
+    pytest.mark.skipif(missing_tools() is not None, reason=str(missing_tools())),
+]
+
+EXPERIMENT = """
+name: on-hosts
+cluster: {{hosts: {hosts}, heap: 512M, config: {{auto_snapshot: false}}}}
+factors: {{threads: [2, 4]}}
+preload: "write n=2000 -pop seq=1..2000 -rate threads=8"
+workload: "write -pop dist=UNIFORM(1..2000)"
+measure: "duration=4s"
+iterations: 1
+order: sequential
+kpis: [op_rate, latency_p99_ms]
+"""
+
+
+@pytest.fixture(scope="module")
+def lab() -> Iterator[SshLab]:
+    with SshLab(1) as made:
+        yield made
+
+
+def test_an_experiment_runs_on_a_host_over_ssh_and_leaves_nothing_there(
+    lab: SshLab, tmp_path: Path
+) -> None:
+    inventory = lab.inventory(tmp_path / "hosts.yaml")
+    experiment = tmp_path / "on-hosts.yaml"
+    experiment.write_text(EXPERIMENT.format(hosts=inventory.name))  # relative to the file
+    results = tmp_path / "results"
+    command = [sys.executable, "-m", "casslab", "run", str(experiment), "--jvm-warmup", "0"]
+    done = subprocess.run(
+        [*command, "--results", str(results)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CASSLAB_HOME": str(tmp_path / "home")},
+        timeout=400,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    [run] = (results / "on-hosts").iterdir()
+    summaries = sorted(run.glob("trials/*/1/summary.json"))
+    rows = [json.loads(p.read_text()) for p in summaries]
+    assert [r["status"] for r in rows] == ["ok", "ok"], [r.get("error") for r in rows]
+    assert all(r["kpis"]["op_rate"] > 0 for r in rows)
+    [host] = lab.hosts
+    frame = pd.read_parquet(summaries[0].parent / "metrics.parquet")
+    mine = frame[frame["node"] == host.address]
+    names = set(mine["metric"])
+    assert {"host.cpu_user_pct", "host.memory_used_bytes", "process.rss_bytes"} <= names, names
+    assert (mine[mine["metric"] == "process.rss_bytes"]["value"] > 100e6).all()  # the JVM's
+    assert [p for p in namespace_pids(host.namespace) if p not in lab.sshd_pids()] == []
+    assert not list(Path(host.base_dir, "clusters").glob("*"))
