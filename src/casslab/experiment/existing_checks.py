@@ -56,18 +56,11 @@ def existing_problems(data: Mapping[str, Any]) -> list[str]:
         for field in FIXED_BY_THE_CLUSTER
         if field in cluster
     ]
-    factors = data.get("factors")
-    for factor in factors if isinstance(factors, Mapping) else ():
-        try:
-            kind, _ = parse_factor_name(str(factor))
-        except ValueError:
-            continue  # reported by the factor checks
-        if kind in _REFUSED_FACTORS:
-            problems.append(
-                f"factors.{factor}: cluster {name!r} is used as it is; casslab does not "
-                f"change {_REFUSED_FACTORS[kind]} (vary the workload, threads, rate or "
-                "table options instead)"
-            )
+    problems += [
+        f"factors.{factor}: cluster {name!r} is used as it is; casslab does not change "
+        f"{what} (vary the workload, threads, rate or table options instead)"
+        for factor, what in refused_factors(data, _REFUSED_FACTORS)
+    ]
     reset = data.get("reset")
     if reset is not None and str(reset) not in _ALLOWED_RESETS:
         problems.append(
@@ -76,3 +69,20 @@ def existing_problems(data: Mapping[str, Any]) -> list[str]:
             "only) or leave reset out (none: the preload writes over the data)"
         )
     return problems
+
+
+def refused_factors(
+    data: Mapping[str, Any], refused: Mapping[FactorKind, str]
+) -> list[tuple[str, str]]:
+    """The file's factors of a kind in ``refused``, each with what ``refused`` says it
+    varies (factors whose name does not parse are the factor checks' to report)."""
+    factors = data.get("factors")
+    found: list[tuple[str, str]] = []
+    for factor in factors if isinstance(factors, Mapping) else ():
+        try:
+            kind, _ = parse_factor_name(str(factor))
+        except ValueError:
+            continue
+        if kind in refused:
+            found.append((str(factor), refused[kind]))
+    return found

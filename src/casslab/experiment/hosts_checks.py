@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from casslab.errors import ConfigError
-from casslab.experiment.model import Experiment, FactorKind, parse_factor_name
+from casslab.experiment.existing_checks import refused_factors
+from casslab.experiment.model import Experiment, FactorKind
 
 HOSTS_FIELD = "hosts"
 NOT_ON_HOSTS = (
@@ -62,17 +63,10 @@ def hosts_problems(data: Mapping[str, Any], base_dir: Path | None) -> list[str]:
         for field in NOT_ON_HOSTS
         if cluster.get(field) is not None
     ]
-    factors = data.get("factors")
-    for factor in factors if isinstance(factors, Mapping) else ():
-        try:
-            kind, _ = parse_factor_name(str(factor))
-        except ValueError:
-            continue  # reported by the factor checks
-        if kind in _REFUSED_FACTORS:
-            problems.append(
-                f"factors.{factor}: nodes on the hosts of {hosts} cannot vary "
-                f"{_REFUSED_FACTORS[kind]}"
-            )
+    problems += [
+        f"factors.{factor}: nodes on the hosts of {hosts} cannot vary {what}"
+        for factor, what in refused_factors(data, _REFUSED_FACTORS)
+    ]
     from casslab.remote.inventory import load_inventory
 
     try:
