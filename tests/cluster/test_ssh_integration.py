@@ -150,9 +150,10 @@ def test_stress_writes_through_the_hosts_addresses(cluster: float, home: Path) -
     assert re.search(r"count -+ 2000 \(1 rows\)", _count(home))
 
 
-EXPERIMENT = f"""
+EXPERIMENT = """
 name: on-ssh
-cluster: {{use: {NAME}}}
+cluster: {{use: {name}}}
+clients: {clients}
 factors: {{threads: [4]}}
 preload: "write n=1000 -pop seq=1..1000 -rate threads=4"
 workload: "write -pop dist=UNIFORM(1..1000)"
@@ -162,24 +163,40 @@ reset: truncate
 """
 
 
+def _client_summaries(work: Path) -> list[SummaryRecord]:
+    """Each client's own summary, from its records under ``work/client-<i>/``."""
+    return [_summary(work, path.name) for path in sorted(work.glob("client-*"))]
+
+
 def test_a_short_experiment_runs_and_records_every_host(
     cluster: float, lab: SshLab, home: Path, tmp_path: Path
 ) -> None:
-    """Its trial runs on the three hosts; the host and JVM metrics of each come from its
-    /proc over SSH, under the node's address."""
+    """Its trial runs on the three hosts, preloaded and measured from the two client
+    hosts (merged: the trial's count is the clients' sum); the host and JVM metrics of
+    each database host come from its /proc over SSH, and its JMX metrics from a helper run
+    there, under the node's address."""
     path = tmp_path / "on-ssh.yaml"
-    path.write_text(EXPERIMENT)
+    path.write_text(EXPERIMENT.format(name=NAME, clients=lab.dir / "hosts.yaml"))
     results = tmp_path / "results"
     done = casslab(home, "run", str(path), "--results", str(results), timeout_s=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     [summary] = results.glob("on-ssh/*/trials/*/1/summary.json")
-    assert json.loads(summary.read_text())["status"] == "ok"
+    result = json.loads(summary.read_text())
+    assert result["status"] == "ok", result.get("error")
+    trial = summary.parent
+    measured = _client_summaries(trial / "clients")
+    assert len(measured) == len(CLIENTS)
+    assert result["engine"]["total"]["count"] == sum(s.total.count for s in measured) > 0
+    preloaded = _client_summaries(trial / "preload" / "clients")
+    assert [s.total.count for s in preloaded] == [500, 500]  # seq=1..1000, shared
+    assert parse_interval_log((trial / "latency.hlog").read_text()).intervals
     import pandas as pd
 
-    frame = pd.read_parquet(summary.parent / "metrics.parquet")
+    frame = pd.read_parquet(trial / "metrics.parquet")
     for host in _nodes(lab):
         names = set(frame[frame["node"] == host.address]["metric"])
         assert {"host.cpu_busy_pct", "host.net_rx_bytes_per_s", "process.rss_bytes"} <= names
+        assert {"cassandra.sstables", "cassandra.gc_pauses"} <= names  # JMX, on the host
 
 
 def _engines(lab: SshLab) -> list[int]:
@@ -265,6 +282,28 @@ def test_an_open_loop_read_from_two_client_hosts_merges_exactly(
     assert summary.total.count == sum(c.total.count for c in clients) == reads.total_count
     assert summary.total.count >= 0.9 * 400 * 3  # both clients ran their share of the rate
     assert summary.total.errors == 0
+    assert _run_files(lab) == []
+    assert _engines(lab) == []
+
+
+def test_ycsb_load_and_run_from_two_client_hosts(
+    cluster: float, lab: SshLab, home: Path, tmp_path: Path
+) -> None:
+    """YCSB's load phase shares the records between the client hosts (each inserts its
+    half once) and its run phase the operations; each merge counts what the clients did."""
+    inventory = str(lab.dir / "hosts.yaml")
+    node = _nodes(lab)[0].address
+    base = ["-P", "workloada", "-p", f"hosts={node}", "--client-hosts", inventory]
+    for phase, count in (("load", "recordcount=2000"), ("run", "operationcount=2000")):
+        work = tmp_path / phase
+        argv = ["ycsb", phase, *base, "-p", count, "-p", "threadcount=4", "--workdir", str(work)]
+        result = casslab(home, *argv, timeout_s=180, columns=250)
+        assert result.returncode == 0, result.stdout + result.stderr
+        clients = [_summary(work, f"client-{i}") for i in range(len(CLIENTS))]
+        assert [c.total.count for c in clients] == [1000, 1000]
+        merged = _merged(work)
+        assert merged.total.count == 2000
+        assert merged.total.errors == 0
     assert _run_files(lab) == []
     assert _engines(lab) == []
 
@@ -359,7 +398,31 @@ def test_logs_are_read_on_the_host(cluster: float, home: Path) -> None:
     assert "Starting listening for CQL clients" in result.stdout
 
 
+def _ssh_refused(host: LabHost, refused: bool) -> None:
+    """Take ``host``'s link to the lab's bridge down (a host that does not answer), or up."""
+    state = "down" if refused else "up"
+    command = ["ip", "link", "set", "dev", host.host_interface, state]
+    subprocess.run(command, check=True, capture_output=True)
+
+
 def test_down_remove_leaves_nothing_on_any_host(cluster: float, lab: SshLab, home: Path) -> None:
+    """A host that does not answer is named, the others are cleared and the cluster's
+    state is kept; once the host answers, ``down --remove`` again clears it too."""
+    gone = _nodes(lab)[2]
+    _ssh_refused(gone, True)
+    try:
+        failed = casslab(home, "down", "--remove", "--name", NAME)
+    finally:
+        _ssh_refused(gone, False)
+    assert failed.returncode != 0
+    said = flat(failed.stderr)
+    assert "was not removed from every host" in said, said
+    assert "node 3" in said, said
+    assert gone.address in said, said
+    javas = _javas(lab)
+    assert [javas[h.address] for h in _nodes(lab)[:2]] == [[], []]
+    assert len(javas[gone.address]) == 1  # its node still runs: nothing could reach it
+    assert (home / "clusters" / NAME).exists()
     result = casslab(home, "down", "--remove", "--name", NAME)
     assert result.returncode == 0, result.stderr
     assert _javas(lab) == {h.address: [] for h in _nodes(lab)}

@@ -1,8 +1,10 @@
 """An experiment on a real host over SSH (``cluster: {hosts: hosts.yaml}``): one "host" (a
 network namespace running a real OpenSSH server, :mod:`casslab.remote.testbed`), the
 distribution deployed there and one node started by the ssh backend; both trials run and
-record the host's and the JVM's metrics read from its /proc over SSH; at the end the run
-leaves no process and no cluster folder on the host."""
+record the host's and the JVM's metrics read from its /proc over SSH and the node's JMX
+metrics from a helper run on the host, with their load from
+two engines on this machine (``clients: 2``: the trial's count is the sum of theirs); at
+the end the run leaves no process and no cluster folder on the host."""
 
 from __future__ import annotations
 
@@ -35,7 +37,17 @@ measure: "duration=4s"
 iterations: 1
 order: sequential
 kpis: [op_rate, latency_p99_ms]
+clients: 2
 """
+
+
+def _count(work: Path) -> int:
+    """The operations one client's own summary counts."""
+    for line in (work / "engine.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        if record["type"] == "summary":
+            return int(record["total"]["count"])
+    raise AssertionError(f"no summary in {work}")
 
 
 @pytest.fixture(scope="module")
@@ -65,11 +77,18 @@ def test_an_experiment_runs_on_a_host_over_ssh_and_leaves_nothing_there(
     rows = [json.loads(p.read_text()) for p in summaries]
     assert [r["status"] for r in rows] == ["ok", "ok"], [r.get("error") for r in rows]
     assert all(r["kpis"]["op_rate"] > 0 for r in rows)
+    for path, row in zip(summaries, rows, strict=True):
+        counts = [_count(path.parent / "clients" / f"client-{i}") for i in (0, 1)]
+        assert row["engine"]["total"]["count"] == sum(counts), counts
+        assert min(counts) > 0
+        preloaded = [_count(path.parent / "preload" / "clients" / f"client-{i}") for i in (0, 1)]
+        assert preloaded == [1000, 1000]  # every trial preloads here: seq=1..2000, shared
     [host] = lab.hosts
     frame = pd.read_parquet(summaries[0].parent / "metrics.parquet")
     mine = frame[frame["node"] == host.address]
     names = set(mine["metric"])
     assert {"host.cpu_user_pct", "host.memory_used_bytes", "process.rss_bytes"} <= names, names
+    assert {"cassandra.sstables", "cassandra.gc_pauses"} <= names, names  # JMX on the host
     assert (mine[mine["metric"] == "process.rss_bytes"]["value"] > 100e6).all()  # the JVM's
     assert [p for p in namespace_pids(host.namespace) if p not in lab.sshd_pids()] == []
     assert not list(Path(host.base_dir, "clusters").glob("*"))

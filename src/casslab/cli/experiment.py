@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -22,7 +23,11 @@ from rich.table import Table
 from casslab.cli.interrupt import Interrupted
 
 if TYPE_CHECKING:
-    from casslab.experiment.events import Event
+    from casslab.experiment.events import Event, EventSink
+    from casslab.experiment.model import Experiment
+    from casslab.experiment.options import RunnerOptions
+    from casslab.metrics.prom_store import LatestValues
+    from casslab.store.layout import RunLayout
 
 # The experiment package is imported by each command when it runs: other commands need
 # none of it at start-up.
@@ -128,12 +133,38 @@ def run(
             "takes no CPU from the nodes on theirs; needs root.",
         ),
     ] = None,
+    serve_metrics: Annotated[
+        bool,
+        typer.Option(
+            "--serve-metrics",
+            help="Serve the cluster's metrics and the load engine's interval statistics "
+            "in the Prometheus format while the run goes (see docs/metrics.md).",
+        ),
+    ] = False,
+    metrics_port: Annotated[
+        int, typer.Option("--metrics-port", help="Port of --serve-metrics (0: any free one).")
+    ] = 9464,
+    metrics_address: Annotated[
+        str,
+        typer.Option(
+            "--metrics-address",
+            help="Address of --serve-metrics; one other than loopback needs "
+            "--metrics-allow-remote.",
+        ),
+    ] = "127.0.0.1",
+    metrics_allow_remote: Annotated[
+        bool,
+        typer.Option(
+            "--metrics-allow-remote",
+            help="Allow a --metrics-address other machines can reach (they see the metrics).",
+        ),
+    ] = False,
 ) -> None:
     """Run an experiment: every trial, then statistics and the report."""
     from casslab.experiment.design import expand
+    from casslab.experiment.load_clients import clients_of
     from casslab.experiment.loader import load
-    from casslab.experiment.options import RunnerOptions, check_options, resume_command
-    from casslab.experiment.runner import Runner
+    from casslab.experiment.options import RunnerOptions, check_options
     from casslab.experiment.specs import check_engine_specs
     from casslab.store.runs import open_run
 
@@ -149,8 +180,62 @@ def run(
         engine_cpus=engine_cpus,
     )
     check_options(options)
-    check_engine_specs(expand(experiment), options.base_dir)  # before a run directory exists
-    layout = open_run(results, experiment.name, resume=resume_dir or resume)
+    clients = clients_of(experiment, options.base_dir)
+    shares = clients.n if clients else 1
+    check_engine_specs(expand(experiment), options.base_dir, shares)  # before a run dir exists
+    with contextlib.ExitStack() as stack:
+        store = None
+        if serve_metrics:
+            store = _serve(
+                stack,
+                experiment.cluster.use or experiment.name,
+                port=metrics_port,
+                address=metrics_address,
+                allow_remote=metrics_allow_remote,
+            )
+        layout = open_run(results, experiment.name, resume=resume_dir or resume)
+        failed = _run(experiment, layout, options, store)
+    if failed:
+        raise typer.Exit(2)
+
+
+def _serve(
+    stack: contextlib.ExitStack, cluster: str, *, port: int, address: str, allow_remote: bool
+) -> LatestValues:
+    """Start serving the run's metrics (closed with ``stack``); the store they come from."""
+    from casslab.metrics.prom_server import RUN_FLAGS, MetricsServer
+    from casslab.metrics.prom_store import ClusterLabels, LatestValues
+
+    store = LatestValues(ClusterLabels(cluster=cluster))
+    server = MetricsServer(
+        store, port=port, address=address, allow_remote=allow_remote, flags=RUN_FLAGS
+    )
+    stack.enter_context(server)
+    console.print(f"serving metrics at {server.url}", highlight=False)
+    return store
+
+
+def _serving(view: EventSink, store: LatestValues) -> EventSink:
+    """``view``, and the engine's intervals handed to the served ``store`` too."""
+    from casslab.experiment import events
+
+    def sink(event: Event) -> None:
+        view(event)
+        if isinstance(event, events.IntervalMeasured):
+            trial = event.trial
+            store.record_interval(trial.trial_id, trial.cell_id, event.record, time.time())
+
+    return sink
+
+
+def _run(
+    experiment: Experiment, layout: RunLayout, options: RunnerOptions, store: LatestValues | None
+) -> int:
+    """Run every trial with a progress view; the number of failed trials."""
+    from casslab.experiment.options import resume_command
+    from casslab.experiment.runner import Runner
+    from casslab.metrics.prom_cluster import ServedSources
+
     start = time.monotonic()
     with Progress(
         TextColumn("[bold]{task.description}"),
@@ -163,7 +248,13 @@ def run(
         console=console,
     ) as progress:
         view = _ProgressView(progress, total=0)
-        runner = Runner(experiment, layout, options, on_event=view)
+        runner = Runner(
+            experiment,
+            layout,
+            options,
+            on_event=view if store is None else _serving(view, store),
+            metrics_sources=None if store is None else ServedSources(store),
+        )
         try:
             runner.run()
         except KeyboardInterrupt as interrupt:
@@ -175,14 +266,14 @@ def run(
     )
     if layout.report_html.exists():
         console.print(f"report: {layout.report_html.resolve()}")
-    if view.failed:
-        raise typer.Exit(2)
+    return view.failed
 
 
 def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) -> None:
     """Check an experiment file and show its cells and trial order without running it."""
     from casslab.experiment.design import expand
     from casslab.experiment.host import cluster_warnings
+    from casslab.experiment.load_clients import clients_of
     from casslab.experiment.loader import load
     from casslab.experiment.plan_records import RestartReason
     from casslab.experiment.specs import check_engine_specs
@@ -192,7 +283,8 @@ def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) 
     use = experiment.cluster.use  # an existing cluster, used as it is
     elsewhere = use or experiment.cluster.hosts  # nodes that are not this machine's
     expanded = expand(experiment)
-    checked = check_engine_specs(expanded, file.resolve().parent)
+    clients = clients_of(experiment, file.resolve().parent)
+    checked = check_engine_specs(expanded, file.resolve().parent, clients.n if clients else 1)
     isolated = any(t.setup.isolation_values() for t in expanded.trials)
     columns = ["#", "trial", "nodes", *(["isolation"] if isolated else []), "restart"]
     table = Table(*columns, "workload", title=f"plan of {expanded.experiment}")
@@ -235,6 +327,8 @@ def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) 
         f"{len(expanded.trials)} trials; baseline {expanded.baseline_cell_id}; "
         f"{clusters}; {checked} workload spec(s) accepted by the load engine"
     )
+    if clients is not None:
+        console.print(f"preload and measured phases run from {clients.where}", highlight=False)
     for warning in [] if elsewhere else cluster_warnings(expanded.trials):  # oversubscribed
         console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
 

@@ -1,4 +1,5 @@
-"""``casslab metrics``: watch a cluster live, or record its metrics to Parquet."""
+"""``casslab metrics``: watch a cluster live, record its metrics to Parquet, or serve them
+to Prometheus."""
 
 from __future__ import annotations
 
@@ -55,9 +56,13 @@ def _targets(contact_points: list[str] | None, name: str | None) -> _Targets:
         points = [p for text in contact_points for p in text.split(",") if p.strip()]
         return _Targets(metrics.targets_from_contact_points(points))
     from casslab.cluster import attach
+
+    return _cluster_targets(attach(name))
+
+
+def _cluster_targets(cluster: Any) -> _Targets:
     from casslab.metrics.cluster_sources import cluster_targets
 
-    cluster = attach(name)
     if cluster.state.external is not None:
         console.print(
             f"[dim]cluster {cluster.name} is external: CQL-visible metrics only (no host, "
@@ -216,6 +221,67 @@ def catalogue() -> None:
     console.print(table)
 
 
+def serve(
+    port: Annotated[
+        int, typer.Option("--port", "-p", help="TCP port to serve on (0: any free one).")
+    ] = 9464,
+    address: Annotated[
+        str,
+        typer.Option(
+            "--address",
+            help="Address to listen on; one other than loopback needs --allow-remote.",
+        ),
+    ] = "127.0.0.1",
+    allow_remote: Annotated[
+        bool,
+        typer.Option(
+            "--allow-remote",
+            help="Allow an --address other machines can reach (they see the metrics).",
+        ),
+    ] = False,
+    name: NameOption = None,
+    interval: IntervalOption = "1s",
+    no_jmx: NoJmx = False,
+) -> None:
+    """Serve every metric of the cluster's nodes in the Prometheus format until Ctrl-C."""
+    from casslab.cluster import attach
+    from casslab.metrics.prom_cluster import cluster_labels
+    from casslab.metrics.prom_server import MetricsServer, check_bind
+    from casslab.metrics.prom_store import DEFAULT_MAX_AGE_S, LatestValues
+
+    interval_s = parse_duration_s(interval, "--interval")
+    check_bind(address, port, allow_remote=allow_remote)  # before any sampler starts
+    cluster = attach(name)
+    targets = _cluster_targets(cluster)
+    store = LatestValues(cluster_labels(cluster), max_age_s=max(DEFAULT_MAX_AGE_S, 5 * interval_s))
+    try:
+        with MetricsServer(store, port=port, address=address, allow_remote=allow_remote) as server:
+            rec = metrics.recorder(
+                targets.nodes,
+                None,
+                interval_s=interval_s,
+                use_jmx=not no_jmx,
+                on_tick=store.update,
+                remote=targets.remote,
+            )
+            with rec:
+                console.print(
+                    f"Serving the metrics of {len(targets.nodes)} node(s) of cluster "
+                    f"{cluster.name} at {server.url}, sampled every {interval_s:g} s "
+                    "(Ctrl-C to stop)",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+                try:
+                    while True:
+                        time.sleep(3600)
+                except KeyboardInterrupt:
+                    pass
+    finally:
+        targets.close()
+    console.print("Stopped serving metrics")
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``metrics`` command group to the casslab app."""
     group = typer.Typer(
@@ -224,4 +290,5 @@ def register(app: typer.Typer) -> None:
     group.command("record")(record)
     group.command("watch")(watch)
     group.command("list")(catalogue)
+    group.command("serve")(serve)
     app.add_typer(group, name="metrics")

@@ -31,6 +31,7 @@ from casslab.experiment.checks import (
 from casslab.experiment.discover_checks import discover_problems
 from casslab.experiment.existing_checks import existing_problems
 from casslab.experiment.hosts_checks import hosts_problems
+from casslab.experiment.load_clients import clients_problems
 from casslab.experiment.model import Experiment, ExperimentValidationError, Factor
 from casslab.experiment.problems import in_file_order, pydantic_problems
 from casslab.experiment.skew_checks import skew_problems
@@ -82,6 +83,7 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
     problems += discover_problems(data, good)
     problems += existing_problems(data)
     problems += hosts_problems(data, base_dir)
+    problems += clients_problems(data, base_dir)
     if not problems:
         problems += skew_problems(data, experiment)
     problems = in_file_order(list(dict.fromkeys(map(mask_message, problems))), list(data))

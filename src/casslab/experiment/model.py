@@ -26,6 +26,7 @@ levels, how to load and measure each trial, and which KPIs to report. The shape:
     data_seed: 0                               # values written and validated: fixed per run
     reset: recreate                            # truncate | recreate | restart
     kpis: [op_rate, latency_p99_ms]
+    clients: 2                                 # load engines (or an inventory's clients:)
 
 Factor kinds, by name: ``config.<cassandra.yaml key>`` (nodes restart when it changes),
 ``config.<key>+<key>...`` (a *linked* factor: each level is a list with one value per
@@ -336,6 +337,9 @@ class Experiment(Record):
     lww: LwwSection | None = None  # the last-write-wins probe: casslab.experiment.skew
     # the capacity of each group of cells, before its first trial: experiment.discover
     discover: DiscoverSection | None = None
+    # the preload's and measured phase's load clients: N engines here, or an inventory
+    # whose clients: hosts run one each (casslab.experiment.load_clients)
+    clients: StrictInt | str | None = None
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
@@ -349,6 +353,18 @@ class Experiment(Record):
             if isinstance(cluster, dict) and cluster.get("use") is not None:
                 return {**data, "reset": ResetPolicy.NONE.value}
         return data
+
+    @field_validator("clients", mode="before")
+    @classmethod
+    def _clients(cls, value: Any) -> Any:
+        if value is None or (isinstance(value, str) and value.strip()):
+            return value
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+            return value
+        raise ValueError(
+            f"{value!r}: give a number of load engines on this machine (1 or more) or the "
+            "path of an inventory whose clients: hosts run one engine each"
+        )
 
     @field_validator("warmup", mode="before")
     @classmethod

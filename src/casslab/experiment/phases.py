@@ -21,11 +21,13 @@ from casslab.analysis import trial_kpis
 from casslab.analysis.records import TrialKpis
 from casslab.cluster import Cluster, ResetMode
 from casslab.errors import ExperimentError
-from casslab.experiment import events
+from casslab.experiment import events, load_clients
+from casslab.experiment.load_clients import TrialClients
 from casslab.experiment.model import ResetPolicy
 from casslab.experiment.plan_records import Trial
 from casslab.experiment.schema import trial_schema
 from casslab.load import credentials, engine
+from casslab.load.merge import MergedRun
 from casslab.load.records import IntervalRecord, SummaryRecord
 from casslab.load.spec import Connection, Output, WorkloadSpec
 
@@ -135,12 +137,21 @@ def preload(
     *,
     timeout_s: float | None,
     preexec: Preexec | None = None,
+    clients: TrialClients | None = None,
 ) -> None:
-    """Load the trial's data with its preload command (the schema exists already);
-    ``preexec`` places the engine (``--engine-cpus``)."""
-    engine.run(
-        spec.model_copy(update={"schema_cql": []}),
-        trial_dir / "preload",
+    """Load the trial's data with its preload command (the schema exists already), from
+    ``clients`` when given; ``preexec`` places local engines (``--engine-cpus``)."""
+    spec = spec.model_copy(update={"schema_cql": []})
+    work = trial_dir / "preload"
+    if clients is None:
+        engine.run(spec, work, timeout_s=timeout_s, preexec=preexec)
+        return
+    load_clients.run_merged(
+        spec,
+        clients,
+        work / load_clients.CLIENTS_DIR,
+        records=work / engine.RECORDS_FILE,
+        hdr_log=None,
         timeout_s=timeout_s,
         preexec=preexec,
     )
@@ -159,11 +170,13 @@ def measure(
     timeout_s: float | None,
     emit: events.EventSink,
     preexec: Preexec | None = None,
+    clients: TrialClients | None = None,
 ) -> SummaryRecord:
     """Run the measured workload while ``recording`` samples the nodes and the engine into
     ``metrics_path``; ``clock`` gets the measured phase's bounds and intervals; ``preexec``
-    places the engine (``--engine-cpus``). Raises :class:`ExperimentError` when the engine
-    ends without a summary.
+    places local engines (``--engine-cpus``); ``clients``: several load clients, merged
+    (:mod:`casslab.experiment.load_clients`). Raises :class:`ExperimentError` when the
+    engine ends without a summary or a client fails.
 
     The cluster's samplers (JMX helper, CQL connections) are opened before the engine
     starts, at the first measured phase after the nodes (re)started, and kept for the next
@@ -179,6 +192,19 @@ def measure(
     )
     summary: SummaryRecord | None = None
     with nodes.measure_phase(metrics_path) as sampling:
+        if clients is not None:
+            run = load_clients.run_merged(
+                spec,
+                clients,
+                trial_dir / load_clients.CLIENTS_DIR,
+                records=trial_dir / engine.RECORDS_FILE,
+                hdr_log=hdr_log,
+                timeout_s=timeout_s,
+                preexec=preexec,
+            )
+            _merged_clock(run, clock, trial, emit)
+            assert run.summary is not None  # run_merged raises without one
+            return run.summary
         records = engine.stream(
             spec, trial_dir, timeout_s=timeout_s, on_start=sampling.add_engine, preexec=preexec
         )
@@ -200,6 +226,18 @@ def measure(
             f"see {trial_dir / 'engine.jsonl'}"
         )
     return summary
+
+
+def _merged_clock(run: MergedRun, clock: TrialClock, trial: Trial, emit: events.EventSink) -> None:
+    """The measured phase's bounds and intervals from the clients' merged records (their
+    times count from the merged log's base time)."""
+    base = run.base_time_s or 0.0
+    for record in run.intervals:
+        if clock.measure_start is None:
+            clock.measure_start = base + record.t_start_s
+        clock.measure_end = base + record.t_end_s
+        clock.intervals.append(record)
+        emit(events.IntervalMeasured(trial=trial, record=record))
 
 
 def measured_kpis(

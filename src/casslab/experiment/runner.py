@@ -30,6 +30,7 @@ from casslab.experiment.finished import read_finished
 from casslab.experiment.host import cluster_warnings
 from casslab.experiment.hosts_checks import hosts_of
 from casslab.experiment.iterations import IterationDecision, iteration_decision
+from casslab.experiment.load_clients import clients_of
 from casslab.experiment.manifest import end_manifest, start_manifest
 from casslab.experiment.model import Experiment, ResetPolicy
 from casslab.experiment.options import RunnerOptions, resume_command
@@ -87,6 +88,7 @@ class Runner:
         self._engine = EnginePlacement()  # the engine's cgroup (--engine-cpus), if asked
         self._results: dict[str, TrialResult] = {}  # by trial id: on disk, and kept here
         self._discoverer = Discoverer(layout, experiment.discover)  # rate shares, best threads
+        self._clients = clients_of(experiment, options.base_dir)  # None: one local engine
 
     # ------------------------------------------------------------------ run
 
@@ -101,7 +103,8 @@ class Runner:
         trial left needs a cluster set up the same way (see
         :mod:`casslab.experiment.failures`); the finished trials and their report stay.
         """
-        check_engine_specs(self.plan, self.options.base_dir)  # fail in the first second
+        clients = self._clients.n if self._clients else 1
+        check_engine_specs(self.plan, self.options.base_dir, clients)  # in the first second
         manifest = start_manifest(
             self.layout,
             self.experiment,
@@ -198,6 +201,16 @@ class Runner:
             resume=resume_command(self.options, self.layout.root),
         )
 
+    def close(self) -> None:
+        """End what :meth:`run_trial` calls started when they are made without
+        :meth:`run` (the tuner): the metrics samplers, the cluster (destroyed unless
+        ``--keep-cluster``) and the engine's cgroup."""
+        try:
+            self._recording.close()
+            self._clusters.finish()
+        finally:
+            self._engine.close()
+
     # ------------------------------------------------------------------ one trial
 
     def run_trial(self, trial: Trial) -> TrialResult:
@@ -275,6 +288,7 @@ class Runner:
                     timeout_s=timeout_s,
                     emit=self._emit,
                     preexec=self._engine.preexec(self.options.engine_cpus),
+                    clients=self._clients,
                 )
             measured = phases.measured_kpis(
                 trial,
@@ -414,6 +428,7 @@ class Runner:
                 trial_dir,
                 timeout_s=self.options.trial_timeout_s,
                 preexec=self._engine.preexec(self.options.engine_cpus),
+                clients=self._clients,
             )
         if not self._clusters.captures_data:
             return

@@ -16,6 +16,7 @@ from casslab.experiment.commands import Command, Tool
 from casslab.experiment.plan_records import Plan
 from casslab.load import engine
 from casslab.load.credentials import mask_text
+from casslab.load.shares import split
 from casslab.load.spec import Connection, WorkloadSpec
 
 # --check parses and compiles a spec without connecting: any address will do.
@@ -62,10 +63,10 @@ def distinct_commands(plan: Plan) -> list[Command]:
     return list(seen.values())
 
 
-def check_engine_specs(plan: Plan, base_dir: Path | None = None) -> int:
-    """Ask the engine about the spec of every distinct command of ``plan``; raise
-    :class:`ExperimentError` naming the command and the engine's reason for the first it
-    rejects. Returns how many were checked."""
+def check_engine_specs(plan: Plan, base_dir: Path | None = None, clients: int = 1) -> int:
+    """Ask the engine about the spec of every distinct command of ``plan``, and check that
+    it splits among ``clients`` load clients; raise :class:`ExperimentError` naming the
+    command and the reason for the first it rejects. Returns how many were checked."""
     commands = distinct_commands(plan)
     keyspaces = {trial.keyspace for trial in plan.trials}
     with tempfile.TemporaryDirectory(prefix="casslab-check-") as tmp:
@@ -78,6 +79,13 @@ def check_engine_specs(plan: Plan, base_dir: Path | None = None) -> int:
                     "experiment file (nothing was run)"
                 ) from error
             _check_keyspace(command.text, spec, keyspaces)
+            try:
+                split(spec, clients)
+            except CasslabError as error:
+                raise ExperimentError(
+                    f"workload {mask_text(command.text)!r} cannot be shared by the "
+                    f"{clients} load clients: {error} (nothing was run)"
+                ) from error
             try:
                 engine.check(spec, Path(tmp) / str(index))
             except SpecRejectedError as error:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 from casslab.metrics.catalogue import CATALOGUE
+from casslab.metrics.prom_doc import prometheus_section
 
 
 def render_markdown() -> str:
@@ -68,6 +69,7 @@ def render_markdown() -> str:
         nxt = CATALOGUE.index(m) + 1
         if nxt == len(CATALOGUE) or CATALOGUE[nxt].name.split(".", 1)[0] != group:
             lines.append("")
+    lines += prometheus_section()
     return "\n".join(lines)
 
 

@@ -6,11 +6,14 @@ closed with them.
 
 An ssh node's PID is that of its host (the cluster keeps it with its start ticks), so it
 is given to the remote process sampler only, never to a local one; its JMX port listens on
-its host's loopback, so its Cassandra metrics come over CQL.
+its host's loopback, so its JMX metrics come from a helper run on that host with the
+node's own Java (:mod:`casslab.metrics.jmx_remote`); when the helper cannot be put there,
+the CQL stand-ins, with a warning.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
@@ -20,7 +23,11 @@ from casslab.metrics.remote import RemoteNode
 from casslab.metrics.source import NodeTarget, Sample, Source
 
 if TYPE_CHECKING:
+    from casslab.metrics.jmx import JmxClient
     from casslab.remote.ssh import RemoteHost
+
+log = logging.getLogger(__name__)
+LOOPBACK = "127.0.0.1"  # where a node's JMX listens, as its host sees it
 
 
 class RemoteNodes(Protocol):
@@ -28,6 +35,7 @@ class RemoteNodes(Protocol):
 
     def connect_host(self, number: int) -> RemoteHost: ...
     def remote_process(self, number: int) -> Any: ...  # RemoteProcess | None
+    def ssh_node(self, number: int) -> Any: ...  # SshNode: its host's java and base_dir
 
 
 class _Closing:
@@ -87,16 +95,35 @@ def cluster_targets(cluster: Any) -> tuple[list[NodeTarget], dict[str, RemoteNod
         owned.append(host)
         process = cluster.remote_process(node.number)
         out.append(
-            target.model_copy(update={"pid": process.pid if process else None, "jmx_port": None})
+            target.model_copy(
+                update={"pid": process.pid if process else None, "jmx_address": LOOPBACK}
+            )
         )
-        reader = SessionProcReader(
-            partial(_session, host), SshProcReader(host, f"node {node.number} ({node.address})")
-        )
+        where = f"node {node.number} ({node.address})"
+        reader = SessionProcReader(partial(_session, host), SshProcReader(host, where))
         owned.append(reader)
+        jmx = _jmx_client(host, cluster.ssh_node(node.number), where)
+        if jmx is not None:
+            owned.append(jmx)
         remote[target.label] = RemoteNode(
-            reader=reader, start_ticks=process.start_ticks if process else None
+            reader=reader, start_ticks=process.start_ticks if process else None, jmx=jmx
         )
     return out, remote, owned
+
+
+def _jmx_client(host: RemoteHost, ssh_node: Any, where: str) -> JmxClient | None:
+    """A JMX client whose helper runs on the node's host (None, with a warning, when it
+    cannot be put there: the node's metrics then come over CQL)."""
+    from casslab.errors import CasslabError
+    from casslab.metrics.jmx_remote import RemoteJmxClient
+
+    try:
+        client = RemoteJmxClient(host, ssh_node.java, ssh_node.host.base_dir)
+        client.prepare()
+    except CasslabError as error:
+        log.warning("no JMX metrics for %s (%s): using the CQL stand-ins", where, error)
+        return None
+    return client.acquire()
 
 
 def _session(host: RemoteHost, argv: Sequence[str]) -> ChannelSession:

@@ -20,7 +20,9 @@ import shutil
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Protocol
 
 from casslab.errors import SetupError
 from casslab.javabuild import compiled
@@ -149,7 +151,7 @@ public class CasslabJmxProbe {
 """
 
 
-def _java() -> str:
+def local_java() -> str:
     home = os.environ.get("JAVA_HOME")
     if home and (Path(home) / "bin" / "java").exists():
         return str(Path(home) / "bin" / "java")
@@ -159,7 +161,7 @@ def _java() -> str:
     return found
 
 
-def _compiled_probe(java: str) -> Path:
+def compiled_probe(java: str) -> Path:
     """Directory holding the compiled probe class (compiled on first use)."""
     return compiled(PROBE_SOURCE, PROBE_CLASS, "jmxprobe", java)
 
@@ -182,51 +184,53 @@ class JmxClient:
 
     def __init__(self, timeout_s: float = 10.0, java: str | None = None) -> None:
         self._timeout_s = timeout_s
-        self._java = java or _java()
+        self._java = java or local_java()
         self._lock = threading.Lock()
-        self._proc: subprocess.Popen[str] | None = None
+        self._proc: HelperPipe | None = None
         self._answers: queue.Queue[list[str] | None] = queue.Queue()
         self._refs = 0
 
     @property
     def pid(self) -> int | None:
+        """The helper's PID on this machine (None: not running, or on another host)."""
         return None if self._proc is None else self._proc.pid
 
     def prepare(self) -> None:
         """Compile the helper now (cached across runs); SetupError when no JDK can."""
-        _compiled_probe(self._java)
+        compiled_probe(self._java)
 
     def acquire(self) -> JmxClient:
         with self._lock:
             self._refs += 1
         return self
 
-    def _start(self) -> subprocess.Popen[str]:
-        classes = _compiled_probe(self._java)
-        cmd = [self._java, *HELPER_JVM_FLAGS, "-cp", str(classes), PROBE_CLASS]
-        proc = subprocess.Popen(
-            cmd,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            bufsize=1,
-        )
+    def _argv(self) -> list[str]:
+        """The helper's command line (here: this machine's java and compiled probe)."""
+        classes = compiled_probe(self._java)
+        return [self._java, *HELPER_JVM_FLAGS, "-cp", str(classes), PROBE_CLASS]
+
+    def _spawn(self, argv: list[str]) -> HelperPipe:
+        """Start the helper: a process on this machine."""
+        return ProcessPipe(argv)
+
+    def _start(self) -> HelperPipe:
+        proc = self._spawn(self._argv())
         self._answers = queue.Queue()
         answers = self._answers
-        stdout = proc.stdout
 
         def pump() -> None:
             # one hand-over per answer, not per line: a thread switch costs more than a line
-            assert stdout is not None
             answer: list[str] = []
-            for line in stdout:
-                text = line.rstrip("\n")
-                if text == "END":
-                    answers.put(answer)
-                    answer = []
-                else:
-                    answer.append(text)
+            try:
+                for line in proc.lines():
+                    text = line.rstrip("\n")
+                    if text == "END":
+                        answers.put(answer)
+                        answer = []
+                    else:
+                        answer.append(text)
+            except (OSError, EOFError) as error:  # a dropped connection: the helper is gone
+                log.debug("JMX helper output ended: %s", error)
             answers.put(None)
 
         threading.Thread(target=pump, name="casslab-jmx-reader", daemon=True).start()
@@ -241,13 +245,11 @@ class JmxClient:
             ["POLL", host, str(port), ",".join(SYSTEM_KEYSPACES)] + [x for q in queries for x in q]
         )
         with self._lock:
-            if self._proc is None or self._proc.poll() is not None:
+            if self._proc is None or not self._proc.running():
                 self._proc = self._start()
             proc = self._proc
-            assert proc.stdin is not None
             try:
-                proc.stdin.write(request + "\n")
-                proc.stdin.flush()
+                proc.send(request + "\n")
             except OSError as e:
                 self._kill()
                 raise SourceUnavailableError(f"JMX helper for {host}:{port} died: {e}") from e
@@ -267,7 +269,6 @@ class JmxClient:
     def _kill(self) -> None:
         if self._proc is not None:
             self._proc.kill()
-            self._proc.wait(timeout=10)
             self._proc = None
 
     def close(self) -> None:
@@ -277,13 +278,74 @@ class JmxClient:
             if self._refs > 0 or self._proc is None:
                 return
             proc, self._proc = self._proc, None
-        assert proc.stdin is not None
+        proc.close()
+
+
+class HelperPipe(Protocol):
+    """The helper running somewhere, with its standard input and output open."""
+
+    @property
+    def pid(self) -> int | None: ...
+
+    def send(self, text: str) -> None:
+        """Write to its input (:class:`OSError` when it is gone)."""
+        ...
+
+    def lines(self) -> Iterator[str]:
+        """Its output, a line at a time, until it ends."""
+        ...
+
+    def running(self) -> bool: ...
+
+    def kill(self) -> None:
+        """Stop it now."""
+        ...
+
+    def close(self) -> None:
+        """Close its input (it exits at that end) and wait a while; stop it if it lingers."""
+        ...
+
+
+class ProcessPipe:
+    """The helper as a process on this machine."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self._proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            bufsize=1,
+        )
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid
+
+    def send(self, text: str) -> None:
+        assert self._proc.stdin is not None
+        self._proc.stdin.write(text)
+        self._proc.stdin.flush()
+
+    def lines(self) -> Iterator[str]:
+        assert self._proc.stdout is not None
+        return iter(self._proc.stdout)
+
+    def running(self) -> bool:
+        return self._proc.poll() is None
+
+    def kill(self) -> None:
+        self._proc.kill()
+        self._proc.wait(timeout=10)
+
+    def close(self) -> None:
+        assert self._proc.stdin is not None
         try:
-            proc.stdin.close()
-            proc.wait(timeout=10)
+            self._proc.stdin.close()
+            self._proc.wait(timeout=10)
         except (OSError, subprocess.TimeoutExpired):
-            proc.kill()
-            proc.wait(timeout=10)
+            self.kill()
 
 
 WARM_POLLS = 60

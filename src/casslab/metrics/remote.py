@@ -13,6 +13,7 @@ started it), another process that gets the PID later is never read as it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from casslab.metrics.proc_reader import HostFacts, ProcRead, ProcReader
 from casslab.metrics.proc_text import (
@@ -41,6 +42,9 @@ from casslab.metrics.rates import (
 )
 from casslab.metrics.source import Sample, SourceUnavailableError
 
+if TYPE_CHECKING:
+    from casslab.metrics.jmx import JmxClient
+
 UPTIME = "/proc/uptime"
 HOST_FILES = ("/proc/stat", "/proc/loadavg", "/proc/meminfo", "/proc/net/dev", UPTIME)
 DISKSTATS = "/proc/diskstats"
@@ -48,12 +52,14 @@ DISKSTATS = "/proc/diskstats"
 
 @dataclass(frozen=True)
 class RemoteNode:
-    """How to reach a node's host without an agent: the reader of its /proc, and the
-    start time (clock ticks after boot, /proc/<pid>/stat field 22) of its process when
-    whoever started it recorded one (:class:`casslab.remote.ssh.RemoteProcess`)."""
+    """How to reach a node's host without an agent: the reader of its /proc, the start
+    time (clock ticks after boot, /proc/<pid>/stat field 22) of its process when whoever
+    started it recorded one (:class:`casslab.remote.ssh.RemoteProcess`), and the JMX
+    client whose helper runs on that host (None: the CQL stand-ins)."""
 
     reader: ProcReader
     start_ticks: int | None = None
+    jmx: JmxClient | None = None
 
 
 def _need(read: ProcRead, path: str, where: str) -> str:

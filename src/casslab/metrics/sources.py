@@ -151,7 +151,8 @@ def build_sources(
     namespace, CQL, JMX, and the engine process when ``engine_pid`` is given.
 
     A target whose label is in ``remote`` runs on another host: its host and process are
-    sampled through that host's reader (:func:`remote_sources`), and its ``cgroup`` and
+    sampled through that host's reader (:func:`remote_sources`), its JMX through the
+    :class:`RemoteNode`'s client (a helper on that host), and its ``cgroup`` and
     ``net_interface`` (names on this host) are not used."""
     remote = remote or {}
     sources: list[Source] = remote_sources(targets, remote)
@@ -169,7 +170,11 @@ def build_sources(
             path = os.path.dirname(path)
         sources.append(HostSource(labels, path))
     client = jmx_client
-    if use_jmx and client is None and any(t.jmx_port is not None for t in targets):
+    if (
+        use_jmx
+        and client is None
+        and any(t.jmx_port is not None and t.label not in remote for t in targets)
+    ):
         try:
             client = JmxClient()
             client.prepare()
@@ -184,13 +189,14 @@ def build_sources(
                 sources.append(CgroupSource(t.label, t.cgroup))
             if t.net_interface is not None:
                 sources.append(NetnsSource(t.label, t.net_interface))
-        jmx = use_jmx and client is not None and t.jmx_port is not None
+        node_client = remote[t.label].jmx if t.label in remote else client
+        jmx = use_jmx and node_client is not None and t.jmx_port is not None
         if cql:
             sources.append(
                 CqlSource(t.label, t.address, t.cql_port, jmx_fallbacks=not jmx, access=t.access)
             )
-        if jmx and t.jmx_port is not None and client is not None:
-            sources.append(JmxSource(t.label, t.jmx_address, t.jmx_port, client))
+        if jmx and t.jmx_port is not None and node_client is not None:
+            sources.append(JmxSource(t.label, t.jmx_address, t.jmx_port, node_client))
     if engine_pid is not None:
         sources.append(ProcessSource(ENGINE_NODE, engine_pid, prefix="engine"))
     return sources
