@@ -1,6 +1,7 @@
 """An experiment on a real host over SSH (``cluster: {hosts: hosts.yaml}``): one "host" (a
-network namespace running a real OpenSSH server, :mod:`casslab.remote.testbed`), the
-distribution deployed there and one node started by the ssh backend; both trials run and
+network namespace running a real OpenSSH server, :mod:`casslab.remote.testbed`) with its
+own Cassandra install (``cassandra_home``: nothing copied) and one node started by the
+ssh backend; both trials run and
 record the host's and the JVM's metrics read from its /proc over SSH and the node's JMX
 metrics from a helper run on the host, with their load from
 two engines on this machine (``clients: 2``: the trial's count is the sum of theirs); at
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from casslab.cluster.distribution import resolve
 from casslab.remote.testbed import SshLab, missing_tools, namespace_pids
 from cli_entry import NEEDS_ENGINE
 
@@ -41,6 +44,12 @@ clients: 2
 """
 
 
+def _installed(home: Path) -> str:
+    """A Cassandra install at ``home``: the jars of the version casslab runs."""
+    shutil.copytree(resolve().lib_dir, home / "lib")
+    return str(home)
+
+
 def _count(work: Path) -> int:
     """The operations one client's own summary counts."""
     for line in (work / "engine.jsonl").read_text().splitlines():
@@ -59,7 +68,8 @@ def lab() -> Iterator[SshLab]:
 def test_an_experiment_runs_on_a_host_over_ssh_and_leaves_nothing_there(
     lab: SshLab, tmp_path: Path
 ) -> None:
-    inventory = lab.inventory(tmp_path / "hosts.yaml")
+    installed = _installed(tmp_path / "opt-cassandra")  # "on the host": one file system
+    inventory = lab.inventory(tmp_path / "hosts.yaml", overrides={1: {"cassandra_home": installed}})
     experiment = tmp_path / "on-hosts.yaml"
     experiment.write_text(EXPERIMENT.format(hosts=inventory.name))  # relative to the file
     results = tmp_path / "results"
@@ -92,3 +102,28 @@ def test_an_experiment_runs_on_a_host_over_ssh_and_leaves_nothing_there(
     assert (mine[mine["metric"] == "process.rss_bytes"]["value"] > 100e6).all()  # the JVM's
     assert [p for p in namespace_pids(host.namespace) if p not in lab.sshd_pids()] == []
     assert not list(Path(host.base_dir, "clusters").glob("*"))
+    assert not Path(host.base_dir, "dist").exists()  # its own install ran: nothing copied
+
+
+def test_an_install_of_another_version_on_the_host_is_refused(lab: SshLab, tmp_path: Path) -> None:
+    """``cassandra_home`` must hold the cluster's version: what it holds is named, with
+    the fixes, and nothing is started or copied."""
+    lib = tmp_path / "old-cassandra" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "apache-cassandra-4.1.3.jar").write_bytes(b"not a jar")
+    overrides = {1: {"cassandra_home": str(lib.parent)}}
+    inventory = lab.inventory(tmp_path / "hosts.yaml", overrides=overrides)
+    done = subprocess.run(
+        [sys.executable, "-m", "casslab", "up", "--hosts", str(inventory), "--name", "old"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CASSLAB_HOME": str(tmp_path / "home"), "COLUMNS": "300"},
+        timeout=120,
+    )
+    assert done.returncode != 0
+    said = " ".join(done.stderr.split())
+    assert f"cassandra_home {lib.parent} holds apache-cassandra-4.1.3.jar in lib/" in said, said
+    assert "remove cassandra_home to copy the jars" in said, said
+    [host] = lab.hosts
+    assert [p for p in namespace_pids(host.namespace) if p not in lab.sshd_pids()] == []
+    assert not Path(host.base_dir, "dist").exists()

@@ -6,6 +6,10 @@ known_hosts: ~/.ssh/known_hosts   # the default; host keys are checked
 trust_on_first_use: false         # true: accept an unknown host's key and record it
 hosts:
   - {address: 10.0.0.11, user: root, key: ~/.ssh/id_ed25519, dc: dc1, rack: r1}
+  - {address: 10.0.0.12, user: root, key: ~/.ssh/id_ed25519,
+     base_dir: /data/casslab,                  # default /var/lib/casslab
+     java_home: /usr/lib/jvm/java-17-openjdk-amd64,   # default: java on the host's PATH
+     cassandra_home: /opt/cassandra}           # use this install; default: copy the jars
 clients:
   - {address: 10.0.0.21, user: root, key: ~/.ssh/id_ed25519}
 ```
@@ -45,6 +49,7 @@ class HostSpec(Record):
     rack: str = Field(default="rack1", min_length=1)
     base_dir: str = Field(default=DEFAULT_BASE_DIR, min_length=1)
     java_home: str | None = None
+    cassandra_home: str | None = None  # an install on the host: its lib/ is used, not copied
 
     @property
     def label(self) -> str:

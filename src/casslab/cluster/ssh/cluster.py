@@ -146,7 +146,7 @@ class SshCluster:
             problem = heap_problem(heap_mib(heap), 1, memory, memory)
             if problem is not None:
                 raise ConfigError(f"{problem.replace('this machine', 'a host')} (nothing started)")
-            _each(hosts, lambda h: deploy.deploy_distribution(h, dist))
+            deployed = _each(hosts, lambda h: deploy.deploy_distribution(h, dist))
         except BaseException:
             for host in hosts:
                 host.close()
@@ -172,9 +172,9 @@ class SshCluster:
                         host=h.host,
                         java=str(j.java),
                         java_feature=j.feature,
-                        dist_dir=deploy.dist_dir(h.host.base_dir, dist.version),
+                        dist_dir=d.dist_dir,
                     )
-                    for k, (h, j) in enumerate(zip(hosts, javas, strict=True), start=1)
+                    for k, (h, j, d) in enumerate(zip(hosts, javas, deployed, strict=True), 1)
                 ),
             ),
         )

@@ -1,7 +1,9 @@
 """Put what a node needs on its host: the Cassandra distribution (the local cache's jars,
-sent as one tar stream, checked by sha256 on the host, skipped when already there) and
-the Java found there (the inventory's ``java_home``, else ``java`` on the host's PATH),
-checked against the Cassandra version before anything starts."""
+sent as one tar stream, checked by sha256 on the host, skipped when already there; or,
+with the inventory's ``cassandra_home``, an install already on the host, checked to be
+the cluster's version and never written to) and the Java found there (the inventory's
+``java_home``, else ``java`` on the host's PATH), checked against the Cassandra version
+before anything starts."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from casslab.remote.ssh import RemoteHost
 
 SUMS_FILE = "SHA256SUMS"
+MAIN_JARS = ("apache-cassandra", "cassandra-all")  # a release's or package's; Maven's
 DEPLOY_TIMEOUT_S = 600.0
 # Exit 0 when folder $1 holds SUMS_FILE equal to stdin and every file matches it.
 _CHECK_SCRIPT = f"""\
@@ -77,7 +80,10 @@ def dist_dir(base_dir: str, version: str) -> str:
 def deploy_distribution(host: RemoteHost, dist: Distribution) -> Deployed:
     """Make ``<base_dir>/dist/<version>/lib`` on ``host`` hold exactly ``dist``'s jars:
     nothing is sent when its sums file matches and every file checks; otherwise the tar
-    stream is unpacked beside it, checked, and moved into place."""
+    stream is unpacked beside it, checked, and moved into place. A host with a
+    ``cassandra_home`` uses that install instead (:func:`installed_distribution`)."""
+    if host.host.cassandra_home is not None:
+        return installed_distribution(host, dist.version)
     pack = package(dist.lib_dir)
     target = dist_dir(host.host.base_dir, dist.version)
     check = ["sh", "-c", _CHECK_SCRIPT, "casslab-check"]
@@ -100,6 +106,27 @@ def deploy_distribution(host: RemoteHost, dist: Distribution) -> Deployed:
     host.run(["rm", "-rf", "--", target])
     host.run(["mv", "--", part, target])
     return Deployed(host=host.host.address, dist_dir=target, copied_bytes=len(pack.tar))
+
+
+def installed_distribution(host: RemoteHost, version: str) -> Deployed:
+    """The host's own Cassandra install (``cassandra_home``), checked to hold the main jar
+    of ``version`` in its ``lib/`` (``apache-cassandra-<v>.jar`` of a release or package,
+    or ``cassandra-all-<v>.jar`` of a Maven layout); a :class:`SetupError` naming what is
+    there and the fix."""
+    home = str(host.host.cassandra_home).rstrip("/") or "/"
+    jars = [f"{home}/lib/{name}-{version}.jar" for name in MAIN_JARS]
+    either = ["sh", "-c", 'test -f "$1" || test -f "$2"', "casslab-jar", *jars]
+    if host.run(either, check=False).exit_code == 0:
+        return Deployed(host=host.host.address, dist_dir=home, copied_bytes=0)
+    names = [arg for name in MAIN_JARS for arg in ("-o", "-name", f"{name}-*.jar")][1:]
+    found = host.run(["find", f"{home}/lib", "-maxdepth", "1", *names], check=False)
+    there = sorted(line.rsplit("/", 1)[-1] for line in found.stdout.split())
+    held = ", ".join(there) if there else "no Cassandra jar"
+    raise SetupError(
+        f"host {host.host.label}: cassandra_home {home} holds {held} in lib/, not Cassandra "
+        f"{version}; point cassandra_home at a {version} install, run the cluster at that "
+        "version (--version), or remove cassandra_home to copy the jars from this machine"
+    )
 
 
 def find_java(host: RemoteHost, cassandra_version: str) -> jdk.Jdk:
