@@ -175,7 +175,7 @@ def test_the_digest_of_a_file_without_isolation_is_what_it_was_before(tmp_path: 
     data = experiment.to_file_dict()
     for name in [*NodeIsolation.model_fields, "topology", "clock"]:
         del data["cluster"][name]
-    del data["client_dc"], data["lww"], data["discover"], data["clients"]
+    del data["client_dc"], data["lww"], data["discover"], data["clients"], data["faults"]
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))
 
     assert experiment_digest(experiment) == hashlib.sha256(text.encode()).hexdigest()
@@ -212,7 +212,7 @@ def test_the_digest_of_a_file_without_topology_is_what_it_was_before() -> None:
     experiment = _experiment(cluster={"nodes": 2, "isolation": "netns"})
     data = experiment.to_file_dict()
     del data["cluster"]["topology"], data["cluster"]["clock"], data["client_dc"], data["lww"]
-    del data["discover"], data["clients"]
+    del data["discover"], data["clients"], data["faults"]
     for name, value in NodeIsolation().model_dump(mode="json").items():
         if data["cluster"][name] == value:  # left out at its default, as before
             del data["cluster"][name]

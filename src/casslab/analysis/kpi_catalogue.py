@@ -236,6 +236,34 @@ KPI_CATALOGUE: dict[str, KpiSpec] = {
             "timeout by the sender's clock), from the measured phase to the end of the lww "
             "probe, summed over nodes (system_views.internode_inbound)",
         ),
+        # faults on the trial's timeline (faults:, casslab.faults.windows)
+        _spec(
+            "fault_errors",
+            "ops",
+            _L,
+            "operations that failed while a node was under a fault (from its start until "
+            "the node was back), summed over the trial's faults",
+        ),
+        _spec(
+            "fault_op_rate",
+            "ops/s",
+            Direction.HIGHER_IS_BETTER,
+            "operations per second completed while nodes were under faults",
+        ),
+        _spec(
+            "fault_recovery_s",
+            "s",
+            _L,
+            "time from a node's return until the load recovered (an interval's op rate within "
+            "5% of the 10 s before the fault and its p99 under 1.2x theirs), the longest "
+            "over the trial's faults",
+        ),
+        _spec(
+            "faults_unrecovered",
+            "faults",
+            _L,
+            "faults after which the load did not recover before the measured phase ended",
+        ),
         # the nodes' containers (a cgroup and a network namespace each): `docker stats`
         _spec(
             "container_cpu_pct",

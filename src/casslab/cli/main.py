@@ -19,6 +19,7 @@ from casslab.cli import (
     clock,
     cluster,
     experiment,
+    fault,
     interrupt,
     metrics,
     net,
@@ -79,7 +80,8 @@ def fetch(
 
 
 # Every command group lives in its own module and adds itself here.
-for _group in (cluster, attach, stress, metrics, experiment, report, net, clock, capacity):
+_GROUPS = (cluster, attach, stress, metrics, experiment, report, net, clock, capacity, fault)
+for _group in _GROUPS:
     _group.register(app)
 
 

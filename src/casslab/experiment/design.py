@@ -112,8 +112,8 @@ def expand_cells(experiment: Experiment) -> tuple[Cell, ...]:
 def experiment_digest(experiment: Experiment) -> str:
     """SHA-256 of the resolved experiment, which a resumed run must match. The fields an
     earlier casslab did not have are left out while at their defaults (the cluster
-    section's isolation fields and topology, ``client_dc``, ``clients``): a run that it
-    started keeps its digest, and resumes."""
+    section's isolation fields and topology, ``client_dc``, ``clients``, ``faults``): a
+    run that it started keeps its digest, and resumes."""
     data = experiment.to_file_dict()
     defaults = NodeIsolation().model_dump(mode="json") | {"topology": None, "clock": None}
     data["cluster"] = {
@@ -121,8 +121,8 @@ def experiment_digest(experiment: Experiment) -> str:
         for key, value in data["cluster"].items()
         if key not in defaults or value != defaults[key]
     }
-    for key in ("client_dc", "lww", "discover", "clients"):
-        if data.get(key) is None:
+    for key in ("client_dc", "lww", "discover", "clients", "faults"):
+        if data.get(key) in (None, []):
             data.pop(key, None)
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()

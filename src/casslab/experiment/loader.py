@@ -37,6 +37,7 @@ from casslab.experiment.problems import in_file_order, pydantic_problems
 from casslab.experiment.skew_checks import skew_problems
 from casslab.experiment.topology_checks import topology_problems
 from casslab.experiment.yaml_reader import parse_yaml
+from casslab.faults.model import timeline_problems
 from casslab.load.credentials import mask_message
 
 
@@ -86,10 +87,22 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
     problems += clients_problems(data, base_dir)
     if not problems:
         problems += skew_problems(data, experiment)
+    if experiment is not None and experiment.faults and _plain_nodes(data):
+        problems += timeline_problems(experiment.faults, experiment.cluster.nodes)
     problems = in_file_order(list(dict.fromkeys(map(mask_message, problems))), list(data))
     if problems or experiment is None:
         raise ExperimentValidationError(source, problems or ["invalid experiment"])
     return experiment
+
+
+def _plain_nodes(data: Mapping[str, Any]) -> bool:
+    """The file's ``cluster.nodes`` is the node count (no topology, hosts, existing
+    cluster or ``nodes`` factor sets it)."""
+    cluster = data.get("cluster")
+    fields = cluster if isinstance(cluster, Mapping) else {}
+    factors = data.get("factors")
+    varied = isinstance(factors, Mapping) and "nodes" in factors
+    return not varied and all(fields.get(k) is None for k in ("topology", "hosts", "use"))
 
 
 def parse(text: str, source: str = "<string>", base_dir: Path | None = None) -> Experiment:

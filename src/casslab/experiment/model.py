@@ -27,6 +27,7 @@ levels, how to load and measure each trial, and which KPIs to report. The shape:
     reset: recreate                            # truncate | recreate | restart
     kpis: [op_rate, latency_p99_ms]
     clients: 2                                 # load engines (or an inventory's clients:)
+    faults: [{at: 20s, kind: kill, target: 2, for: 15s}]   # kill | pause | stop, mid-phase
 
 Factor kinds, by name: ``config.<cassandra.yaml key>`` (nodes restart when it changes),
 ``config.<key>+<key>...`` (a *linked* factor: each level is a list with one value per
@@ -96,6 +97,7 @@ from casslab.experiment.discover import DiscoverSection
 from casslab.experiment.replication import checked_replication
 from casslab.experiment.skew import LWW_FACTOR_FIELDS, LwwSection, clock_offsets
 from casslab.experiment.table import TABLE_OPTIONS, TableOptions
+from casslab.faults.model import Fault
 from casslab.load.credentials import mask_data
 from casslab.net.presets import resolve_topology
 from casslab.units import duration_s
@@ -340,6 +342,7 @@ class Experiment(Record):
     # the preload's and measured phase's load clients: N engines here, or an inventory
     # whose clients: hosts run one each (casslab.experiment.load_clients)
     clients: StrictInt | str | None = None
+    faults: list[Fault] = Field(default_factory=list)  # a timeline: casslab.faults.model
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 

@@ -33,6 +33,7 @@ from casslab.load.spec import Connection, Output, WorkloadSpec
 
 if TYPE_CHECKING:
     from casslab.experiment.recording import LazyRecording
+    from casslab.faults.timeline import FaultTimeline
 
 Preexec = Callable[[], None]  # runs in the engine's process before it does: its cgroup
 
@@ -171,12 +172,14 @@ def measure(
     emit: events.EventSink,
     preexec: Preexec | None = None,
     clients: TrialClients | None = None,
+    faults: FaultTimeline | None = None,
 ) -> SummaryRecord:
     """Run the measured workload while ``recording`` samples the nodes and the engine into
     ``metrics_path``; ``clock`` gets the measured phase's bounds and intervals; ``preexec``
     places local engines (``--engine-cpus``); ``clients``: several load clients, merged
-    (:mod:`casslab.experiment.load_clients`). Raises :class:`ExperimentError` when the
-    engine ends without a summary or a client fails.
+    (:mod:`casslab.experiment.load_clients`); ``faults``: a timeline started with the
+    measured phase (the engine's start plus its warm-up; the caller stops it). Raises
+    :class:`ExperimentError` when the engine ends without a summary or a client fails.
 
     The cluster's samplers (JMX helper, CQL connections) are opened before the engine
     starts, at the first measured phase after the nodes (re)started, and kept for the next
@@ -191,8 +194,15 @@ def measure(
         }
     )
     summary: SummaryRecord | None = None
+    def started(pid: int) -> None:
+        if faults is not None:
+            faults.start(time.monotonic() + trial.warmup_s)
+        sampling.add_engine(pid)
+
     with nodes.measure_phase(metrics_path) as sampling:
         if clients is not None:
+            if faults is not None:
+                faults.start(time.monotonic() + trial.warmup_s)
             run = load_clients.run_merged(
                 spec,
                 clients,
@@ -206,7 +216,7 @@ def measure(
             assert run.summary is not None  # run_merged raises without one
             return run.summary
         records = engine.stream(
-            spec, trial_dir, timeout_s=timeout_s, on_start=sampling.add_engine, preexec=preexec
+            spec, trial_dir, timeout_s=timeout_s, on_start=started, preexec=preexec
         )
         for record in records:
             if isinstance(record, IntervalRecord):

@@ -20,7 +20,7 @@ from typing import Any
 
 from casslab.cluster import Cluster, create
 from casslab.errors import CasslabError, ClusterError, ExperimentError
-from casslab.experiment import events, phases, recording, skew_phase
+from casslab.experiment import events, fault_phase, phases, recording, skew_phase
 from casslab.experiment.cluster_setup import ClusterAction, ClusterSetup
 from casslab.experiment.design import add_round
 from casslab.experiment.discover_phase import Discoverer
@@ -235,6 +235,7 @@ class Runner:
         }
         setup = setup_of(trial)
         times = phases.PhaseTimes(trial, self._emit)
+        fault_kpis: dict[str, float | None] = {}  # filled when the measured phase ends
         try:
             self._failed_setups.add(setup)  # until its cluster is up
             with times.phase("cluster", announce=False):
@@ -275,7 +276,11 @@ class Runner:
             if preload is not None:
                 self._load_data(cluster, trial, preload, specs, times)
             expired = skew_phase.expired_before(cluster, trial)
-            with times.phase("measure", announce=False):  # measure announces itself
+            timeline = fault_phase.timeline(cluster, self.experiment.faults)
+            with (
+                times.phase("measure", announce=False),  # measure announces itself
+                fault_phase.recorded(timeline, trial_dir, clock, fault_kpis),
+            ):
                 summary = phases.measure(
                     cluster,
                     trial,
@@ -289,6 +294,7 @@ class Runner:
                     emit=self._emit,
                     preexec=self._engine.preexec(self.options.engine_cpus),
                     clients=self._clients,
+                    faults=timeline,
                 )
             measured = phases.measured_kpis(
                 trial,
@@ -308,7 +314,7 @@ class Runner:
                 measure_start_s=clock.since(started.timestamp())[0],
                 measure_end_s=clock.since(started.timestamp())[1],
                 engine=summary,
-                kpis=dict(measured.kpis) | probed,
+                kpis=dict(measured.kpis) | probed | fault_kpis,
                 steady_start_s=steady.start_s if steady else None,
                 steady=steady.steady if steady else None,
                 steady_reason=steady.reason if steady else None,

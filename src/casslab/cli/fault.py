@@ -1,0 +1,87 @@
+"""``casslab fault kill|pause|stop N --for 15s``: put node N of a cluster casslab started
+under a fault by hand, and bring it back after the time given (or at Ctrl-C): a killed or
+stopped node is started again and waited for, a paused one continued. What each fault does:
+:mod:`casslab.faults.actions`; a timeline of them in an experiment: its ``faults:``."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from casslab.cli.cluster import NameOption
+from casslab.errors import ConfigError
+
+console = Console()
+fault_app = typer.Typer(help="Faults by hand: kill, pause or stop a node for a while.")
+
+ForOption = Annotated[
+    str, typer.Option("--for", help="How long the fault lasts, e.g. 15s or 1m (then back).")
+]
+TimeoutOption = Annotated[
+    float, typer.Option("--timeout", help="Start-up limit of a killed or stopped node, s.")
+]
+
+
+def _fault(kind: str, node: int, lasting: str, name: str | None, timeout_s: float) -> None:
+    from casslab.cluster import attach
+    from casslab.faults import actions
+    from casslab.faults.model import FaultKind
+    from casslab.units import duration_s
+
+    seconds = duration_s(lasting)
+    if seconds is None or seconds <= 0:
+        raise ConfigError(f"--for {lasting!r}: give a duration above zero, such as 15s or 1m")
+    cluster = attach(name)
+    cluster.node(node)  # names the nodes there are
+    fault = FaultKind(kind)
+    start = time.monotonic()
+    actions.begin(cluster, fault, node)
+    console.print(f"node {node}: {kind} (for {seconds:g} s; Ctrl-C ends it now)")
+    try:
+        time.sleep(max(0.0, seconds - (time.monotonic() - start)))
+    except KeyboardInterrupt:
+        console.print("ending the fault now")
+    with console.status(f"bringing node {node} back…"):
+        actions.end(cluster, fault, node, timeout_s)
+    console.print(f"node {node} back after {time.monotonic() - start:.1f} s")
+
+
+@fault_app.command("kill")
+def kill(
+    node: Annotated[int, typer.Argument(help="The node's number.")],
+    lasting: ForOption = "15s",
+    name: NameOption = None,
+    timeout: TimeoutOption = 240,
+) -> None:
+    """SIGKILL the node's JVM; start it again after --for and wait until it is ready."""
+    _fault("kill", node, lasting, name, timeout)
+
+
+@fault_app.command("pause")
+def pause(
+    node: Annotated[int, typer.Argument(help="The node's number.")],
+    lasting: ForOption = "15s",
+    name: NameOption = None,
+    timeout: TimeoutOption = 240,
+) -> None:
+    """SIGSTOP the node's JVM (it holds its connections but answers nothing); SIGCONT
+    after --for."""
+    _fault("pause", node, lasting, name, timeout)
+
+
+@fault_app.command("stop")
+def stop(
+    node: Annotated[int, typer.Argument(help="The node's number.")],
+    lasting: ForOption = "15s",
+    name: NameOption = None,
+    timeout: TimeoutOption = 240,
+) -> None:
+    """nodetool drain, then stop the node; start it again after --for."""
+    _fault("stop", node, lasting, name, timeout)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(fault_app, name="fault")

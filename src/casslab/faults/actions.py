@@ -1,0 +1,108 @@
+"""What one fault does to one node, on any backend that started its nodes: local and
+isolated JVMs are signalled by PID (checked against their start time, never by name),
+nodes on SSH hosts through their host (PID plus start ticks there). A cluster casslab did
+not start (``casslab attach``) takes no faults: casslab never stops what it does not own.
+
+A kill is SIGKILL to the node's process group; a pause SIGSTOP to its JVM (SIGCONT
+ends it); a stop is ``nodetool drain`` and then SIGTERM to its group (SIGKILL after
+:data:`STOP_GRACE_S`). A killed or stopped node is brought back by the cluster's own
+``start`` (which starts every node that is not running and waits until all are ready).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from typing import Any
+
+from casslab import procgroup
+from casslab.cluster import Cluster
+from casslab.cluster.model import BackendKind
+from casslab.errors import CasslabError, ClusterError, ConfigError
+from casslab.faults.model import FaultKind
+from casslab.pids import alive
+
+STOP_GRACE_S = 60.0
+POLL_S = 0.2
+
+
+def check_faultable(cluster: Cluster) -> None:
+    """Raise :class:`ConfigError` for a cluster whose nodes casslab may not signal."""
+    backend = cluster.state.spec.backend if hasattr(cluster, "state") else None
+    if backend is BackendKind.EXTERNAL:
+        raise ConfigError(
+            f"cluster {cluster.name!r} was attached, not started by casslab: its nodes take "
+            "no faults (casslab never stops what it does not own); remove faults: or run "
+            "on a cluster casslab started"
+        )
+
+
+def _remote(cluster: Any) -> bool:
+    return getattr(getattr(cluster, "state", None), "ssh", None) is not None
+
+
+def node_running(cluster: Cluster, number: int) -> bool:
+    """True when node ``number``'s JVM runs (as recorded at its start)."""
+    if _remote(cluster):
+        proc = cluster.remote_process(number)  # type: ignore[attr-defined]
+        return proc is not None and bool(cluster.remote(number).alive(proc))  # type: ignore[attr-defined]
+    node = cluster.node(number)
+    return alive(node.pid, node.pid_start_time)
+
+
+def signal_node(cluster: Cluster, number: int, sig: signal.Signals, *, group: bool) -> None:
+    """Send ``sig`` to node ``number``'s JVM (its process group with ``group``); a node that
+    does not run is an error naming it."""
+    check_faultable(cluster)
+    if _remote(cluster):
+        proc = cluster.remote_process(number)  # type: ignore[attr-defined]
+        if proc is None:
+            raise ClusterError(f"node {number} of {cluster.name!r} does not run on its host")
+        cluster.remote(number).signal(proc, int(sig), group=group)  # type: ignore[attr-defined]
+        return
+    node = cluster.node(number)
+    if node.pid is None or not alive(node.pid, node.pid_start_time):
+        raise ClusterError(f"node {number} of {cluster.name!r} does not run")
+    if group:
+        procgroup.signal_group(node.pid, sig)
+    else:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(node.pid, sig)
+
+
+def wait_down(cluster: Cluster, number: int, timeout_s: float) -> bool:
+    """Wait until node ``number``'s JVM has ended; False when it still runs."""
+    deadline = time.monotonic() + timeout_s
+    while node_running(cluster, number):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(POLL_S)
+    return True
+
+
+def begin(cluster: Cluster, kind: FaultKind, number: int) -> None:
+    """Put node ``number`` under ``kind``."""
+    if kind is FaultKind.KILL:
+        signal_node(cluster, number, signal.SIGKILL, group=True)
+        wait_down(cluster, number, 10.0)
+    elif kind is FaultKind.PAUSE:
+        signal_node(cluster, number, signal.SIGSTOP, group=False)
+    else:
+        try:
+            cluster.nodetool(number, "drain", timeout_s=STOP_GRACE_S)
+        except CasslabError as error:  # stop it anyway: the fault is the stop
+            raise ClusterError(f"node {number}: nodetool drain failed ({error})") from error
+        signal_node(cluster, number, signal.SIGTERM, group=True)
+        if not wait_down(cluster, number, STOP_GRACE_S):
+            signal_node(cluster, number, signal.SIGKILL, group=True)
+            wait_down(cluster, number, 10.0)
+
+
+def end(cluster: Cluster, kind: FaultKind, number: int, timeout_s: float) -> None:
+    """Bring node ``number`` back from ``kind`` (a started node: ready when this returns)."""
+    if kind is FaultKind.PAUSE:
+        signal_node(cluster, number, signal.SIGCONT, group=False)
+        return
+    cluster.start(timeout_s=timeout_s)

@@ -1,0 +1,115 @@
+"""The ``faults:`` timeline of an experiment file (pure)::
+
+    faults:
+      - {at: 20s, kind: kill, target: 2, for: 15s}    # SIGKILL node 2, restart it 15 s later
+      - {at: 60s, kind: pause, target: 3, for: 5s}    # SIGSTOP, then SIGCONT
+      - {at: 90s, kind: stop, target: node2, for: 20s}  # drain and stop, then start
+
+``at`` counts from the start of the measured phase (after its warm-up); ``for`` is how
+long the fault lasts before the node is brought back (a killed or stopped node then takes
+its start-up time more: the window ends when it is back, as recorded). The kinds that need
+network or disk control (partition, slow-disk, clock-jump) are refused with the reason.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from enum import StrEnum
+from typing import Any
+
+from pydantic import ConfigDict, Field, field_validator
+
+from casslab.record import Record
+from casslab.units import duration_s
+
+
+class FaultKind(StrEnum):
+    KILL = "kill"  # SIGKILL the node's JVM; started again after `for`
+    PAUSE = "pause"  # SIGSTOP; SIGCONT after `for`
+    STOP = "stop"  # nodetool drain, then SIGTERM; started again after `for`
+
+
+NOT_YET = {
+    "partition": "network partitions need the isolated backend's links (not built yet)",
+    "slow-disk": "block-I/O throttling of a node's cgroup during a trial (not built yet)",
+    "clock-jump": "a clock jump during a trial (not built yet; cluster.clock sets offsets "
+    "between trials)",
+}
+
+_NODE = re.compile(r"^(?:node)?([1-9][0-9]*)$")
+
+
+def _seconds(value: Any, what: str) -> float:
+    seconds = duration_s(value)
+    if seconds is None or seconds < 0:
+        raise ValueError(f"{what} {value!r}: give a duration such as 20s, 1m or 1500ms")
+    return seconds
+
+
+class Fault(Record):
+    """One fault of the timeline, as checked: seconds and a node number."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    at_s: float = Field(alias="at", ge=0)
+    kind: FaultKind
+    target: int = Field(ge=1)
+    for_s: float = Field(alias="for", gt=0)
+
+    @field_validator("at_s", mode="before")
+    @classmethod
+    def _at(cls, value: Any) -> float:
+        return _seconds(value, "at")
+
+    @field_validator("for_s", mode="before")
+    @classmethod
+    def _for(cls, value: Any) -> float:
+        seconds = _seconds(value, "for")
+        if seconds <= 0:
+            raise ValueError(f"for {value!r}: a fault lasts more than 0 s")
+        return seconds
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _kind(cls, value: Any) -> Any:
+        if isinstance(value, str) and value in NOT_YET:
+            raise ValueError(f"kind {value!r}: {NOT_YET[value]}; kinds: kill, pause, stop")
+        return value
+
+    @field_validator("target", mode="before")
+    @classmethod
+    def _target(cls, value: Any) -> int:
+        match = _NODE.match(str(value))
+        if match is None or isinstance(value, bool):
+            raise ValueError(f"target {value!r}: give a node number (2) or name (node2)")
+        return int(match.group(1))
+
+    @property
+    def end_s(self) -> float:
+        """When the node is brought back (planned)."""
+        return self.at_s + self.for_s
+
+    def describe(self) -> str:
+        return f"{self.kind} node {self.target} at {self.at_s:g} s for {self.for_s:g} s"
+
+
+def timeline_problems(faults: list[Fault], nodes: int) -> list[str]:
+    """Problems across the timeline: a target beyond the cluster, and two faults on one
+    node at once (the second would act on a node the first holds down)."""
+    problems = [
+        f"faults[{i}]: target node {f.target}, but the cluster has {nodes} node(s)"
+        for i, f in enumerate(faults)
+        if f.target > nodes
+    ]
+    by_node: dict[int, list[tuple[int, Fault]]] = {}
+    for item in sorted(enumerate(faults), key=lambda item: item[1].at_s):
+        by_node.setdefault(item[1].target, []).append(item)
+    for items in by_node.values():
+        for (i, first), (j, second) in itertools.pairwise(items):
+            if second.at_s < first.end_s:
+                problems.append(
+                    f"faults[{j}]: node {second.target} is still under faults[{i}] "
+                    f"({first.describe()}); start it after {first.end_s:g} s"
+                )
+    return problems

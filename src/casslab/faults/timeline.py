@@ -1,0 +1,129 @@
+"""Run a trial's faults during its measured phase: a thread that waits for each fault's
+time, puts its node under it, waits its length and brings the node back, recording when
+each step happened. :meth:`FaultTimeline.stop` (at the phase's end, also on an error or
+Ctrl-C) ends what is still on: a paused node is continued and a killed or stopped node
+started, so no trial leaves a node down. What happened is a list of :class:`FaultRecord`
+(``faults.json`` of the trial).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+
+from casslab.cluster import Cluster
+from casslab.errors import CasslabError
+from casslab.faults import actions
+from casslab.faults.model import Fault, FaultKind
+from casslab.record import Record
+
+log = logging.getLogger(__name__)
+
+RESTART_TIMEOUT_S = 300.0
+
+
+class FaultRecord(Record):
+    """One fault as it happened; times in seconds after the measured phase began."""
+
+    kind: FaultKind
+    target: int
+    planned_at_s: float
+    planned_for_s: float
+    began_s: float | None = None  # the node was put under the fault
+    ended_s: float | None = None  # the node was back (started and ready, or continued)
+    error: str | None = None
+
+
+class FaultTimeline:
+    """The faults of one measured phase, begun at ``start()`` (the phase's time zero)."""
+
+    def __init__(self, cluster: Cluster, faults: Sequence[Fault]) -> None:
+        actions.check_faultable(cluster)
+        self._cluster = cluster
+        self._faults = sorted(faults, key=lambda f: f.at_s)
+        self._records = [
+            FaultRecord(kind=f.kind, target=f.target, planned_at_s=f.at_s, planned_for_s=f.for_s)
+            for f in self._faults
+        ]
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._active: set[int] = set()  # indexes of faults begun and not ended
+        self._thread: threading.Thread | None = None
+        self._t0 = 0.0
+
+    @property
+    def records(self) -> list[FaultRecord]:
+        with self._lock:
+            return list(self._records)
+
+    def start(self, t0: float | None = None) -> None:
+        """Start the clock (``t0``: the phase's start, monotonic; default now)."""
+        self._t0 = time.monotonic() if t0 is None else t0
+        self._thread = threading.Thread(target=self._run, name="casslab-faults", daemon=True)
+        self._thread.start()
+
+    def _now(self) -> float:
+        return time.monotonic() - self._t0
+
+    def _wait_until(self, at_s: float) -> bool:
+        """Sleep until phase time ``at_s``; False when stopped first."""
+        return not self._stop.wait(max(0.0, at_s - self._now()))
+
+    def _update(self, index: int, **fields: object) -> None:
+        with self._lock:
+            self._records[index] = self._records[index].model_copy(update=fields)
+
+    def _run(self) -> None:
+        pending = list(enumerate(self._faults))
+        ends: list[tuple[float, int]] = []  # (planned end, index), soonest first
+        while pending or ends:
+            next_begin = pending[0][1].at_s if pending else float("inf")
+            next_end = ends[0][0] if ends else float("inf")
+            if not self._wait_until(min(next_begin, next_end)):
+                return
+            if next_end <= next_begin:
+                _, index = ends.pop(0)
+                self._end(index)
+                continue
+            index, fault = pending.pop(0)
+            if self._begin(index, fault):
+                ends.append((self._now() + fault.for_s, index))
+                ends.sort()
+
+    def _begin(self, index: int, fault: Fault) -> bool:
+        try:
+            actions.begin(self._cluster, fault.kind, fault.target)
+        except CasslabError as error:
+            log.warning("fault %s did not begin: %s", fault.describe(), error)
+            self._update(index, error=str(error))
+            return False
+        with self._lock:
+            self._active.add(index)
+        self._update(index, began_s=self._now())
+        return True
+
+    def _end(self, index: int) -> None:
+        fault = self._faults[index]
+        try:
+            actions.end(self._cluster, fault.kind, fault.target, RESTART_TIMEOUT_S)
+        except CasslabError as error:
+            log.warning("fault %s did not end: %s", fault.describe(), error)
+            self._update(index, error=str(error))
+        else:
+            self._update(index, ended_s=self._now())
+        with self._lock:
+            self._active.discard(index)
+
+    def stop(self) -> list[FaultRecord]:
+        """Stop the timeline and end every fault still on (nodes back, as far as they come);
+        what happened."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(RESTART_TIMEOUT_S + 30)
+        with self._lock:
+            active = sorted(self._active)
+        for index in active:
+            self._end(index)
+        return self.records

@@ -1,0 +1,116 @@
+"""What each fault did to the load, from the engine's per-second intervals (pure).
+
+Times are seconds of the measured phase (its first interval starts at 0). A fault's window
+runs from when its node was put under it to when the node was back (a killed node: started
+and ready again; the phase's end when it never came back). Before the fault, the
+:data:`BEFORE_S` seconds give the level the load should return to: their op rate (mean)
+and p99 (median of the intervals' p99s: a percentile of percentiles would need their
+histograms, and the median resists one slow second). The load has recovered at the end of
+the first interval after the window whose op rate is within :data:`RATE_TOLERANCE` of that
+level and whose p99 is under :data:`P99_FACTOR` times it (an open-loop engine's response
+times include the backlog the fault built, so p99 recovers only once it has drained).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+from casslab.faults.timeline import FaultRecord
+from casslab.load.records import IntervalRecord
+from casslab.record import Record
+
+BEFORE_S = 10.0
+RATE_TOLERANCE = 0.05
+P99_FACTOR = 1.2
+
+
+class FaultWindow(Record):
+    """One fault's effect on the load."""
+
+    kind: str
+    target: int
+    start_s: float
+    end_s: float
+    back: bool  # the node came back within the phase
+    ops: int
+    errors: int
+    op_rate: float
+    before_op_rate: float | None
+    before_p99_ms: float | None
+    recovery_s: float | None  # None: the load did not recover (or there was no level before)
+
+
+def _phase(intervals: Sequence[IntervalRecord]) -> list[IntervalRecord]:
+    """The measured intervals with times counted from the first one's start."""
+    measured = [r for r in intervals if r.phase == "measure"]
+    if not measured:
+        return []
+    zero = measured[0].t_start_s
+    return [
+        r.model_copy(update={"t_start_s": r.t_start_s - zero, "t_end_s": r.t_end_s - zero})
+        for r in measured
+    ]
+
+
+def _overlap(record: IntervalRecord, start: float, end: float) -> float:
+    """The share of ``record`` inside [start, end)."""
+    length = record.t_end_s - record.t_start_s
+    if length <= 0:
+        return 0.0
+    inside = min(record.t_end_s, end) - max(record.t_start_s, start)
+    return max(0.0, inside) / length
+
+
+def window(record: FaultRecord, intervals: Sequence[IntervalRecord]) -> FaultWindow | None:
+    """The effect of one fault (None when it never began)."""
+    phase = _phase(intervals)
+    if record.began_s is None or not phase:
+        return None
+    start = record.began_s
+    back = record.ended_s is not None
+    end = record.ended_s if record.ended_s is not None else phase[-1].t_end_s
+    shares = [(r, _overlap(r, start, end)) for r in phase]
+    ops = round(sum(r.total.count * share for r, share in shares))
+    errors = round(sum(r.total.errors * share for r, share in shares))
+    before = [r for r in phase if r.t_end_s <= start + 1e-6 and r.t_start_s >= start - BEFORE_S]
+    rate = statistics.fmean(r.total.op_rate for r in before) if before else None
+    p99s = [r.total.response.p99_ms for r in before if r.total.count > 0]
+    p99 = statistics.median(p99s) if p99s else None
+    recovery = None
+    if back and rate is not None and p99 is not None:
+        for r in phase:
+            if r.t_start_s < end - 1e-6:
+                continue
+            good_rate = r.total.op_rate >= (1 - RATE_TOLERANCE) * rate
+            if good_rate and r.total.response.p99_ms <= P99_FACTOR * p99:
+                recovery = r.t_end_s - end
+                break
+    length = max(end - start, 1e-9)
+    return FaultWindow(
+        kind=str(record.kind),
+        target=record.target,
+        start_s=start,
+        end_s=end,
+        back=back,
+        ops=ops,
+        errors=errors,
+        op_rate=ops / length,
+        before_op_rate=rate,
+        before_p99_ms=p99,
+        recovery_s=recovery,
+    )
+
+
+def fault_kpis(windows: Sequence[FaultWindow]) -> dict[str, float | None]:
+    """The trial's fault KPIs (empty without a fault that began)."""
+    if not windows:
+        return {}
+    total_s = sum(w.end_s - w.start_s for w in windows)
+    recovered = [w.recovery_s for w in windows if w.recovery_s is not None]
+    return {
+        "fault_errors": float(sum(w.errors for w in windows)),
+        "fault_op_rate": sum(w.ops for w in windows) / total_s if total_s > 0 else None,
+        "fault_recovery_s": max(recovered) if recovered else None,
+        "faults_unrecovered": float(len(windows) - len(recovered)),
+    }

@@ -1,0 +1,121 @@
+"""Faults on a real 3-node cluster (RF 3): node 2 is paused (SIGSTOP) 3 s into each
+measured phase for 15 s, then continued. At QUORUM no write fails and every acknowledged
+write reads back afterwards; at ALL writes fail while the node is stopped (once the
+engine's retries of the 2 s write timeouts run out) and the load recovers once it is back
+(``faults.json`` and the trial's fault KPIs say when). ``casslab fault kill`` kills a
+node's JVM and starts it again; ``fault pause`` stops and continues it. (A kill in a
+timeline brings the node back the same way as the command: the cluster's start, waited
+for.)"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from cli_entry import NEEDS_ENGINE, casslab, flat
+
+pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
+
+NAME = "faults3"
+PLACE = ["--heap", "512M", "--base-address", "127.0.244.1", "--jmx-port-base", "9740"]
+# A low rate: the backlog the 15 s pause builds (300 writes) drains within seconds of the
+# node's return even on a busy machine, so the ALL trial's recovery is inside its phase.
+ACKED = 500  # writes of the QUORUM trial, one per key (25 s at 20/s)
+
+EXPERIMENT = f"""
+name: kill-one
+cluster: {{use: {NAME}}}
+schema: {{keyspace: keyspace1, replication: {{class: SimpleStrategy, replication_factor: 3}}}}
+factors:
+  workload:
+    - "write n={ACKED} cl=QUORUM -pop seq=1..{ACKED} -rate threads=16 fixed=20/s"
+    - "write n=800 cl=ALL -pop seq=10001..10800 -rate threads=16 fixed=20/s"
+faults: [{{at: 3s, kind: pause, target: 2, for: 15s}}]
+iterations: 1
+order: sequential
+kpis: [op_rate, fault_errors, fault_recovery_s]
+"""
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = tmp_path_factory.mktemp("faults-home")
+    up = casslab(folder, "up", "--nodes", "3", "--name", NAME, *PLACE, "--timeout", "400")
+    try:
+        assert up.returncode == 0, up.stdout + up.stderr
+        yield folder
+    finally:
+        casslab(folder, "down", "--remove", "--name", NAME)
+
+
+def _trial(run: Path, level: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    [summary] = run.glob(f"trials/workload=*{'QUORUM' if level == 0 else 'ALL'}*/1/summary.json")
+    faults = json.loads((summary.parent / "faults.json").read_text())
+    return json.loads(summary.read_text()), faults
+
+
+def test_a_paused_replica_costs_quorum_nothing_and_all_its_window(
+    home: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "kill-one.yaml"
+    path.write_text(EXPERIMENT)
+    results = tmp_path / "results"
+    done = casslab(home, "run", str(path), "--results", str(results), "--jvm-warmup", "0")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    [run] = (results / "kill-one").iterdir()
+    quorum, quorum_faults = _trial(run, 0)
+    every, every_faults = _trial(run, 1)
+    for result, faults in ((quorum, quorum_faults), (every, every_faults)):
+        assert result["status"] == "ok", result.get("error")
+        [record] = faults["faults"]
+        assert record["error"] is None
+        assert 2.5 < record["began_s"] < 6  # 3 s into the measured phase
+        assert record["ended_s"] > record["began_s"] + 14.9
+        [window] = faults["windows"]
+        assert window["back"] is True
+    kpis_q, kpis_all = quorum["kpis"], every["kpis"]
+    assert kpis_q["fault_errors"] == 0
+    assert quorum["engine"]["total"]["errors"] == 0
+    assert kpis_all["fault_errors"] > 0  # ALL needs node 2
+    assert kpis_all["faults_unrecovered"] == 0
+    assert kpis_all["fault_recovery_s"] is not None
+    # every acknowledged QUORUM write is there: read each key back at QUORUM
+    work = tmp_path / "read"
+    command = f"read n={ACKED} cl=QUORUM -pop seq=1..{ACKED} -rate threads=8"
+    read = casslab(home, "stress", *command.split(), "--workdir", str(work))  # the current one
+    assert read.returncode == 0, read.stdout + read.stderr
+    [summary] = [
+        json.loads(line)
+        for line in (work / "engine.jsonl").read_text().splitlines()
+        if json.loads(line)["type"] == "summary"
+    ]
+    total = summary["total"]
+    assert (total["count"], total["errors"], total["not_found"]) == (ACKED, 0, 0)
+
+
+def _pid(home: Path, number: int) -> int:
+    state = json.loads((home / "clusters" / NAME / "state.json").read_text())
+    return int(next(n["pid"] for n in state["nodes"] if n["number"] == number))
+
+
+def test_fault_kill_and_pause_by_hand(home: Path) -> None:
+    before = _pid(home, 3)
+    killed = casslab(home, "fault", "kill", "3", "--for", "1s", "--name", NAME)
+    assert killed.returncode == 0, killed.stdout + killed.stderr
+    assert "node 3: kill" in killed.stdout
+    assert not psutil.pid_exists(before) or psutil.Process(before).status() == "zombie"
+    after = _pid(home, 3)  # started again, under a new PID
+    assert after != before
+    assert psutil.Process(after).is_running()
+    paused = casslab(home, "fault", "pause", "3", "--for", "1s", "--name", NAME)
+    assert paused.returncode == 0, paused.stdout + paused.stderr
+    assert "node 3 back after" in paused.stdout
+    assert psutil.Process(after).status() != psutil.STATUS_STOPPED
+    refused = casslab(home, "fault", "kill", "7", "--name", NAME)
+    assert refused.returncode != 0
+    assert "has no node 7" in flat(refused.stderr)

@@ -1,0 +1,77 @@
+"""The ``faults:`` timeline as written: durations and node names, what is refused with
+the reason, and two faults on one node at once."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from casslab.faults.model import Fault, FaultKind, timeline_problems
+
+
+def _fault(**fields: object) -> Fault:
+    return Fault.model_validate({"at": "20s", "kind": "kill", "target": 2, "for": "15s"} | fields)
+
+
+def test_times_and_targets_as_written() -> None:
+    fault = _fault(target="node3", at="1m", **{"for": "1500ms"})
+    assert (fault.at_s, fault.kind, fault.target, fault.for_s) == (60.0, FaultKind.KILL, 3, 1.5)
+    assert fault.end_s == 61.5
+    assert _fault(at=0, kind="pause").describe() == "pause node 2 at 0 s for 15 s"
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        ({"kind": "partition"}, "network partitions need the isolated backend's links"),
+        ({"kind": "clock-jump"}, "kinds: kill, pause, stop"),
+        ({"kind": "reboot"}, "'kill', 'pause' or 'stop'"),
+        ({"target": "dc3"}, "target 'dc3': give a node number (2) or name (node2)"),
+        ({"target": 0}, "give a node number"),
+        ({"at": "soon"}, "at 'soon': give a duration such as 20s"),
+        ({"for": "0s"}, "a fault lasts more than 0 s"),
+    ],
+)
+def test_bad_faults_are_named(fields: dict[str, object], said: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        _fault(**fields)
+    assert said in str(caught.value)
+
+
+def test_a_target_beyond_the_cluster_and_overlaps_on_one_node() -> None:
+    faults = [
+        _fault(at="10s", target=2),  # until 25 s
+        _fault(at="20s", target=2, kind="pause"),  # node 2 still down
+        _fault(at="20s", target=3),  # another node: fine
+        _fault(at="40s", target=2),  # after the first ended: fine
+        _fault(at="0s", target=5),
+    ]
+    problems = timeline_problems(faults, nodes=3)
+    assert problems == [
+        "faults[4]: target node 5, but the cluster has 3 node(s)",
+        "faults[1]: node 2 is still under faults[0] (kill node 2 at 10 s for 15 s); start it "
+        "after 25 s",
+    ]
+
+
+def test_an_experiment_file_names_the_bad_fault_before_anything_starts() -> None:
+    from casslab.experiment import loader
+    from casslab.experiment.model import ExperimentValidationError
+
+    text = """
+name: faulty
+cluster: {nodes: 3}
+workload: write
+measure: "duration=30s"
+faults: [{at: 5s, kind: kill, target: 4, for: 10s}, {at: 5s, kind: slow-disk, target: 2, for: 1s}]
+"""
+    with pytest.raises(ExperimentValidationError) as caught:
+        loader.parse(text, "faulty.yaml")
+    said = " ".join(caught.value.problems)
+    assert "slow-disk" in said
+    assert "block-I/O throttling" in said
+    fixed = text.replace(", {at: 5s, kind: slow-disk, target: 2, for: 1s}", "")
+    with pytest.raises(ExperimentValidationError) as again:
+        loader.parse(fixed, "faulty.yaml")
+    assert again.value.problems == ["faults[0]: target node 4, but the cluster has 3 node(s)"]
+    assert loader.parse(fixed.replace("target: 4", "target: 3"), "faulty.yaml").faults

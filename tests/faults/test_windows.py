@@ -1,0 +1,82 @@
+"""What a fault did to the load, from per-second intervals: its window's operations,
+errors and rate, the level before it, and when the load was back at that level."""
+
+from __future__ import annotations
+
+from casslab.faults.model import FaultKind
+from casslab.faults.timeline import FaultRecord
+from casslab.faults.windows import fault_kpis, window
+from casslab.load.records import IntervalRecord, LatencyStats, OpStats
+
+
+def _interval(t: float, ops: int, errors: int = 0, p99: float = 10.0) -> IntervalRecord:
+    latency = LatencyStats(
+        count=ops,
+        mean_ms=p99 / 2,
+        p50_ms=p99 / 2,
+        p95_ms=p99,
+        p99_ms=p99,
+        p999_ms=p99,
+        max_ms=p99,
+    )
+    stats = OpStats(
+        count=ops,
+        errors=errors,
+        rows=ops,
+        partitions=ops,
+        not_found=0,
+        mismatches=0,
+        op_rate=float(ops),
+        response=latency,
+        service=latency,
+    )
+    return IntervalRecord(t_start_s=t, t_end_s=t + 1, threads=8, total=stats, ops={})
+
+
+# 5 s warm-up (not measured), then: 10 s at 100/s, 4 s down (errors), 3 s of backlog
+# (rate above, p99 high), then 100/s again
+RECORDS = (
+    [_interval(t, 100).model_copy(update={"phase": "warmup"}) for t in range(5)]
+    + [_interval(5 + t, 100) for t in range(10)]
+    + [_interval(15 + t, 0, errors=5) for t in range(4)]
+    + [_interval(19 + t, 180, p99=900.0) for t in range(3)]
+    + [_interval(22 + t, 100, p99=11.0) for t in range(5)]
+)
+
+
+def _record(began: float | None, ended: float | None) -> FaultRecord:
+    return FaultRecord(
+        kind=FaultKind.KILL,
+        target=2,
+        planned_at_s=10,
+        planned_for_s=4,
+        began_s=began,
+        ended_s=ended,
+    )
+
+
+def test_the_window_the_level_before_and_the_recovery() -> None:
+    got = window(_record(10.0, 14.0), RECORDS)  # phase time: the first measured interval is 0
+    assert got is not None
+    assert (got.ops, got.errors, got.op_rate) == (0, 20, 0.0)
+    assert got.before_op_rate == 100.0
+    assert got.before_p99_ms == 10.0
+    assert got.recovery_s == 4.0  # the backlog's 3 s, then the first good second ends
+    kpis = fault_kpis([got])
+    assert kpis == {
+        "fault_errors": 20.0,
+        "fault_op_rate": 0.0,
+        "fault_recovery_s": 4.0,
+        "faults_unrecovered": 0.0,
+    }
+
+
+def test_a_node_that_never_came_back_and_a_fault_that_never_began() -> None:
+    got = window(_record(10.0, None), RECORDS)
+    assert got is not None
+    assert got.back is False
+    assert got.end_s == 22.0  # the phase's end
+    assert got.recovery_s is None
+    assert fault_kpis([got])["faults_unrecovered"] == 1.0
+    assert window(_record(None, None), RECORDS) is None
+    assert fault_kpis([]) == {}
