@@ -9,6 +9,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from casslab.errors import ConfigError
+
 console = Console()
 
 
@@ -16,12 +18,26 @@ def report(
     run_dir: Annotated[
         Path, typer.Argument(metavar="DIR", help="Run directory: results/<experiment>/<run-id>.")
     ],
+    window: Annotated[
+        str | None,
+        typer.Option(
+            "--window",
+            help="Cluster-metric figures: each cell's mean over its iterations in slots of "
+            "this length (e.g. 30s, as seed 002 drew them) instead of every iteration.",
+        ),
+    ] = None,
 ) -> None:
     """Rebuild report.html, summary.md, figures/*.png and trials.parquet/.csv of a run."""
     from casslab.experiment.stored_plan import outline_of_manifest
     from casslab.report import write_report  # heavy (pandas, plotly): only when used
+    from casslab.units import duration_s
 
-    paths = write_report(run_dir, legacy_plan=outline_of_manifest)  # runs before plan.json
+    window_s = None
+    if window is not None:
+        window_s = duration_s(window)
+        if window_s is None or window_s <= 0:
+            raise ConfigError(f"--window {window!r}: give a slot length such as 30s or 1m")
+    paths = write_report(run_dir, legacy_plan=outline_of_manifest, window_s=window_s)
     for problem in paths.problems:
         console.print(f"[yellow]warning:[/] {escape(problem)}", highlight=False, soft_wrap=True)
     console.print(f"report:  {paths.report_html}", highlight=False, soft_wrap=True)

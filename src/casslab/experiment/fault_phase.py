@@ -17,8 +17,6 @@ from casslab.faults.model import Fault
 from casslab.faults.timeline import FaultTimeline
 from casslab.faults.windows import fault_kpis, window
 
-FAULTS_FILE = "faults.json"
-
 
 def timeline(cluster: Cluster, faults: Sequence[Fault]) -> FaultTimeline | None:
     """The trial's timeline (None without faults); a cluster casslab may not fault
@@ -29,13 +27,13 @@ def timeline(cluster: Cluster, faults: Sequence[Fault]) -> FaultTimeline | None:
 @contextmanager
 def recorded(
     faults: FaultTimeline | None,
-    trial_dir: Path,
+    path: Path,
     clock: TrialClock,
     kpis: MutableMapping[str, float | None],
 ) -> Iterator[None]:
     """Around the measured phase: stop ``faults`` at its end and write what happened and
-    its windows (from ``clock``'s intervals) to ``faults.json``; ``kpis`` gets the fault
-    KPIs."""
+    its windows (from ``clock``'s intervals) to ``path`` (the trial's ``faults.json``);
+    ``kpis`` gets the fault KPIs."""
     if faults is None:
         yield
         return
@@ -49,4 +47,4 @@ def recorded(
             "faults": [r.model_dump(mode="json") for r in records],
             "windows": [w.model_dump(mode="json") for w in windows],
         }
-        (trial_dir / FAULTS_FILE).write_text(json.dumps(document, indent=1) + "\n")
+        path.write_text(json.dumps(document, indent=1) + "\n")

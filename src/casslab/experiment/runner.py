@@ -279,7 +279,12 @@ class Runner:
             timeline = fault_phase.timeline(cluster, self.experiment.faults)
             with (
                 times.phase("measure", announce=False),  # measure announces itself
-                fault_phase.recorded(timeline, trial_dir, clock, fault_kpis),
+                fault_phase.recorded(
+                    timeline,
+                    self.layout.faults_json(trial.cell_id, trial.iteration),
+                    clock,
+                    fault_kpis,
+                ),
             ):
                 summary = phases.measure(
                     cluster,

@@ -63,14 +63,17 @@ def write_report(
     options: AnalysisOptions = AnalysisOptions(),
     *,
     legacy_plan: LegacyPlan | None = None,
+    window_s: float | None = None,
 ) -> ReportPaths:
-    """Rebuild the report of a run directory from its files; returns what was written."""
+    """Rebuild the report of a run directory from its files; returns what was written.
+    ``window_s``: the cluster-metric figures show each cell's mean over its iterations in
+    slots of that many seconds instead of every iteration."""
     run = load_run(run_dir, legacy_plan=legacy_plan)
     layout = RunLayout(root=Path(run_dir))
     frame = trials_frame(run)
     parquet = atomic_write(layout.trials_table, trials_parquet(frame))
     csv = atomic_write(layout.trials_csv, trials_csv(frame))
-    report = build_report(run, options)
+    report = build_report(run, options, window_s=window_s)
     figures = _write_figures(report, layout.figures_dir)
     links = {key: path.relative_to(layout.root).as_posix() for key, path in figures.items()}
     summary = atomic_write(layout.summary_md, render_markdown(report, links))

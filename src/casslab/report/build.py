@@ -332,7 +332,9 @@ def _method_notes(run: RunData, options: AnalysisOptions) -> list[str]:
     return [note.format(**values) for note in METHOD_NOTES]
 
 
-def build_report(run: RunData, options: AnalysisOptions = AnalysisOptions()) -> Report:
+def build_report(
+    run: RunData, options: AnalysisOptions = AnalysisOptions(), *, window_s: float | None = None
+) -> Report:
     """The report of one run (see the module docstring)."""
     analysis, trials, layout = run_analysis(run, options)
     cells = [c for c in layout.cells if any(t.result.cell_id == c for t in run.trials)]
@@ -402,7 +404,7 @@ def build_report(run: RunData, options: AnalysisOptions = AnalysisOptions()) -> 
     lost = lww_section(run, cells)
     if lost is not None:
         sections.append(lost)
-    metrics = metric_figures(run, cells, colors)
+    metrics = metric_figures(run, cells, colors, window_s=window_s)
     if metrics:
         sections.append(Section(id="metrics", title="Cluster metrics", figures=metrics))
     sections.append(Section(id="trials", title="Trials", tables=[trials_table(run, kpis)]))

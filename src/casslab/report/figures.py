@@ -12,11 +12,12 @@ The time-series figures mark where each trial's steady part begins (MSER-5,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from casslab.analysis import Analysis, CellStats, TrialKpis, describe, interval_series, kpi_spec
 from casslab.report.frames import metric_nodes, metric_series
 from casslab.report.records import FigureKind, FigureSpec, Marker, Series
+from casslab.report.timeseries import SEED_FIGURES, fault_bands, windowed_lines
 from casslab.store.frames import measure_intervals, trial_steadiness
 from casslab.store.load import RunData, TrialData
 from casslab.store.records import TrialStatus
@@ -35,6 +36,7 @@ PALETTE = (
 )
 
 SERIES_KPIS = ("op_rate", "latency_p99_ms")
+FAULT_NOTE = "shaded: a fault's window, from its start until its node was back (faults.json)"
 PERCENTILE_KPIS = (
     ("p50", "latency_p50_ms"),
     ("p95", "latency_p95_ms"),
@@ -152,6 +154,7 @@ def series_figure(
     if not series:
         return None
     markers, steady_note = steady_markers(run, cells, colors)
+    bands = fault_bands(run, cells)
     return FigureSpec(
         id=f"series-{kpi.replace('.', '-')}",
         kind=FigureKind.LINES,
@@ -160,10 +163,13 @@ def series_figure(
         y_label=kpi_label(kpi),
         series=series,
         note=_with_steady(
-            "one line per iteration, one colour per cell; dashed = failed trial", steady_note
+            "one line per iteration, one colour per cell; dashed = failed trial"
+            + ("; " + FAULT_NOTE if bands else ""),
+            steady_note,
         ),
         markers=markers,
         marker_legend=STEADY_LEGEND if markers else "",
+        bands=bands,
     )
 
 
@@ -341,30 +347,72 @@ def box_figure(
     )
 
 
-def metric_figures(run: RunData, cells: Sequence[str], colors: dict[str, str]) -> list[FigureSpec]:
+def metric_figures(
+    run: RunData,
+    cells: Sequence[str],
+    colors: dict[str, str],
+    *,
+    window_s: float | None = None,
+) -> list[FigureSpec]:
+    """The cluster-metric figures (the report's and the seeds', :data:`SEED_FIGURES`): each
+    iteration's line, or with ``window_s`` each cell's mean over its iterations in slots of
+    that many seconds; faults' windows shaded."""
     out: list[FigureSpec] = []
     markers, steady_note = steady_markers(run, cells, colors)
-    for figure_id, metric, combine, title, unit in METRIC_FIGURES:
+    bands = fault_bands(run, cells)
+    figures = [(*f, 1.0) for f in METRIC_FIGURES] + list(SEED_FIGURES)
+    for figure_id, metric, combine, title, unit, scale in figures:
         series: list[Series] = []
         legend: set[str] = set()  # the cells (or nodes) already in the legend
         for cell in cells:
+            if window_s is not None:
+                series += windowed_lines(
+                    _trials_of(run, cell),
+                    metric,
+                    combine,
+                    cell,
+                    _node_color(run, metric, colors[cell]),
+                    window_s=window_s,
+                    scale=scale,
+                )
+                continue
             for trial in _trials_of(run, cell):
-                series += _trial_lines(trial, metric, combine, cell, colors[cell], legend)
+                lines = _trial_lines(trial, metric, combine, cell, colors[cell], legend)
+                series += [_scaled(line, scale) for line in lines]
         if series:
+            how = (
+                f"mean of the iterations in {window_s:g} s slots"
+                if window_s is not None
+                else "iterations overlaid"
+            )
             out.append(
                 FigureSpec(
                     id=figure_id,
                     kind=FigureKind.LINES,
-                    title=f"{title}, iterations overlaid",
+                    title=f"{title}, {how}",
                     x_label="seconds since the measure phase began",
                     y_label=f"{metric} ({unit})",
                     series=series,
-                    note=steady_note,
-                    markers=markers,
-                    marker_legend=STEADY_LEGEND if markers else "",
+                    note=_with_steady(FAULT_NOTE if bands else "", steady_note),
+                    markers=[] if window_s is not None else markers,
+                    marker_legend=STEADY_LEGEND if markers and window_s is None else "",
+                    bands=bands,
                 )
             )
     return out
+
+
+def _scaled(series: Series, scale: float) -> Series:
+    if scale == 1.0:
+        return series
+    return series.model_copy(update={"y": [None if v is None else v * scale for v in series.y]})
+
+
+def _node_color(run: RunData, metric: str, cell_color: str) -> Callable[[str | None], str]:
+    """A node's colour in a windowed figure (None: the cell's own line)."""
+    nodes = sorted({n for t in run.trials for n in metric_nodes(t, metric)})
+    by_node = cell_colors(nodes)
+    return lambda node: cell_color if node is None else by_node.get(node, cell_color)
 
 
 def _trial_lines(

@@ -21,6 +21,7 @@ GRID_HEIGHT_PX = 380
 GRID_KINDS = (FigureKind.BARS, FigureKind.BOXES)  # small figures, two per row
 PLOT_CONFIG: dict[str, Any] = {"displaylogo": False, "responsive": True}
 MARKER_LEGEND_COLOR = "#555555"
+BAND_OPACITY = 0.12  # a fault's window, shaded under the lines
 
 _TONE_CLASS = {
     Tone.GOOD: "good",
@@ -191,6 +192,17 @@ def plotly_figure(spec: FigureSpec) -> go.Figure:
     )
     if spec.log_y:
         figure.update_yaxes(type="log")
+    for band in spec.bands if spec.kind is FigureKind.LINES else []:
+        figure.add_vrect(
+            x0=band.x0,
+            x1=band.x1,
+            fillcolor=band.color,
+            opacity=BAND_OPACITY,
+            line_width=0,
+            layer="below",
+            annotation_text=escape(band.label),
+            annotation_position="top left",
+        )
     if spec.kind in GRID_KINDS:
         figure.update_layout(showlegend=False)
     return figure

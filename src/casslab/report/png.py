@@ -78,6 +78,8 @@ def _draw(spec: FigureSpec, figure: Figure) -> None:
                 label=s.group or s.name if s.show_legend else None,
             )
         _draw_markers(spec, axes)
+        for band in spec.bands:
+            axes.axvspan(band.x0, band.x1, color=band.color, alpha=0.12, linewidth=0, zorder=0)
     elif spec.kind is FigureKind.BARS:
         labels = [str(s.x[0]) if s.x else s.name for s in spec.series]
         positions = list(range(len(spec.series)))

@@ -75,6 +75,16 @@ class Marker(Record):
     color: str = "#555555"
 
 
+class Band(Record):
+    """A shaded stretch of a LINES figure's x axis: a fault's window (``label`` on hover and
+    at its top: "kill node 2")."""
+
+    x0: float
+    x1: float
+    label: str
+    color: str = "#d62728"
+
+
 class FigureSpec(Record):
     """One figure; ``id`` is unique in a report and names the PNG file.
 
@@ -92,6 +102,7 @@ class FigureSpec(Record):
     note: str = ""
     markers: list[Marker] = Field(default_factory=list)
     marker_legend: str = ""
+    bands: list[Band] = Field(default_factory=list)  # LINES only: faults' windows
 
 
 class Section(Record):

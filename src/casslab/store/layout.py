@@ -4,7 +4,8 @@
 results/<experiment>/<run-id>/
   manifest.json                 RunManifest (versions, host, resolved experiment, times)
   plan.json                     PlanFile: the expanded plan, as the run started it
-  trials/<cell-id>/<iteration>/ engine.jsonl, latency.hlog, metrics.parquet, summary.json
+  trials/<cell-id>/<iteration>/ engine.jsonl, latency.hlog, metrics.parquet, summary.json,
+                                faults.json (with a faults: timeline)
   trials.parquet, trials.csv    one row per trial: factor levels + every KPI
   report.html, summary.md, figures/*.png
 ```
@@ -64,6 +65,10 @@ class RunLayout(Record):
 
     def engine_jsonl(self, cell_id: str, iteration: int) -> Path:
         return self.trial_dir(cell_id, iteration) / "engine.jsonl"
+
+    def faults_json(self, cell_id: str, iteration: int) -> Path:
+        """What the trial's faults did (written only with a ``faults:`` timeline)."""
+        return self.trial_dir(cell_id, iteration) / "faults.json"
 
     def latency_hlog(self, cell_id: str, iteration: int) -> Path:
         return self.trial_dir(cell_id, iteration) / "latency.hlog"

@@ -29,6 +29,7 @@ from casslab import __version__
 from casslab.errors import CasslabError, NewerSchemaError, StoreError
 from casslab.load.records import EngineRecord, ErrorRecord, IntervalRecord, SummaryRecord
 from casslab.load.spec import SCHEMA_VERSION as ENGINE_SCHEMA_VERSION
+from casslab.record import Record
 from casslab.store.io import check_schema_version
 from casslab.store.layout import RunLayout
 from casslab.store.plan_file import PlanOutline, plan_outline, read_plan_file
@@ -43,6 +44,37 @@ LegacyPlan = Callable[[RunManifest], PlanOutline]
 """The plan of a run without ``plan.json``, from its manifest's resolved experiment."""
 
 
+class FaultSpan(Record):
+    """One fault's window in a trial, in seconds of its measured phase (``faults.json``)."""
+
+    kind: str
+    target: int
+    start_s: float
+    end_s: float
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind} node {self.target}"
+
+
+def read_faults(path: Path) -> tuple[list[FaultSpan], list[str]]:
+    """The fault windows of a trial's ``faults.json`` and any problem reading it."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        spans = [
+            FaultSpan(
+                kind=str(w["kind"]),
+                target=int(w["target"]),
+                start_s=float(w["start_s"]),
+                end_s=float(w["end_s"]),
+            )
+            for w in document.get("windows", [])
+        ]
+    except (OSError, ValueError, KeyError, TypeError, ValidationError) as error:
+        return [], [f"{path.name}: cannot read ({error})"]
+    return spans, []
+
+
 class TrialData(BaseModel):
     """One trial as found on disk: its summary, its interval series and its metrics."""
 
@@ -53,6 +85,7 @@ class TrialData(BaseModel):
     engine_summary: SummaryRecord | None = None  # the engine's own summary line, if any
     engine_errors: tuple[str, ...] = ()  # messages of the engine's error records
     metrics: pd.DataFrame | None = None  # columns time (Unix s), node, metric, value
+    faults: tuple[FaultSpan, ...] = ()  # the windows of its faults.json, if any
     problems: tuple[str, ...] = ()  # files missing or unreadable, for the report
 
     @property
@@ -195,12 +228,18 @@ def _read_trial(layout: RunLayout, result: TrialResult) -> TrialData:
             problems.append(f"{parquet.name}: cannot read ({error})")
     else:
         problems.append(f"{parquet.name} is missing")
+    faults: list[FaultSpan] = []
+    faults_file = layout.faults_json(result.cell_id, result.iteration)
+    if faults_file.is_file():
+        faults, fault_problems = read_faults(faults_file)
+        problems.extend(fault_problems)
     return TrialData(
         result=result,
         intervals=tuple(intervals),
         engine_summary=summary,
         engine_errors=tuple(engine_errors),
         metrics=metrics,
+        faults=tuple(faults),
         problems=tuple(problems),
     )
 
