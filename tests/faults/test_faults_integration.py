@@ -1,5 +1,6 @@
 """Faults on a real 3-node cluster (RF 3): node 2 is paused (SIGSTOP) 3 s into each
-measured phase for 15 s, then continued. At QUORUM no write fails and every acknowledged
+measured phase for 30 s, then continued; node 1's failure detector marks it down during
+the pause and up after it. At QUORUM no write fails and every acknowledged
 write reads back afterwards; at ALL writes fail while the node is stopped (once the
 engine's retries of the 2 s write timeouts run out) and the load recovers once it is back
 (``faults.json`` and the trial's fault KPIs say when). ``casslab fault kill`` kills a
@@ -23,9 +24,11 @@ pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
 NAME = "faults3"
 PLACE = ["--heap", "512M", "--base-address", "127.0.244.1", "--jmx-port-base", "9740"]
-# A low rate: the backlog the 15 s pause builds (300 writes) drains within seconds of the
-# node's return even on a busy machine, so the ALL trial's recovery is inside its phase.
-ACKED = 500  # writes of the QUORUM trial, one per key (25 s at 20/s)
+# The pause outlasts the failure detector's conviction (phi 8: about 18 s without gossip
+# from the node), so node 1 marks node 2 down during it. A low rate: the backlog the pause
+# builds (600 writes) drains within seconds of the node's return even on a busy machine,
+# so the ALL trial's recovery is inside its phase.
+ACKED = 800  # writes of the QUORUM trial, one per key (40 s at 20/s)
 
 EXPERIMENT = f"""
 name: kill-one
@@ -34,11 +37,11 @@ schema: {{keyspace: keyspace1, replication: {{class: SimpleStrategy, replication
 factors:
   workload:
     - "write n={ACKED} cl=QUORUM -pop seq=1..{ACKED} -rate threads=16 fixed=20/s"
-    - "write n=800 cl=ALL -pop seq=10001..10800 -rate threads=16 fixed=20/s"
-faults: [{{at: 3s, kind: pause, target: 2, for: 15s}}]
+    - "write n=1100 cl=ALL -pop seq=10001..11100 -rate threads=16 fixed=20/s"
+faults: [{{at: 3s, kind: pause, target: 2, for: 30s}}]
 iterations: 1
 order: sequential
-kpis: [op_rate, fault_errors, fault_recovery_s]
+kpis: [op_rate, fault_errors, fault_recovery_s, fault_detect_s]
 """
 
 
@@ -75,9 +78,14 @@ def test_a_paused_replica_costs_quorum_nothing_and_all_its_window(
         [record] = faults["faults"]
         assert record["error"] is None
         assert 2.5 < record["began_s"] < 6  # 3 s into the measured phase
-        assert record["ended_s"] > record["began_s"] + 14.9
+        assert record["ended_s"] > record["began_s"] + 29.9
+        # node 1's failure detector held node 2 down during the pause, and up after it
+        assert record["watch_error"] is None
+        assert record["began_s"] < record["marked_down_s"] < record["ended_s"]
+        assert record["marked_up_s"] > record["ended_s"]
         [window] = faults["windows"]
         assert window["back"] is True
+        assert 0 < window["detected_s"] < 30
     kpis_q, kpis_all = quorum["kpis"], every["kpis"]
     assert kpis_q["fault_errors"] == 0
     assert quorum["engine"]["total"]["errors"] == 0

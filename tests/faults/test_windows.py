@@ -64,6 +64,7 @@ def test_the_window_the_level_before_and_the_recovery() -> None:
     assert got.recovery_s == 4.0  # the backlog's 3 s, then the first good second ends
     kpis = fault_kpis([got])
     assert kpis == {
+        "fault_detect_s": None,  # nobody watched: no failure detector's time
         "fault_errors": 20.0,
         "fault_op_rate": 0.0,
         "fault_recovery_s": 4.0,
@@ -80,3 +81,11 @@ def test_a_node_that_never_came_back_and_a_fault_that_never_began() -> None:
     assert fault_kpis([got])["faults_unrecovered"] == 1.0
     assert window(_record(None, None), RECORDS) is None
     assert fault_kpis([]) == {}
+
+
+def test_the_time_until_another_node_marked_it_down() -> None:
+    record = _record(10.0, 14.0).model_copy(update={"marked_down_s": 13.5, "marked_up_s": 15.0})
+    got = window(record, RECORDS)
+    assert got is not None
+    assert got.detected_s == 3.5
+    assert fault_kpis([got])["fault_detect_s"] == 3.5

@@ -259,6 +259,13 @@ KPI_CATALOGUE: dict[str, KpiSpec] = {
             "over the trial's faults",
         ),
         _spec(
+            "fault_detect_s",
+            "s",
+            _N,
+            "time from a fault's start until another node's failure detector marked the node "
+            "down (JMX DownEndpointCount), the longest over the trial's faults",
+        ),
+        _spec(
             "faults_unrecovered",
             "faults",
             _L,

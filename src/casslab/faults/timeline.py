@@ -16,12 +16,14 @@ from collections.abc import Sequence
 from casslab.cluster import Cluster
 from casslab.errors import CasslabError
 from casslab.faults import actions
+from casslab.faults.detection import DownWatch
 from casslab.faults.model import Fault, FaultKind
 from casslab.record import Record
 
 log = logging.getLogger(__name__)
 
 RESTART_TIMEOUT_S = 300.0
+UP_WAIT_S = 10.0  # at the phase's end, for a node back to be marked up by the others
 
 
 class FaultRecord(Record):
@@ -33,6 +35,9 @@ class FaultRecord(Record):
     planned_for_s: float
     began_s: float | None = None  # the node was put under the fault
     ended_s: float | None = None  # the node was back (started and ready, or continued)
+    marked_down_s: float | None = None  # another node's failure detector held it down
+    marked_up_s: float | None = None  # ... and up again, after it was back
+    watch_error: str | None = None  # why nobody could watch it (JMX)
     error: str | None = None
 
 
@@ -50,6 +55,7 @@ class FaultTimeline:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._active: set[int] = set()  # indexes of faults begun and not ended
+        self._watches: dict[int, DownWatch] = {}
         self._thread: threading.Thread | None = None
         self._t0 = 0.0
 
@@ -99,9 +105,13 @@ class FaultTimeline:
             log.warning("fault %s did not begin: %s", fault.describe(), error)
             self._update(index, error=str(error))
             return False
+        self._update(index, began_s=self._now())
+        watch = DownWatch(self._cluster, fault.target, self._now)
         with self._lock:
             self._active.add(index)
-        self._update(index, began_s=self._now())
+            self._watches[index] = watch
+        if watch.error is not None:
+            self._update(index, watch_error=watch.error)
         return True
 
     def _end(self, index: int) -> None:
@@ -115,6 +125,9 @@ class FaultTimeline:
             self._update(index, ended_s=self._now())
         with self._lock:
             self._active.discard(index)
+            watch = self._watches.get(index)
+        if watch is not None:
+            watch.back()
 
     def stop(self) -> list[FaultRecord]:
         """Stop the timeline and end every fault still on (nodes back, as far as they come);
@@ -126,4 +139,9 @@ class FaultTimeline:
             active = sorted(self._active)
         for index in active:
             self._end(index)
+        with self._lock:
+            watches = dict(self._watches)
+        for index, watch in watches.items():
+            watch.stop(wait_up_s=UP_WAIT_S)
+            self._update(index, marked_down_s=watch.down_s, marked_up_s=watch.up_s)
         return self.records

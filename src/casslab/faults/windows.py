@@ -39,6 +39,7 @@ class FaultWindow(Record):
     before_op_rate: float | None
     before_p99_ms: float | None
     recovery_s: float | None  # None: the load did not recover (or there was no level before)
+    detected_s: float | None = None  # from its start until another node marked it down
 
 
 def _phase(intervals: Sequence[IntervalRecord]) -> list[IntervalRecord]:
@@ -99,6 +100,7 @@ def window(record: FaultRecord, intervals: Sequence[IntervalRecord]) -> FaultWin
         before_op_rate=rate,
         before_p99_ms=p99,
         recovery_s=recovery,
+        detected_s=None if record.marked_down_s is None else record.marked_down_s - start,
     )
 
 
@@ -108,7 +110,9 @@ def fault_kpis(windows: Sequence[FaultWindow]) -> dict[str, float | None]:
         return {}
     total_s = sum(w.end_s - w.start_s for w in windows)
     recovered = [w.recovery_s for w in windows if w.recovery_s is not None]
+    detected = [w.detected_s for w in windows if w.detected_s is not None]
     return {
+        "fault_detect_s": max(detected) if detected else None,
         "fault_errors": float(sum(w.errors for w in windows)),
         "fault_op_rate": sum(w.ops for w in windows) / total_s if total_s > 0 else None,
         "fault_recovery_s": max(recovered) if recovered else None,
