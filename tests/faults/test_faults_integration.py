@@ -4,13 +4,18 @@ the pause and up after it. At QUORUM no write fails and every acknowledged
 write reads back afterwards; at ALL writes fail while the node is stopped (once the
 engine's retries of the 2 s write timeouts run out) and the load recovers once it is back
 (``faults.json`` and the trial's fault KPIs say when). ``casslab fault kill`` kills a
-node's JVM and starts it again; ``fault pause`` stops and continues it. (A kill in a
+node's JVM and starts it again; ``fault pause`` stops and continues it; ``fault
+clock-jump`` steps its clock and back. (A kill in a
 timeline brings the node back the same way as the command: the cluster's start, waited
 for.)"""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -127,3 +132,40 @@ def test_fault_kill_and_pause_by_hand(home: Path) -> None:
     refused = casslab(home, "fault", "kill", "7", "--name", NAME)
     assert refused.returncode != 0
     assert "has no node 7" in flat(refused.stderr)
+
+
+def _offsets(home: Path) -> dict[int, float]:
+    shown = casslab(home, "clock", "--name", NAME, "--json")
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    return {int(row["node"]): float(row["offset_ms"]) for row in json.loads(shown.stdout)}
+
+
+def test_fault_clock_jump_steps_a_nodes_clock_and_back(home: Path) -> None:
+    """The node's own clock (measured over CQL, as ``casslab clock`` does) is 5 s ahead
+    during the jump and on time after it; the others never move."""
+    environment = {**os.environ, "CASSLAB_HOME": str(home), "COLUMNS": "200"}
+    command = [sys.executable, "-m", "casslab", "fault", "clock-jump", "3", "--by", "+5s"]
+    jumping = subprocess.Popen(
+        [*command, "--for", "8s", "--name", NAME],
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        time.sleep(3.0)
+        during = _offsets(home)
+    finally:
+        out, err = jumping.communicate(timeout=60)
+    assert jumping.returncode == 0, out + err
+    assert abs(during[3] - 5000) < 500, during
+    assert abs(during[1]) < 500, during
+    # stepped back: its clock is on time at once, but the time UUIDs the measurement reads
+    # never go back (Cassandra keeps them increasing), so they read ahead until real time
+    # passes the last one it gave: at most the 5 s of the jump
+    deadline = time.monotonic() + 15
+    after = _offsets(home)
+    while abs(after[3]) >= 500 and time.monotonic() < deadline:
+        time.sleep(1.0)
+        after = _offsets(home)
+    assert abs(after[3]) < 500, after

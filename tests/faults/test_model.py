@@ -13,6 +13,12 @@ def _fault(**fields: object) -> Fault:
     return Fault.model_validate({"at": "20s", "kind": "kill", "target": 2, "for": "15s"} | fields)
 
 
+def test_a_clock_jump_and_its_offset() -> None:
+    jump = _fault(kind="clock-jump", offset="-5s", target="node3")
+    assert (jump.kind, jump.offset_ms) == (FaultKind.CLOCK_JUMP, -5000.0)
+    assert jump.describe() == "clock-jump node 3 by -5000 ms at 20 s for 15 s"
+
+
 def test_times_and_targets_as_written() -> None:
     fault = _fault(target="node3", at="1m", **{"for": "1500ms"})
     assert (fault.at_s, fault.kind, fault.target, fault.for_s) == (60.0, FaultKind.KILL, 3, 1.5)
@@ -24,8 +30,11 @@ def test_times_and_targets_as_written() -> None:
     ("fields", "said"),
     [
         ({"kind": "partition"}, "network partitions need the isolated backend's links"),
-        ({"kind": "clock-jump"}, "kinds: kill, pause, stop"),
-        ({"kind": "reboot"}, "'kill', 'pause' or 'stop'"),
+        ({"kind": "slow-disk"}, "kinds: kill, pause, stop, clock-jump"),
+        ({"kind": "reboot"}, "'kill', 'pause', 'stop' or 'clock-jump'"),
+        ({"kind": "clock-jump"}, "a clock-jump needs offset: how far the clock steps"),
+        ({"kind": "kill", "offset": "-5s"}, "offset is for clock-jump faults, not kill"),
+        ({"kind": "clock-jump", "offset": "5"}, "offset '5': give a signed duration"),
         ({"target": "dc3"}, "target 'dc3': give a node number (2) or name (node2)"),
         ({"target": 0}, "give a node number"),
         ({"at": "soon"}, "at 'soon': give a duration such as 20s"),

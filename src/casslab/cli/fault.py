@@ -25,7 +25,14 @@ TimeoutOption = Annotated[
 ]
 
 
-def _fault(kind: str, node: int, lasting: str, name: str | None, timeout_s: float) -> None:
+def _fault(
+    kind: str,
+    node: int,
+    lasting: str,
+    name: str | None,
+    timeout_s: float,
+    by: str | None = None,
+) -> None:
     from casslab.cluster import attach
     from casslab.faults import actions
     from casslab.faults.model import FaultKind
@@ -34,18 +41,21 @@ def _fault(kind: str, node: int, lasting: str, name: str | None, timeout_s: floa
     seconds = duration_s(lasting)
     if seconds is None or seconds <= 0:
         raise ConfigError(f"--for {lasting!r}: give a duration above zero, such as 15s or 1m")
+    from casslab.cluster.clock import parse_offset
+
+    offset = None if by is None else parse_offset(by)
     cluster = attach(name)
     cluster.node(node)  # names the nodes there are
     fault = FaultKind(kind)
     start = time.monotonic()
-    actions.begin(cluster, fault, node)
+    before = actions.begin(cluster, fault, node, offset)
     console.print(f"node {node}: {kind} (for {seconds:g} s; Ctrl-C ends it now)")
     try:
         time.sleep(max(0.0, seconds - (time.monotonic() - start)))
     except KeyboardInterrupt:
         console.print("ending the fault now")
     with console.status(f"bringing node {node} back…"):
-        actions.end(cluster, fault, node, timeout_s)
+        actions.end(cluster, fault, node, timeout_s, before)
     console.print(f"node {node} back after {time.monotonic() - start:.1f} s")
 
 
@@ -81,6 +91,17 @@ def stop(
 ) -> None:
     """nodetool drain, then stop the node; start it again after --for."""
     _fault("stop", node, lasting, name, timeout)
+
+
+@fault_app.command("clock-jump")
+def clock_jump(
+    node: Annotated[int, typer.Argument(help="The node's number.")],
+    by: Annotated[str, typer.Option("--by", help="How far the clock steps, e.g. -5s or +500ms.")],
+    lasting: ForOption = "15s",
+    name: NameOption = None,
+) -> None:
+    """Step the node's wall clock by --by (on top of its skew), and back after --for."""
+    _fault("clock-jump", node, lasting, name, 0.0, by)
 
 
 def register(app: typer.Typer) -> None:

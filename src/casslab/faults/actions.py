@@ -5,8 +5,10 @@ not start (``casslab attach``) takes no faults: casslab never stops what it does
 
 A kill is SIGKILL to the node's process group; a pause SIGSTOP to its JVM (SIGCONT
 ends it); a stop is ``nodetool drain`` and then SIGTERM to its group (SIGKILL after
-:data:`STOP_GRACE_S`). A killed or stopped node is brought back by the cluster's own
-``start`` (which starts every node that is not running and waits until all are ready).
+:data:`STOP_GRACE_S`); a clock jump steps the node's wall clock through its clock file
+(:mod:`casslab.cluster.clock`, read by the node within 100 ms) and back. A killed or
+stopped node is brought back by the cluster's own ``start`` (which starts every node that
+is not running and waits until all are ready).
 """
 
 from __future__ import annotations
@@ -46,8 +48,9 @@ def _remote(cluster: Any) -> bool:
 def node_running(cluster: Cluster, number: int) -> bool:
     """True when node ``number``'s JVM runs (as recorded at its start)."""
     if _remote(cluster):
-        proc = cluster.remote_process(number)  # type: ignore[attr-defined]
-        return proc is not None and bool(cluster.remote(number).alive(proc))  # type: ignore[attr-defined]
+        on_hosts: Any = cluster  # the ssh backend's cluster
+        proc = on_hosts.remote_process(number)
+        return proc is not None and bool(on_hosts.remote(number).alive(proc))
     node = cluster.node(number)
     return alive(node.pid, node.pid_start_time)
 
@@ -57,10 +60,11 @@ def signal_node(cluster: Cluster, number: int, sig: signal.Signals, *, group: bo
     does not run is an error naming it."""
     check_faultable(cluster)
     if _remote(cluster):
-        proc = cluster.remote_process(number)  # type: ignore[attr-defined]
+        on_hosts: Any = cluster  # the ssh backend's cluster
+        proc = on_hosts.remote_process(number)
         if proc is None:
             raise ClusterError(f"node {number} of {cluster.name!r} does not run on its host")
-        cluster.remote(number).signal(proc, int(sig), group=group)  # type: ignore[attr-defined]
+        on_hosts.remote(number).signal(proc, int(sig), group=group)
         return
     node = cluster.node(number)
     if node.pid is None or not alive(node.pid, node.pid_start_time):
@@ -82,8 +86,13 @@ def wait_down(cluster: Cluster, number: int, timeout_s: float) -> bool:
     return True
 
 
-def begin(cluster: Cluster, kind: FaultKind, number: int) -> None:
-    """Put node ``number`` under ``kind``."""
+def begin(
+    cluster: Cluster, kind: FaultKind, number: int, offset_ms: float | None = None
+) -> float | None:
+    """Put node ``number`` under ``kind`` (a clock jump: by ``offset_ms``); for a clock
+    jump, the offset the node's clock had before (what :func:`end` steps it back to)."""
+    if kind is FaultKind.CLOCK_JUMP:
+        return _jump(cluster, number, offset_ms or 0.0)
     if kind is FaultKind.KILL:
         signal_node(cluster, number, signal.SIGKILL, group=True)
         wait_down(cluster, number, 10.0)
@@ -98,10 +107,41 @@ def begin(cluster: Cluster, kind: FaultKind, number: int) -> None:
         if not wait_down(cluster, number, STOP_GRACE_S):
             signal_node(cluster, number, signal.SIGKILL, group=True)
             wait_down(cluster, number, 10.0)
+    return None
 
 
-def end(cluster: Cluster, kind: FaultKind, number: int, timeout_s: float) -> None:
-    """Bring node ``number`` back from ``kind`` (a started node: ready when this returns)."""
+def _jump(cluster: Cluster, number: int, by_ms: float) -> float:
+    """Step node ``number``'s wall clock by ``by_ms``; the offset it had."""
+    from casslab.cluster import clock
+
+    check_faultable(cluster)
+    if _remote(cluster):
+        raise ConfigError(
+            f"node {number} runs on an SSH host: casslab does not set clocks there (the "
+            "host's own clock would need stepping); clock-jump needs local or isolated nodes"
+        )
+    if not clock.supports_clock(cluster.state.lib_dir):
+        raise clock.unsupported(cluster.state.cassandra_version)
+    node = cluster.node(number)
+    before = clock.read_skew(node).at(clock.now_ms())
+    clock.set_offset(node, before + by_ms)
+    return before
+
+
+def end(
+    cluster: Cluster,
+    kind: FaultKind,
+    number: int,
+    timeout_s: float,
+    before_ms: float | None = None,
+) -> None:
+    """Bring node ``number`` back from ``kind`` (a started node: ready when this returns;
+    a clock: stepped back to ``before_ms``, what :func:`begin` returned)."""
+    if kind is FaultKind.CLOCK_JUMP:
+        from casslab.cluster import clock
+
+        clock.set_offset(cluster.node(number), before_ms or 0.0)
+        return
     if kind is FaultKind.PAUSE:
         signal_node(cluster, number, signal.SIGCONT, group=False)
         return

@@ -4,11 +4,14 @@
       - {at: 20s, kind: kill, target: 2, for: 15s}    # SIGKILL node 2, restart it 15 s later
       - {at: 60s, kind: pause, target: 3, for: 5s}    # SIGSTOP, then SIGCONT
       - {at: 90s, kind: stop, target: node2, for: 20s}  # drain and stop, then start
+      - {at: 120s, kind: clock-jump, target: 3, for: 30s, offset: -5s}  # its clock steps
 
 ``at`` counts from the start of the measured phase (after its warm-up); ``for`` is how
 long the fault lasts before the node is brought back (a killed or stopped node then takes
-its start-up time more: the window ends when it is back, as recorded). The kinds that need
-network or disk control (partition, slow-disk, clock-jump) are refused with the reason.
+its start-up time more: the window ends when it is back, as recorded). A clock jump steps
+the node's wall clock by ``offset`` (on top of any skew it has) and steps it back after
+``for`` (local and isolated nodes: :mod:`casslab.cluster.clock`). The kinds that need
+network or disk control (partition, slow-disk) are refused with the reason.
 """
 
 from __future__ import annotations
@@ -18,23 +21,22 @@ import re
 from enum import StrEnum
 from typing import Any
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from casslab.record import Record
-from casslab.units import duration_s
+from casslab.units import duration_s, offset_ms
 
 
 class FaultKind(StrEnum):
     KILL = "kill"  # SIGKILL the node's JVM; started again after `for`
     PAUSE = "pause"  # SIGSTOP; SIGCONT after `for`
     STOP = "stop"  # nodetool drain, then SIGTERM; started again after `for`
+    CLOCK_JUMP = "clock-jump"  # the node's wall clock steps by `offset`, and back after `for`
 
 
 NOT_YET = {
     "partition": "network partitions need the isolated backend's links (not built yet)",
     "slow-disk": "block-I/O throttling of a node's cgroup during a trial (not built yet)",
-    "clock-jump": "a clock jump during a trial (not built yet; cluster.clock sets offsets "
-    "between trials)",
 }
 
 _NODE = re.compile(r"^(?:node)?([1-9][0-9]*)$")
@@ -56,6 +58,26 @@ class Fault(Record):
     kind: FaultKind
     target: int = Field(ge=1)
     for_s: float = Field(alias="for", gt=0)
+    offset_ms: float | None = Field(default=None, alias="offset")  # clock-jump only
+
+    @field_validator("offset_ms", mode="before")
+    @classmethod
+    def _offset(cls, value: Any) -> Any:
+        if value is None or isinstance(value, int | float):
+            return value
+        parsed = offset_ms(str(value))
+        if parsed is None:
+            raise ValueError(f"offset {value!r}: give a signed duration, e.g. -5s or +500ms")
+        return parsed
+
+    @model_validator(mode="after")
+    def _offset_for_clock_jumps(self) -> Fault:
+        jump = self.kind is FaultKind.CLOCK_JUMP
+        if jump and not self.offset_ms:
+            raise ValueError("a clock-jump needs offset: how far the clock steps, e.g. -5s")
+        if not jump and self.offset_ms is not None:
+            raise ValueError(f"offset is for clock-jump faults, not {self.kind}; remove it")
+        return self
 
     @field_validator("at_s", mode="before")
     @classmethod
@@ -74,7 +96,8 @@ class Fault(Record):
     @classmethod
     def _kind(cls, value: Any) -> Any:
         if isinstance(value, str) and value in NOT_YET:
-            raise ValueError(f"kind {value!r}: {NOT_YET[value]}; kinds: kill, pause, stop")
+            kinds = ", ".join(k.value for k in FaultKind)
+            raise ValueError(f"kind {value!r}: {NOT_YET[value]}; kinds: {kinds}")
         return value
 
     @field_validator("target", mode="before")
@@ -91,7 +114,8 @@ class Fault(Record):
         return self.at_s + self.for_s
 
     def describe(self) -> str:
-        return f"{self.kind} node {self.target} at {self.at_s:g} s for {self.for_s:g} s"
+        by = f" by {self.offset_ms:+g} ms" if self.offset_ms is not None else ""
+        return f"{self.kind} node {self.target}{by} at {self.at_s:g} s for {self.for_s:g} s"
 
 
 def timeline_problems(faults: list[Fault], nodes: int) -> list[str]:

@@ -56,6 +56,7 @@ class FaultTimeline:
         self._lock = threading.Lock()
         self._active: set[int] = set()  # indexes of faults begun and not ended
         self._watches: dict[int, DownWatch] = {}
+        self._undo: dict[int, float | None] = {}  # a clock jump's offset before it
         self._thread: threading.Thread | None = None
         self._t0 = 0.0
 
@@ -100,12 +101,17 @@ class FaultTimeline:
 
     def _begin(self, index: int, fault: Fault) -> bool:
         try:
-            actions.begin(self._cluster, fault.kind, fault.target)
+            undo = actions.begin(self._cluster, fault.kind, fault.target, fault.offset_ms)
         except CasslabError as error:
             log.warning("fault %s did not begin: %s", fault.describe(), error)
             self._update(index, error=str(error))
             return False
         self._update(index, began_s=self._now())
+        self._undo[index] = undo
+        if fault.kind is FaultKind.CLOCK_JUMP:  # the node stays up: nothing to watch
+            with self._lock:
+                self._active.add(index)
+            return True
         watch = DownWatch(self._cluster, fault.target, self._now)
         with self._lock:
             self._active.add(index)
@@ -117,7 +123,13 @@ class FaultTimeline:
     def _end(self, index: int) -> None:
         fault = self._faults[index]
         try:
-            actions.end(self._cluster, fault.kind, fault.target, RESTART_TIMEOUT_S)
+            actions.end(
+                self._cluster,
+                fault.kind,
+                fault.target,
+                RESTART_TIMEOUT_S,
+                self._undo.get(index),
+            )
         except CasslabError as error:
             log.warning("fault %s did not end: %s", fault.describe(), error)
             self._update(index, error=str(error))
