@@ -17,6 +17,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.engine]
 
 EXPERIMENT = Path(__file__).parent / "data" / "discover.yaml"
 SLO_MS = 50.0
+RAMP_MAX_THREADS = 24  # the workload's own -rate threads<=24 (discover.yaml)
 
 
 def test_trials_run_at_their_share_of_the_capacity_discovered(tmp_path: Path) -> None:
@@ -36,8 +37,11 @@ def test_trials_run_at_their_share_of_the_capacity_discovered(tmp_path: Path) ->
     capacity, best = step["capacity_per_s"], step["best_threads"]
     assert capacity == step["max_rate_per_s"] > 0
     assert step["p99_ms_at_max"] <= SLO_MS
-    assert best >= 4
-    assert (run / "discover").is_dir()
+    assert 4 <= best <= RAMP_MAX_THREADS
+    (workdir,) = (run / "discover").iterdir()
+    ramp = json.loads((workdir / "ramp" / "ramp.json").read_text())
+    # the workload's thread bounds are the ramp's: 4, 8, 16, 24 threads and no further
+    assert max(s["threads"] for s in ramp["steps"]) <= RAMP_MAX_THREADS
     manifest = json.loads((run / "manifest.json").read_text())
     assert manifest["discovered"]["all"]["capacity_per_s"] == capacity
     trials = {p.parent.parent.name: p.parent for p in run.glob("trials/*/1/summary.json")}

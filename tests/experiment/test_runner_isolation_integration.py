@@ -30,7 +30,7 @@ cluster: {nodes: 1, heap: 512M, config: {auto_snapshot: false}}
 factors:
   cluster.isolation: [process, netns]
 workload: write
-measure: "duration=10s cl=ONE -rate threads=4"
+measure: "duration=5s cl=ONE -rate threads=4"
 iterations: 1
 order: sequential
 reset: truncate

@@ -19,6 +19,16 @@ def test_a_clock_jump_and_its_offset() -> None:
     assert jump.describe() == "clock-jump node 3 by -5000 ms at 20 s for 15 s"
 
 
+def test_a_partition_names_a_datacenter_or_a_link() -> None:
+    assert _fault(kind="partition", target="dc3").target == "dc3"
+    assert _fault(kind="partition", target="dc1-dc3").describe() == (
+        "partition dc1-dc3 at 20 s for 15 s"
+    )
+    with pytest.raises(ValidationError) as caught:
+        _fault(kind="partition", target=2)
+    assert "give a datacenter (dc3) or a link (dc1-dc3)" in str(caught.value)
+
+
 def test_times_and_targets_as_written() -> None:
     fault = _fault(target="node3", at="1m", **{"for": "1500ms"})
     assert (fault.at_s, fault.kind, fault.target, fault.for_s) == (60.0, FaultKind.KILL, 3, 1.5)
@@ -29,9 +39,9 @@ def test_times_and_targets_as_written() -> None:
 @pytest.mark.parametrize(
     ("fields", "said"),
     [
-        ({"kind": "partition"}, "network partitions need the isolated backend's links"),
-        ({"kind": "slow-disk"}, "kinds: kill, pause, stop, clock-jump"),
-        ({"kind": "reboot"}, "'kill', 'pause', 'stop' or 'clock-jump'"),
+        ({"kind": "slow-disk"}, "block-I/O throttling of a node's cgroup"),
+        ({"kind": "slow-disk"}, "kinds: kill, pause, stop, clock-jump, partition"),
+        ({"kind": "reboot"}, "'kill', 'pause', 'stop', 'clock-jump' or 'partition'"),
         ({"kind": "clock-jump"}, "a clock-jump needs offset: how far the clock steps"),
         ({"kind": "kill", "offset": "-5s"}, "offset is for clock-jump faults, not kill"),
         ({"kind": "clock-jump", "offset": "5"}, "offset '5': give a signed duration"),

@@ -1,7 +1,9 @@
-"""``casslab fault kill|pause|stop N --for 15s``: put node N of a cluster casslab started
-under a fault by hand, and bring it back after the time given (or at Ctrl-C): a killed or
-stopped node is started again and waited for, a paused one continued. What each fault does:
-:mod:`casslab.faults.actions`; a timeline of them in an experiment: its ``faults:``."""
+"""``casslab fault kill|pause|stop|clock-jump N --for 15s`` and ``fault partition dc3``: put
+node N (or a topology's links) of a cluster casslab started under a fault by hand, and
+bring it back after the time given (or at Ctrl-C): a killed or stopped node is started
+again and waited for, a paused one continued, a clock stepped back, links healed. What
+each fault does: :mod:`casslab.faults.actions`; a timeline of them in an experiment: its
+``faults:``."""
 
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ TimeoutOption = Annotated[
 
 def _fault(
     kind: str,
-    node: int,
+    node: int | str,
     lasting: str,
     name: str | None,
     timeout_s: float,
@@ -45,18 +47,21 @@ def _fault(
 
     offset = None if by is None else parse_offset(by)
     cluster = attach(name)
-    cluster.node(node)  # names the nodes there are
+    if isinstance(node, int):
+        cluster.node(node)  # names the nodes there are
     fault = FaultKind(kind)
     start = time.monotonic()
     before = actions.begin(cluster, fault, node, offset)
-    console.print(f"node {node}: {kind} (for {seconds:g} s; Ctrl-C ends it now)")
+    links = before if isinstance(before, list) else []
+    what = f"node {node}" if isinstance(node, int) else f"links {', '.join(links)}"
+    console.print(f"{what}: {kind} (for {seconds:g} s; Ctrl-C ends it now)", highlight=False)
     try:
         time.sleep(max(0.0, seconds - (time.monotonic() - start)))
     except KeyboardInterrupt:
         console.print("ending the fault now")
-    with console.status(f"bringing node {node} back…"):
+    with console.status(f"bringing {what} back…"):
         actions.end(cluster, fault, node, timeout_s, before)
-    console.print(f"node {node} back after {time.monotonic() - start:.1f} s")
+    console.print(f"{what} back after {time.monotonic() - start:.1f} s", highlight=False)
 
 
 @fault_app.command("kill")
@@ -102,6 +107,16 @@ def clock_jump(
 ) -> None:
     """Step the node's wall clock by --by (on top of its skew), and back after --for."""
     _fault("clock-jump", node, lasting, name, 0.0, by)
+
+
+@fault_app.command("partition")
+def partition(
+    target: Annotated[str, typer.Argument(help="A datacenter (dc3) or a link (dc1-dc3).")],
+    lasting: ForOption = "15s",
+    name: NameOption = None,
+) -> None:
+    """Cut a topology's links to a datacenter (or one link), and heal them after --for."""
+    _fault("partition", target, lasting, name, 0.0)
 
 
 def register(app: typer.Typer) -> None:

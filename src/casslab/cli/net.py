@@ -111,39 +111,23 @@ def ping(
 def _links_dir(name: str | None) -> Path:
     """Where the keeper of cluster ``name`` (default: the current one) keeps its links."""
     from casslab.cluster import attach
-    from casslab.cluster.isolated import wan
+    from casslab.net import cuts
 
-    isolated = attach(name).state.isolated
-    if isolated is None:
-        raise ConfigError("this cluster has no datacenters; create one with --topology")
-    return wan.require(isolated.cluster_id)
+    return cuts.links_dir(attach(name))
 
 
 def _link_name(pair: str, known: list[str]) -> str:
-    first, sep, second = pair.partition("-")
-    name = "-".join(sorted((first, second))) if sep else pair
-    if name not in known:
-        raise ConfigError(f"link {pair!r}: this cluster's links are {', '.join(known)}")
-    return name
+    from casslab.net import cuts
+
+    return cuts.link_name(pair, known)
 
 
 def _apply_cut(target: str | None, name: str | None, *, cut: bool) -> list[str]:
-    from casslab.net import keeper
+    from casslab.net import cuts
 
     directory = _links_dir(name)
-    known = [h.name for h in keeper.health(directory)]
-    if target is None:
-        chosen = known
-    elif "-" in target:
-        chosen = [_link_name(target, known)]
-    else:
-        chosen = [n for n in known if target in n.split("-")]
-        if not chosen:
-            raise ConfigError(
-                f"datacenter {target!r}: not in this cluster's links ({', '.join(known)})"
-            )
-    for link_name in chosen:
-        keeper.set_link(directory, link_name, partitioned=cut)
+    chosen = cuts.chosen_links(directory, target)
+    cuts.set_cut(directory, chosen, cut=cut)
     return chosen
 
 

@@ -273,7 +273,12 @@ def topology_problems(
     data: Mapping[str, Any], good: Sequence[Factor], base_dir: Path | None = None
 ) -> list[str]:
     """Every problem the experiment's topologies make with the rest of its file (see the
-    module docstring); ``good`` are its factors without problems of their own."""
+    module docstring); ``good`` are its factors without problems of their own. An existing
+    cluster's (``cluster.use``) or an inventory's (``cluster.hosts``) datacenters are not
+    this file's to know: Cassandra itself refuses a replication or datacenter it lacks."""
+    placed = _mapping(data.get("cluster"))
+    if placed.get("use") is not None or placed.get("hosts") is not None:
+        return []
     levels = topology_levels(data, good)
     if levels is None:
         return []

@@ -86,11 +86,19 @@ def wait_down(cluster: Cluster, number: int, timeout_s: float) -> bool:
     return True
 
 
+Undo = float | list[str] | None
+"""What :func:`end` needs of :func:`begin`: a clock's offset before, a partition's links."""
+
+
 def begin(
-    cluster: Cluster, kind: FaultKind, number: int, offset_ms: float | None = None
-) -> float | None:
-    """Put node ``number`` under ``kind`` (a clock jump: by ``offset_ms``); for a clock
-    jump, the offset the node's clock had before (what :func:`end` steps it back to)."""
+    cluster: Cluster, kind: FaultKind, target: int | str, offset_ms: float | None = None
+) -> Undo:
+    """Put ``target`` (a node's number; a partition's datacenter or link) under ``kind``
+    (a clock jump: by ``offset_ms``); what :func:`end` will need to undo it."""
+    check_faultable(cluster)
+    if kind is FaultKind.PARTITION:
+        return _cut(cluster, str(target))
+    number = int(target)
     if kind is FaultKind.CLOCK_JUMP:
         return _jump(cluster, number, offset_ms or 0.0)
     if kind is FaultKind.KILL:
@@ -108,6 +116,16 @@ def begin(
             signal_node(cluster, number, signal.SIGKILL, group=True)
             wait_down(cluster, number, 10.0)
     return None
+
+
+def _cut(cluster: Cluster, target: str) -> list[str]:
+    """Cut the links ``target`` names (a datacenter's, or one); their names."""
+    from casslab.net import cuts
+
+    directory = cuts.links_dir(cluster)
+    chosen = cuts.chosen_links(directory, target)
+    cuts.set_cut(directory, chosen, cut=True)
+    return chosen
 
 
 def _jump(cluster: Cluster, number: int, by_ms: float) -> float:
@@ -131,16 +149,24 @@ def _jump(cluster: Cluster, number: int, by_ms: float) -> float:
 def end(
     cluster: Cluster,
     kind: FaultKind,
-    number: int,
+    target: int | str,
     timeout_s: float,
-    before_ms: float | None = None,
+    undo: Undo = None,
 ) -> None:
-    """Bring node ``number`` back from ``kind`` (a started node: ready when this returns;
-    a clock: stepped back to ``before_ms``, what :func:`begin` returned)."""
+    """Bring ``target`` back from ``kind`` (a started node: ready when this returns; a
+    clock: stepped back; links: healed), with what :func:`begin` returned."""
+    if kind is FaultKind.PARTITION:
+        from casslab.net import cuts
+
+        links = undo if isinstance(undo, list) else []
+        cuts.set_cut(cuts.links_dir(cluster), links, cut=False)
+        return
+    number = int(target)
     if kind is FaultKind.CLOCK_JUMP:
         from casslab.cluster import clock
 
-        clock.set_offset(cluster.node(number), before_ms or 0.0)
+        before = undo if isinstance(undo, float) else 0.0
+        clock.set_offset(cluster.node(number), before)
         return
     if kind is FaultKind.PAUSE:
         signal_node(cluster, number, signal.SIGCONT, group=False)

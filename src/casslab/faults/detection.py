@@ -1,9 +1,10 @@
-"""When the other nodes mark a faulted node down, and up again: one of the others (the
-lowest-numbered) is asked over JMX, every :data:`POLL_S`, how many endpoints its failure
-detector holds down (``FailureDetector.DownEndpointCount``). The first poll after the
-fault began with more than before it is when it was marked down; the first after the node
-was back with the count as before, when it was marked up. Nodes on SSH hosts are asked
-through the JMX helper run on their host (:mod:`casslab.metrics.jmx_remote`).
+"""When the other nodes mark a faulted node (or a partitioned datacenter's) down, and up
+again: one of the others (:func:`observer`) is asked over JMX, every :data:`POLL_S`, how
+many endpoints its failure detector holds down (``FailureDetector.DownEndpointCount``).
+The first poll after the fault began with more than before it is when it was marked down;
+the first after the node was back with the count as before, when it was marked up. Nodes
+on SSH hosts are asked through the JMX helper run on their host
+(:mod:`casslab.metrics.jmx_remote`).
 """
 
 from __future__ import annotations
@@ -24,9 +25,17 @@ POLL_S = 0.5
 QUERY = (("org.apache.cassandra.net:type=FailureDetector", "DownEndpointCount"),)
 
 
-def observer(cluster: Cluster, target: int) -> int | None:
-    """The node that watches ``target`` (None in a one-node cluster)."""
-    others = [n.number for n in cluster.nodes if n.number != target]
+def observer(cluster: Cluster, target: int | str) -> int | None:
+    """The node that watches ``target``: the lowest-numbered other node; for a partitioned
+    datacenter, the lowest outside it; for a cut link ``a-b``, the lowest in ``a`` (None:
+    nobody can)."""
+    if isinstance(target, int):
+        others = [n.number for n in cluster.nodes if n.number != target]
+    elif "-" in target:
+        side = target.split("-", 1)[0]
+        others = [n.number for n in cluster.nodes if n.datacenter == side]
+    else:
+        others = [n.number for n in cluster.nodes if n.datacenter != target]
     return min(others) if others else None
 
 
@@ -51,7 +60,7 @@ class DownWatch:
     """Watches one fault's node from another; ``down_s``/``up_s`` are seconds on the
     caller's clock ``now`` (None: not seen)."""
 
-    def __init__(self, cluster: Cluster, target: int, now: Callable[[], float]) -> None:
+    def __init__(self, cluster: Cluster, target: int | str, now: Callable[[], float]) -> None:
         self._now = now
         self._stop = threading.Event()
         self._back = threading.Event()

@@ -5,13 +5,15 @@
       - {at: 60s, kind: pause, target: 3, for: 5s}    # SIGSTOP, then SIGCONT
       - {at: 90s, kind: stop, target: node2, for: 20s}  # drain and stop, then start
       - {at: 120s, kind: clock-jump, target: 3, for: 30s, offset: -5s}  # its clock steps
+      - {at: 180s, kind: partition, target: dc3, for: 20s}   # or a link: dc1-dc3
 
 ``at`` counts from the start of the measured phase (after its warm-up); ``for`` is how
 long the fault lasts before the node is brought back (a killed or stopped node then takes
 its start-up time more: the window ends when it is back, as recorded). A clock jump steps
 the node's wall clock by ``offset`` (on top of any skew it has) and steps it back after
-``for`` (local and isolated nodes: :mod:`casslab.cluster.clock`). The kinds that need
-network or disk control (partition, slow-disk) are refused with the reason.
+``for`` (local and isolated nodes: :mod:`casslab.cluster.clock`). A partition cuts the
+emulated links of a topology (every link of a datacenter, or one link ``dc1-dc3``) and
+heals them (:mod:`casslab.net.cuts`). A slow disk is refused with the reason.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import re
 from enum import StrEnum
 from typing import Any
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from casslab.record import Record
 from casslab.units import duration_s, offset_ms
@@ -32,14 +34,15 @@ class FaultKind(StrEnum):
     PAUSE = "pause"  # SIGSTOP; SIGCONT after `for`
     STOP = "stop"  # nodetool drain, then SIGTERM; started again after `for`
     CLOCK_JUMP = "clock-jump"  # the node's wall clock steps by `offset`, and back after `for`
+    PARTITION = "partition"  # a topology's links to a datacenter (or one link) cut, then healed
 
 
 NOT_YET = {
-    "partition": "network partitions need the isolated backend's links (not built yet)",
     "slow-disk": "block-I/O throttling of a node's cgroup during a trial (not built yet)",
 }
 
 _NODE = re.compile(r"^(?:node)?([1-9][0-9]*)$")
+_PLACE = re.compile(r"^[A-Za-z0-9_.]+(?:-[A-Za-z0-9_.]+)?$")  # dc3, or a link dc1-dc3
 
 
 def _seconds(value: Any, what: str) -> float:
@@ -56,7 +59,7 @@ class Fault(Record):
 
     at_s: float = Field(alias="at", ge=0)
     kind: FaultKind
-    target: int = Field(ge=1)
+    target: int | str  # a node's number; for a partition, a datacenter or a link
     for_s: float = Field(alias="for", gt=0)
     offset_ms: float | None = Field(default=None, alias="offset")  # clock-jump only
 
@@ -102,7 +105,11 @@ class Fault(Record):
 
     @field_validator("target", mode="before")
     @classmethod
-    def _target(cls, value: Any) -> int:
+    def _target(cls, value: Any, info: ValidationInfo) -> int | str:
+        if info.data.get("kind") is FaultKind.PARTITION:
+            if isinstance(value, str) and _PLACE.match(value):
+                return value
+            raise ValueError(f"target {value!r}: give a datacenter (dc3) or a link (dc1-dc3)")
         match = _NODE.match(str(value))
         if match is None or isinstance(value, bool):
             raise ValueError(f"target {value!r}: give a node number (2) or name (node2)")
@@ -113,27 +120,34 @@ class Fault(Record):
         """When the node is brought back (planned)."""
         return self.at_s + self.for_s
 
+    @property
+    def node(self) -> int | None:
+        """The node it acts on (None: a partition's links)."""
+        return self.target if isinstance(self.target, int) else None
+
     def describe(self) -> str:
         by = f" by {self.offset_ms:+g} ms" if self.offset_ms is not None else ""
-        return f"{self.kind} node {self.target}{by} at {self.at_s:g} s for {self.for_s:g} s"
+        what = f"node {self.target}" if self.node is not None else str(self.target)
+        return f"{self.kind} {what}{by} at {self.at_s:g} s for {self.for_s:g} s"
 
 
 def timeline_problems(faults: list[Fault], nodes: int) -> list[str]:
     """Problems across the timeline: a target beyond the cluster, and two faults on one
     node at once (the second would act on a node the first holds down)."""
     problems = [
-        f"faults[{i}]: target node {f.target}, but the cluster has {nodes} node(s)"
+        f"faults[{i}]: target node {f.node}, but the cluster has {nodes} node(s)"
         for i, f in enumerate(faults)
-        if f.target > nodes
+        if f.node is not None and f.node > nodes
     ]
-    by_node: dict[int, list[tuple[int, Fault]]] = {}
+    by_node: dict[int | str, list[tuple[int, Fault]]] = {}
     for item in sorted(enumerate(faults), key=lambda item: item[1].at_s):
         by_node.setdefault(item[1].target, []).append(item)
     for items in by_node.values():
         for (i, first), (j, second) in itertools.pairwise(items):
             if second.at_s < first.end_s:
+                what = f"node {second.target}" if second.node is not None else second.target
                 problems.append(
-                    f"faults[{j}]: node {second.target} is still under faults[{i}] "
+                    f"faults[{j}]: {what} is still under faults[{i}] "
                     f"({first.describe()}); start it after {first.end_s:g} s"
                 )
     return problems

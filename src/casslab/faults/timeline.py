@@ -30,7 +30,7 @@ class FaultRecord(Record):
     """One fault as it happened; times in seconds after the measured phase began."""
 
     kind: FaultKind
-    target: int
+    target: int | str  # a node; a partition's datacenter or link
     planned_at_s: float
     planned_for_s: float
     began_s: float | None = None  # the node was put under the fault
@@ -56,7 +56,7 @@ class FaultTimeline:
         self._lock = threading.Lock()
         self._active: set[int] = set()  # indexes of faults begun and not ended
         self._watches: dict[int, DownWatch] = {}
-        self._undo: dict[int, float | None] = {}  # a clock jump's offset before it
+        self._undo: dict[int, actions.Undo] = {}  # a clock's offset before, links cut
         self._thread: threading.Thread | None = None
         self._t0 = 0.0
 

@@ -29,7 +29,7 @@ class FaultWindow(Record):
     """One fault's effect on the load."""
 
     kind: str
-    target: int
+    target: int | str
     start_s: float
     end_s: float
     back: bool  # the node came back within the phase

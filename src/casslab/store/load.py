@@ -48,13 +48,14 @@ class FaultSpan(Record):
     """One fault's window in a trial, in seconds of its measured phase (``faults.json``)."""
 
     kind: str
-    target: int
+    target: int | str  # a node; a partition's datacenter or link
     start_s: float
     end_s: float
 
     @property
     def label(self) -> str:
-        return f"{self.kind} node {self.target}"
+        what = f"node {self.target}" if isinstance(self.target, int) else self.target
+        return f"{self.kind} {what}"
 
 
 def read_faults(path: Path) -> tuple[list[FaultSpan], list[str]]:
@@ -64,7 +65,7 @@ def read_faults(path: Path) -> tuple[list[FaultSpan], list[str]]:
         spans = [
             FaultSpan(
                 kind=str(w["kind"]),
-                target=int(w["target"]),
+                target=w["target"] if isinstance(w["target"], str) else int(w["target"]),
                 start_s=float(w["start_s"]),
                 end_s=float(w["end_s"]),
             )

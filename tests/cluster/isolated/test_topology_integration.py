@@ -2,15 +2,18 @@
 link of 25 ms one way. The nodes see each other under their datacenters; LOCAL_ONE writes
 from dc1 do not wait for the link and EACH_QUORUM writes wait a round trip; the measured
 round trip follows the configured delay, also after a change at run time; a partition
-makes the other datacenter's node DN and a heal brings it back; ``down`` leaves nothing."""
+makes the other datacenter's node DN and a heal brings it back, also as a fault in a trial's
+timeline; ``down`` leaves nothing."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import psutil
 import pytest
@@ -132,6 +135,41 @@ def test_a_change_at_run_time_and_a_partition_and_heal(two_dc: Cluster) -> None:
     while _status_of(two_dc, second) != "UN":
         assert time.monotonic() < deadline, "node 2 never came back UN after the heal"
         time.sleep(2)
+
+
+PARTITIONED = """
+name: cut-dc2
+cluster: {use: twodc}
+schema: {keyspace: keyspace1, replication: {class: NetworkTopologyStrategy, dc1: 1, dc2: 1}}
+client_dc: dc1
+workload: "write n=600 cl=LOCAL_ONE -pop seq=1..600 -rate threads=8 fixed=20/s"
+faults: [{at: 2s, kind: partition, target: dc2, for: 25s}]
+iterations: 1
+"""
+
+
+def test_a_partition_fault_leaves_local_one_writes_alone_and_is_seen(
+    two_dc: Cluster, tmp_path: Path
+) -> None:
+    """dc2 cut off for 25 s mid-trial (past the failure detector's ~18 s): node 1 marks
+    node 2 down during the cut and up after the heal; LOCAL_ONE writes in dc1 never fail."""
+    path = tmp_path / "cut.yaml"
+    path.write_text(PARTITIONED)
+    results = tmp_path / "results"
+    done = casslab(None, "run", str(path), "--results", str(results), "--jvm-warmup", "0")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    [trial] = results.glob("cut-dc2/*/trials/*/1")
+    summary = json.loads((trial / "summary.json").read_text())
+    assert summary["status"] == "ok", summary.get("error")
+    faults = json.loads((trial / "faults.json").read_text())
+    [record] = faults["faults"]
+    assert (record["kind"], record["target"], record["error"]) == ("partition", "dc2", None)
+    assert record["began_s"] < record["marked_down_s"] < record["ended_s"]
+    assert record["marked_up_s"] > record["ended_s"]
+    assert summary["kpis"]["fault_errors"] == 0
+    assert summary["engine"]["total"]["errors"] == 0
+    shown = casslab(None, "net", "show", "--name", "twodc")
+    assert "cut" not in shown.stdout.lower(), shown.stdout  # healed
 
 
 def test_bad_links_are_refused_before_anything_starts() -> None:
