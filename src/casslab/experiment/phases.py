@@ -194,6 +194,7 @@ def measure(
         }
     )
     summary: SummaryRecord | None = None
+
     def started(pid: int) -> None:
         if faults is not None:
             faults.start(time.monotonic() + trial.warmup_s)
