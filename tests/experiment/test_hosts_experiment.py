@@ -5,20 +5,17 @@ preloads every trial (that backend keeps no captures)."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from casslab.cluster import BackendKind, ClusterSpec
-from casslab.experiment import loader
-from casslab.experiment.model import ExperimentValidationError
 from casslab.experiment.options import RunnerOptions
 from casslab.experiment.runner import Runner
 from casslab.store.layout import RunLayout
 from casslab.store.records import TrialStatus
 from fakes import Calls, FakeCluster, install_fake_engine
+from inventory_files import parse_in, problems_in, write_inventory
 
 FILE = """
 name: on-hosts
@@ -33,30 +30,13 @@ order: sequential
 
 
 def _inventory(folder: Path, hosts: int = 3) -> Path:
-    (folder / "lab").mkdir(parents=True, exist_ok=True)
-    key = folder / "lab" / "id_ed25519"
-    key.write_text("not read by the checks\n")
-    lines = ["hosts:"]
-    lines += [f"  - {{address: 10.9.0.{n}, user: root, key: id_ed25519}}" for n in range(hosts)]
-    path = folder / "lab" / "hosts.yaml"
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-def _parse(text: str, folder: Path) -> Any:
-    return loader.parse(textwrap.dedent(text), "e.yaml", base_dir=folder)
-
-
-def _problems(text: str, folder: Path) -> list[str]:
-    with pytest.raises(ExperimentValidationError) as caught:
-        _parse(text, folder)
-    return caught.value.problems
+    return write_inventory(folder / "lab", hosts=hosts)
 
 
 def test_the_inventory_is_read_relative_to_the_file(tmp_path: Path) -> None:
     _inventory(tmp_path)
-    assert _parse(FILE, tmp_path).cluster.hosts == "lab/hosts.yaml"
-    missing = _problems(FILE, tmp_path / "elsewhere")
+    assert parse_in(FILE, tmp_path).cluster.hosts == "lab/hosts.yaml"
+    missing = problems_in(FILE, tmp_path / "elsewhere")
     assert any(
         p.startswith("cluster.hosts: inventory ") and "cannot be read" in p for p in missing
     ), missing
@@ -66,7 +46,7 @@ def test_what_nodes_on_hosts_do_not_take_is_refused(tmp_path: Path) -> None:
     _inventory(tmp_path)
     text = FILE.replace("heap: 512M}", "heap: 512M, nodes: 2, cpus: 1, clock: {2: -5ms}}")
     text = text.replace("{threads: [2, 4]}", "{threads: [2, 4], nodes: [1, 3]}")
-    problems = _problems(text, tmp_path)
+    problems = problems_in(text, tmp_path)
     assert (
         "cluster.nodes: 2, but lab/hosts.yaml lists 3 hosts, one node each; leave nodes out"
         in problems
@@ -94,7 +74,7 @@ def test_the_runner_asks_for_the_ssh_backend_with_the_inventory(
         results_root=tmp_path, jvm_warmup_s=0, write_report=False, base_dir=tmp_path
     )
     runner = Runner(
-        _parse(FILE, tmp_path),
+        parse_in(FILE, tmp_path),
         layout,
         options,
         create_cluster=create,

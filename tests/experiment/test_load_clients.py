@@ -3,18 +3,15 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from casslab.errors import ExperimentError
-from casslab.experiment import loader
 from casslab.experiment.design import expand
 from casslab.experiment.load_clients import TrialClients, clients_of
-from casslab.experiment.model import ExperimentValidationError
 from casslab.experiment.specs import check_engine_specs
+from inventory_files import parse_in, problems_in, write_inventory
 
 FILE = """
 name: with-clients
@@ -26,40 +23,15 @@ iterations: 1
 """
 
 
-def _inventory(folder: Path, name: str, *, clients: int, hosts: int = 1) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "id_ed25519").write_text("not read by the checks\n")
-    lines = ["hosts:"]
-    lines += [f"  - {{address: 10.9.0.{n}, user: root, key: id_ed25519}}" for n in range(hosts)]
-    if clients:
-        lines.append("clients:")
-        lines += [
-            f"  - {{address: 10.9.1.{n}, user: root, key: id_ed25519}}" for n in range(clients)
-        ]
-    path = folder / name
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-def _parse(text: str, folder: Path) -> Any:
-    return loader.parse(textwrap.dedent(text), "e.yaml", base_dir=folder)
-
-
-def _problems(text: str, folder: Path) -> list[str]:
-    with pytest.raises(ExperimentValidationError) as caught:
-        _parse(text, folder)
-    return caught.value.problems
-
-
 def test_one_engine_here_unless_the_file_asks_for_more(tmp_path: Path) -> None:
-    assert clients_of(_parse(FILE, tmp_path), tmp_path) is None
-    assert clients_of(_parse(FILE + "clients: 1\n", tmp_path), tmp_path) is None
-    assert clients_of(_parse(FILE + "clients: 3\n", tmp_path), tmp_path) == TrialClients(3)
+    assert clients_of(parse_in(FILE, tmp_path), tmp_path) is None
+    assert clients_of(parse_in(FILE + "clients: 1\n", tmp_path), tmp_path) is None
+    assert clients_of(parse_in(FILE + "clients: 3\n", tmp_path), tmp_path) == TrialClients(3)
 
 
 def test_an_inventory_runs_one_engine_on_each_of_its_clients(tmp_path: Path) -> None:
-    _inventory(tmp_path / "lab", "load.yaml", clients=2)
-    experiment = _parse(FILE + "clients: lab/load.yaml\n", tmp_path)
+    write_inventory(tmp_path / "lab", "load.yaml", hosts=1, clients=2)
+    experiment = parse_in(FILE + "clients: lab/load.yaml\n", tmp_path)
     clients = clients_of(experiment, tmp_path)
     assert clients is not None
     assert clients.n == 2
@@ -72,25 +44,25 @@ def test_the_hosts_inventory_gives_its_clients_unless_clients_says_otherwise(
     tmp_path: Path,
 ) -> None:
     on_hosts = FILE + "cluster: {hosts: lab/hosts.yaml}\n"
-    _inventory(tmp_path / "lab", "hosts.yaml", clients=2)
-    clients = clients_of(_parse(on_hosts, tmp_path), tmp_path)
+    write_inventory(tmp_path / "lab", "hosts.yaml", hosts=1, clients=2)
+    clients = clients_of(parse_in(on_hosts, tmp_path), tmp_path)
     assert clients is not None
     assert clients.n == 2
     assert clients.inventory is not None
-    assert clients_of(_parse(on_hosts + "clients: 1\n", tmp_path), tmp_path) is None
-    _inventory(tmp_path / "lab", "hosts.yaml", clients=0)
-    assert clients_of(_parse(on_hosts, tmp_path), tmp_path) is None
+    assert clients_of(parse_in(on_hosts + "clients: 1\n", tmp_path), tmp_path) is None
+    write_inventory(tmp_path / "lab", "hosts.yaml", hosts=1, clients=0)
+    assert clients_of(parse_in(on_hosts, tmp_path), tmp_path) is None
 
 
 def test_bad_clients_are_named_before_anything_starts(tmp_path: Path) -> None:
-    [zero] = _problems(FILE + "clients: 0\n", tmp_path)
+    [zero] = problems_in(FILE + "clients: 0\n", tmp_path)
     assert "clients" in zero
     assert "1 or more" in zero
-    [missing] = _problems(FILE + "clients: lab/nowhere.yaml\n", tmp_path)
+    [missing] = problems_in(FILE + "clients: lab/nowhere.yaml\n", tmp_path)
     assert missing.startswith("clients: ")
     assert "nowhere.yaml" in missing
-    _inventory(tmp_path / "lab", "none.yaml", clients=0)
-    [empty] = _problems(FILE + "clients: lab/none.yaml\n", tmp_path)
+    write_inventory(tmp_path / "lab", "none.yaml", hosts=1, clients=0)
+    [empty] = problems_in(FILE + "clients: lab/none.yaml\n", tmp_path)
     assert "has no `clients:`" in empty
     assert "docs/clients.md" in empty
 
@@ -99,7 +71,7 @@ def test_a_workload_the_clients_cannot_share_is_refused_before_any_trial(
     tmp_path: Path,
 ) -> None:
     """Two threads cannot be shared by three clients: the run stops in its first second."""
-    plan = expand(_parse(FILE + "clients: 3\n", tmp_path))
+    plan = expand(parse_in(FILE + "clients: 3\n", tmp_path))
     with pytest.raises(ExperimentError) as caught:
         check_engine_specs(plan, tmp_path, clients=3)
     assert "cannot be shared by the 3 load clients" in str(caught.value)

@@ -23,6 +23,7 @@ from casslab.errors import ConfigError, ExperimentError
 from casslab.experiment.hosts_checks import hosts_of, hosts_path
 from casslab.experiment.model import Experiment
 from casslab.load.clients import Launcher, LocalLauncher, run_clients
+from casslab.load.engine import RECORDS_FILE
 from casslab.load.merge import MergedRun
 from casslab.load.spec import WorkloadSpec
 from casslab.remote.inventory import Inventory, load_inventory
@@ -97,6 +98,28 @@ def clients_problems(data: Mapping[str, Any], base_dir: Path | None) -> list[str
     except ConfigError as error:
         return [f"clients: {error}"]
     return []
+
+
+def run_in(
+    spec: WorkloadSpec,
+    clients: TrialClients,
+    folder: Path,
+    *,
+    hdr_log: Path | None,
+    timeout_s: float | None,
+    preexec: Callable[[], None] | None = None,
+) -> MergedRun:
+    """:func:`run_merged` into a phase's ``folder`` as one engine's output lies there: the
+    merged records its ``engine.jsonl``, each client's output under ``clients/``."""
+    return run_merged(
+        spec,
+        clients,
+        folder / CLIENTS_DIR,
+        records=folder / RECORDS_FILE,
+        hdr_log=hdr_log,
+        timeout_s=timeout_s,
+        preexec=preexec,
+    )
 
 
 def run_merged(

@@ -147,15 +147,7 @@ def preload(
     if clients is None:
         engine.run(spec, work, timeout_s=timeout_s, preexec=preexec)
         return
-    load_clients.run_merged(
-        spec,
-        clients,
-        work / load_clients.CLIENTS_DIR,
-        records=work / engine.RECORDS_FILE,
-        hdr_log=None,
-        timeout_s=timeout_s,
-        preexec=preexec,
-    )
+    load_clients.run_in(spec, clients, work, hdr_log=None, timeout_s=timeout_s, preexec=preexec)
 
 
 def measure(
@@ -204,14 +196,8 @@ def measure(
         if clients is not None:
             if faults is not None:
                 faults.start(time.monotonic() + trial.warmup_s)
-            run = load_clients.run_merged(
-                spec,
-                clients,
-                trial_dir / load_clients.CLIENTS_DIR,
-                records=trial_dir / engine.RECORDS_FILE,
-                hdr_log=hdr_log,
-                timeout_s=timeout_s,
-                preexec=preexec,
+            run = load_clients.run_in(
+                spec, clients, trial_dir, hdr_log=hdr_log, timeout_s=timeout_s, preexec=preexec
             )
             _merged_clock(run, clock, trial, emit)
             assert run.summary is not None  # run_merged raises without one
