@@ -25,6 +25,7 @@ from casslab.cli import (
     net,
     report,
     stress,
+    tune,
 )
 from casslab.cluster import (
     clusters_root,
@@ -80,7 +81,7 @@ def fetch(
 
 
 # Every command group lives in its own module and adds itself here.
-_GROUPS = (cluster, attach, stress, metrics, experiment, report, net, clock, capacity, fault)
+_GROUPS = (cluster, attach, stress, metrics, experiment, report, net, clock, capacity, fault, tune)
 for _group in _GROUPS:
     _group.register(app)
 
