@@ -110,18 +110,24 @@ def parse(text: str, source: str = "<string>", base_dir: Path | None = None) -> 
     return check(parse_yaml(text, source), source, base_dir)
 
 
-def load(path: Path | str) -> Experiment:
-    """Read and check the experiment file at ``path``."""
+def read_text(path: Path | str, kind: str, shipped: str) -> tuple[str, Path]:
+    """The text of the ``kind`` file at ``path`` ("experiment", "tune") and its path; an
+    :class:`ExperimentError` naming the file, the reason and the fix (``shipped``: where
+    casslab's own such files are) when it cannot be read or is not UTF-8."""
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
+        return file.read_text(encoding="utf-8"), file
     except OSError as error:
         raise ExperimentError(
-            f"read experiment file {file}: {error.strerror or error}; check the path "
-            "(shipped experiments are in experiments/)"
+            f"read {kind} file {file}: {error.strerror or error}; check the path ({shipped})"
         ) from error
     except UnicodeDecodeError as error:
         raise ExperimentError(
-            f"read experiment file {file}: not UTF-8 text ({error.reason}); save it as UTF-8"
+            f"read {kind} file {file}: not UTF-8 text ({error.reason}); save it as UTF-8"
         ) from error
+
+
+def load(path: Path | str) -> Experiment:
+    """Read and check the experiment file at ``path``."""
+    text, file = read_text(path, "experiment", "shipped experiments are in experiments/")
     return parse(text, str(file), file.parent)

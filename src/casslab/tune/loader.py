@@ -11,7 +11,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from casslab.errors import ExperimentError
 from casslab.experiment import loader as experiment_loader
 from casslab.experiment.model import Experiment, ExperimentValidationError
 from casslab.experiment.problems import pydantic_problems
@@ -88,12 +87,6 @@ def check(data: Any, source: str = "<tune file>", base_dir: Path | None = None) 
 
 def load(path: Path | str) -> TuneFile:
     """Read and check the tune file at ``path``."""
-    file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ExperimentError(
-            f"read tune file {file}: {error.strerror or error}; check the path (shipped "
-            "studies are experiments/tune-*.yaml)"
-        ) from error
+    shipped = "shipped studies are experiments/tune/*.yaml"
+    text, file = experiment_loader.read_text(path, "tune", shipped)
     return check(parse_yaml(text, str(file)), str(file), file.parent)
