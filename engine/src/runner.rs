@@ -5,16 +5,19 @@
 //! |---|---|
 //! | `session` | connection (timeouts, routing, TLS, credentials), schema, prepared statements |
 //! | `execute` | one operation: statements or batch, result reading, validation, recording |
+//! | `classify` | the kind of a failed operation's final error (`errors_by_kind`) |
 //! | `retry` | which driver errors are retried (idempotent statements only), backoff |
 //! | `open_loop` | the open loop's due times: operation *i* is due `i / rate` after the start |
 //! | `phase` | phases (warm-up, measure) and their workers; deadlines and operation limits |
 //! | `ramp` | the thread ramp: its steps and its stopping rule |
+//! | `verify` | after the measured phase: the read-back of acknowledged writes (spec `verify`) |
 //! | `recorder` | intervals, error samples, HDR log, summary: the one writer of records |
 //!
 //! Hot path: a worker takes a cycle number (one atomic add), executes it and records into
 //! its shard (one uncontended lock per operation). Only the recorder drains the shards,
 //! once per interval, and merges the per-worker histograms.
 
+mod classify;
 mod execute;
 mod open_loop;
 mod phase;
@@ -22,6 +25,7 @@ mod ramp;
 mod recorder;
 mod retry;
 mod session;
+mod verify;
 
 pub use execute::Engine;
 pub use phase::run;

@@ -23,7 +23,8 @@ mod records;
 
 pub use connection::Connection;
 pub use records::{
-    ErrorRecord, IntervalRecord, LatencyStats, OpStats, Phase, RampStep, RecordType, SummaryRecord,
+    ErrorKind, ErrorRecord, IntervalRecord, LatencyStats, OpStats, Phase, RampStep, RecordType,
+    SummaryRecord, VerifyStats,
 };
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -263,6 +264,18 @@ impl Default for Output {
     }
 }
 
+// ---------------------------------------------------------------- verification
+
+/// After the measured phase, read back every key an acknowledged `write` operation wrote:
+/// `statement` (a SELECT whose binds are functions of the key only) at `consistency`; a
+/// key whose read returns no row is a lost acknowledged write.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Verify {
+    pub consistency: Consistency,
+    pub statement: Statement,
+}
+
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadSpec {
@@ -293,6 +306,8 @@ pub struct WorkloadSpec {
     pub validate_reads: bool,
     #[serde(default)]
     pub output: Output,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<Verify>,
 }
 
 impl WorkloadSpec {
@@ -401,6 +416,37 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn verify_reads_back_row_writes_by_the_key_alone() {
+        let verify = r#", "verify": {"consistency": "QUORUM", "statement": {
+            "cql": "SELECT k FROM t WHERE k = ?", "binds": [BIND]}}"#;
+        let with = |ops: &str, bind: &str| {
+            let text = MINIMAL.replace(
+                "\"stop\": {\"ops\": 100}",
+                &format!("\"stop\": {{\"ops\": 100}}{}", verify.replace("BIND", bind)),
+            );
+            WorkloadSpec::from_json(&text.replace("\"kind\": \"write\"", ops))
+        };
+        let key = r#"{"kind": "key_blob", "column": "k"}"#;
+        let spec = with("\"kind\": \"write\"", key).unwrap();
+        let v = spec.verify.unwrap();
+        assert_eq!(v.consistency, Consistency::Quorum);
+        assert_eq!(v.statement.binds[0].kind, GenKind::KeyBlob);
+        assert!(WorkloadSpec::from_json(MINIMAL).unwrap().verify.is_none());
+        let per_cycle = r#"{"kind": "blob", "column": "v", "per_key": false}"#;
+        let err = with("\"kind\": \"write\"", per_cycle).unwrap_err();
+        assert!(
+            err.contains("bind \"v\" is not a function of the key alone"),
+            "{err}"
+        );
+        let err = with("\"kind\": \"read\"", key).unwrap_err();
+        assert!(err.contains("verify: no operation of kind write"), "{err}");
+        let batch = r#""kind": "write", "batch": {"partitions": {"kind": "fixed", "min": 1,
+            "max": 1}, "select": {"kind": "fixed", "min": 1, "max": 1}}"#;
+        let err = with(batch, key).unwrap_err();
+        assert!(err.contains("operation \"write\" writes batches"), "{err}");
     }
 
     pub(super) fn with_connection(extra: &str) -> Result<WorkloadSpec, String> {

@@ -10,7 +10,7 @@ use base64::Engine as _;
 use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 
-use crate::spec::{LatencyStats, OpStats};
+use crate::spec::{ErrorKind, LatencyStats, OpStats};
 
 pub const LOW_NS: u64 = 1_000;
 pub const HIGH_NS: u64 = 3_600_000_000_000;
@@ -27,6 +27,8 @@ pub struct OpAcc {
     pub response: Histogram<u64>,
     pub service: Histogram<u64>,
     pub errors: u64,
+    /// `errors` by kind, indexed by `ErrorKind as usize`.
+    pub errors_by_kind: [u64; ErrorKind::ALL.len()],
     pub rows: u64,
     pub partitions: u64,
     pub not_found: u64,
@@ -45,6 +47,7 @@ impl OpAcc {
             response: new_histogram(),
             service: new_histogram(),
             errors: 0,
+            errors_by_kind: [0; ErrorKind::ALL.len()],
             rows: 0,
             partitions: 0,
             not_found: 0,
@@ -59,6 +62,13 @@ impl OpAcc {
         self.service.saturating_record(service_ns.max(LOW_NS));
     }
 
+    /// Record one failed operation whose final error was of `kind`.
+    #[inline]
+    pub fn fail(&mut self, kind: ErrorKind) {
+        self.errors += 1;
+        self.errors_by_kind[kind as usize] += 1;
+    }
+
     pub fn count(&self) -> u64 {
         self.response.len()
     }
@@ -71,6 +81,9 @@ impl OpAcc {
             .add(&other.service)
             .expect("histograms share bounds");
         self.errors += other.errors;
+        for (a, b) in self.errors_by_kind.iter_mut().zip(other.errors_by_kind) {
+            *a += b;
+        }
         self.rows += other.rows;
         self.partitions += other.partitions;
         self.not_found += other.not_found;
@@ -81,6 +94,7 @@ impl OpAcc {
         self.response.reset();
         self.service.reset();
         self.errors = 0;
+        self.errors_by_kind = [0; ErrorKind::ALL.len()];
         self.rows = 0;
         self.partitions = 0;
         self.not_found = 0;
@@ -101,6 +115,12 @@ impl OpAcc {
             partitions: self.partitions,
             not_found: self.not_found,
             mismatches: self.mismatches,
+            errors_by_kind: ErrorKind::ALL
+                .iter()
+                .zip(self.errors_by_kind)
+                .filter(|(_, n)| *n > 0)
+                .map(|(k, n)| (*k, n))
+                .collect(),
             response: latency_stats(&self.response),
             service: latency_stats(&self.service),
         }
@@ -131,6 +151,9 @@ pub const ERROR_SAMPLES_PER_INTERVAL: usize = 5;
 pub struct Shard {
     pub ops: Vec<OpAcc>,
     pub error_samples: Vec<(usize, String)>,
+    /// The keys of acknowledged `write` operations, kept for the whole phase (intervals do
+    /// not drain them); only when the spec asks to verify them.
+    pub acked: Option<Vec<i64>>,
 }
 
 impl Shard {
@@ -138,6 +161,23 @@ impl Shard {
         Shard {
             ops: (0..n_ops).map(|_| OpAcc::new()).collect(),
             error_samples: Vec::new(),
+            acked: None,
+        }
+    }
+
+    /// A shard that also remembers the keys of acknowledged writes.
+    pub fn remembering(n_ops: usize) -> Shard {
+        Shard {
+            acked: Some(Vec::new()),
+            ..Shard::new(n_ops)
+        }
+    }
+
+    /// Remember `key`, acknowledged by a write (a no-op unless remembering).
+    #[inline]
+    pub fn acknowledged(&mut self, key: i64) {
+        if let Some(keys) = self.acked.as_mut() {
+            keys.push(key);
         }
     }
 
@@ -167,6 +207,18 @@ pub fn drain(shards: &[Mutex<Shard>], into: &mut [OpAcc]) -> Vec<(usize, String)
         }
     }
     samples
+}
+
+/// Every shard's remembered keys, moved out (empty when none remembers).
+pub fn take_acked(shards: &[Mutex<Shard>]) -> Vec<i64> {
+    let mut keys = Vec::new();
+    for shard in shards {
+        let mut s = shard.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = s.acked.as_mut() {
+            keys.append(k);
+        }
+    }
+    keys
 }
 
 /// Sum of all operation types.
@@ -283,7 +335,7 @@ mod tests {
         for (i, s) in shards.iter().enumerate() {
             let mut s = s.lock().unwrap();
             s.ops[0].record(1_000_000 * (i as u64 + 1), 1_000_000);
-            s.ops[1].errors += 1;
+            s.ops[1].fail(ErrorKind::WriteTimeout);
             for _ in 0..10 {
                 s.sample_error(1, || "x".into());
             }
@@ -300,10 +352,71 @@ mod tests {
         let t = total(&into);
         assert_eq!(t.count(), 3);
         assert_eq!(t.errors, 3);
+        assert_eq!(t.errors_by_kind[ErrorKind::WriteTimeout as usize], 3);
         let mut again = vec![OpAcc::new(), OpAcc::new()];
         assert!(drain(&shards, &mut again).is_empty());
         assert_eq!(again[0].count(), 0);
         assert_eq!(again[1].errors, 0);
+    }
+
+    #[test]
+    fn errors_count_by_kind_and_only_kinds_with_a_count_are_written() {
+        let mut a = OpAcc::new();
+        a.fail(ErrorKind::Unavailable);
+        a.fail(ErrorKind::Unavailable);
+        a.fail(ErrorKind::ClientTimeout);
+        let mut b = OpAcc::new();
+        b.fail(ErrorKind::Other);
+        a.add(&b);
+        let s = a.stats(1.0);
+        assert_eq!(s.errors, 4);
+        assert_eq!(s.errors_by_kind.values().sum::<u64>(), s.errors);
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(
+            json["errors_by_kind"],
+            serde_json::json!({"unavailable": 2, "client_timeout": 1, "other": 1})
+        );
+        let back: OpStats = serde_json::from_value(json).unwrap();
+        assert_eq!(back, s);
+        let none = serde_json::to_value(OpAcc::new().stats(1.0)).unwrap();
+        assert!(
+            none.get("errors_by_kind").is_none(),
+            "no errors, no field: {none}"
+        );
+        a.reset();
+        assert_eq!((a.errors, a.errors_by_kind), (0, [0; ErrorKind::ALL.len()]));
+    }
+
+    #[test]
+    fn only_remembering_shards_keep_acknowledged_keys_across_drains() {
+        let shards = vec![
+            Mutex::new(Shard::remembering(1)),
+            Mutex::new(Shard::remembering(1)),
+        ];
+        for (i, key) in [5, 7, 5].into_iter().enumerate() {
+            shards[i % 2].lock().unwrap().acknowledged(key);
+        }
+        let mut into = vec![OpAcc::new()];
+        drain(&shards, &mut into);
+        let mut keys = take_acked(&shards);
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            [5, 5, 7],
+            "a drain leaves the keys; duplicates are kept"
+        );
+        assert!(take_acked(&shards).is_empty(), "taken once");
+        let plain = vec![Mutex::new(Shard::new(1))];
+        plain[0].lock().unwrap().acknowledged(9);
+        assert!(plain[0].lock().unwrap().acked.is_none());
+        assert!(take_acked(&plain).is_empty());
+    }
+
+    #[test]
+    fn every_kind_has_its_counter() {
+        for (i, k) in ErrorKind::ALL.iter().enumerate() {
+            assert_eq!(*k as usize, i, "{k:?}");
+        }
     }
 
     #[test]

@@ -93,6 +93,8 @@ pub struct Workload {
     pub ops: Vec<OpPlan>,
     /// Per operation: its place in `report_names` (operations sharing a name report as one).
     pub slots: Vec<usize>,
+    /// The read-back statement's binds (spec `verify`), functions of the key alone.
+    pub verify: Option<Vec<Gen>>,
     chooser: Chooser,
 }
 
@@ -148,6 +150,10 @@ impl Workload {
             keys: Dist::new(&spec.keys),
             ops,
             slots: report_names(&names).1,
+            verify: spec
+                .verify
+                .as_ref()
+                .map(|v| v.statement.binds.iter().map(Gen::new).collect()),
             chooser: Chooser::new(&weights),
         }
     }
@@ -177,6 +183,17 @@ impl Workload {
             .iter()
             .map(|g| g.value_in_row(self.seed_of(g), r.key, r.row.as_ref(), i))
             .collect()
+    }
+
+    /// Bind values of the read-back of `key` (spec `verify`): each generator evaluated for
+    /// `key` as a write of that key evaluates it, so the partition key matches.
+    pub fn verify_values(&self, key: i64) -> Vec<Value> {
+        self.verify.as_ref().map_or_else(Vec::new, |binds| {
+            binds
+                .iter()
+                .map(|g| g.value(self.seed_of(g), key, 0))
+                .collect()
+        })
     }
 
     /// The row a validating read of `key` must find, in select order.
@@ -254,6 +271,27 @@ mod tests {
         let written = w.row_values(0, 0, &RowRef { key: 3, row: None }, 11);
         let expected = w.expected_row(1, 3, 999);
         assert_eq!(written[1], expected[0]);
+    }
+
+    #[test]
+    fn the_read_back_binds_the_key_the_write_bound() {
+        let mut s = spec(MIXED);
+        s.data_seed = 12;
+        let plain = Workload::new(&s);
+        assert!(plain.verify.is_none() && plain.verify_values(3).is_empty());
+        s.verify = Some(
+            serde_json::from_str(
+                r#"{"consistency": "QUORUM", "statement": {"cql": "V",
+                    "binds": [{"kind": "key_blob", "column": "key"}]}}"#,
+            )
+            .unwrap(),
+        );
+        let w = Workload::new(&s);
+        for key in [1, 3, 999] {
+            let written = w.row_values(0, 0, &RowRef { key, row: None }, 77);
+            assert_eq!(w.verify_values(key), [written[0].clone()], "key {key}");
+        }
+        assert_ne!(w.verify_values(1), w.verify_values(2));
     }
 
     /// The workload of `spec(ops)` with its operation and data seeds set.

@@ -6,13 +6,16 @@ import pytest
 
 from casslab.cli import stress_render as render
 from casslab.load.records import (
+    ErrorKind,
     ErrorRecord,
     IntervalRecord,
     LatencyStats,
     OpStats,
     RampStep,
     SummaryRecord,
+    VerifyStats,
 )
+from casslab.load.spec import Consistency
 
 LAT = LatencyStats(
     count=100, mean_ms=1.25, p50_ms=1.0, p95_ms=2.5, p99_ms=5.0, p999_ms=9.9, max_ms=12.3
@@ -198,3 +201,22 @@ def test_failed_operations_without_samples(
     total: OpStats, ops: dict[str, OpStats], expected: str | None
 ) -> None:
     assert render.failed_operations(summary(total=total, ops=ops), []) == expected
+
+
+def test_failed_operations_name_the_kinds_of_their_errors() -> None:
+    kinds = {ErrorKind.UNAVAILABLE: 1500, ErrorKind.CLIENT_TIMEOUT: 2}
+    total = TOTAL.model_copy(update={"errors": 1502, "errors_by_kind": kinds})
+    line = render.failed_operations(summary(total=total, ops={"read": total}), [])
+    assert line == (
+        "1,502 of 2,502 operations failed; by kind: unavailable: 1,500, client_timeout: 2"
+    )
+
+
+def test_the_verify_line() -> None:
+    verified = VerifyStats(
+        consistency=Consistency.QUORUM, checked=8000, lost=3, errors=1, duration_s=0.44
+    )
+    assert render.verify_line(summary(verify=verified)) == (
+        "verified 8,000 acknowledged writes at QUORUM: 3 lost, 1 unverified (read errors), 0.4 s"
+    )
+    assert "interrupted" in render.verify_line(summary())

@@ -47,6 +47,8 @@ def test_the_shipped_set() -> None:
         "compaction-tuning",
         "container-overhead-scaled",  # sorted by file name: "-" before "."
         "container-overhead",
+        "faults-consistency-scaled",
+        "faults-consistency",
         "quick-compaction",
         "seed003-vm-sizes-scaled",
         "seed003-vm-sizes",
@@ -317,3 +319,25 @@ def test_clock_lww_shows_lost_updates_against_its_controls() -> None:
     assert (len(plan.cells), plan.iterations) == (12, 2)
     text = (EXPERIMENTS / "clock-lww-scaled.yaml").read_text()
     assert "# Run time:" in text
+
+
+def test_the_faults_study_scaled_keeps_its_design() -> None:
+    """The same levels, fault and read-back as the full size; 3 nodes, a shorter window
+    and phase, 2 iterations."""
+    full, plan = plan_of("faults-consistency"), plan_of("faults-consistency-scaled")
+    assert plan.factors == full.factors == ("workload",)
+    levels = [str(level).split()[1] for level in _levels(plan, "workload")]
+    assert levels == [str(level).split()[1] for level in _levels(full, "workload")]
+    assert levels == ["cl=ONE", "cl=QUORUM", "cl=ALL"]
+    scaled, design = (
+        loader.load(EXPERIMENTS / f"{n}.yaml") for n in (plan.experiment, full.experiment)
+    )
+    assert [f.kind for f in scaled.faults] == [f.kind for f in design.faults] == ["kill"]
+    assert scaled.verify is design.verify
+    assert scaled.verify is not None
+    assert scaled.verify.value == "QUORUM"
+    assert scaled.kpis == design.kpis
+    assert {t.nodes for t in plan.trials} == {3}
+    assert (len(plan.trials), len(full.trials)) == (6, 30)
+    for trial in plan.trials:  # the node is back (15 s + its start) well before the end
+        assert measured_s(trial.workload.text) >= scaled.faults[0].end_s + 45

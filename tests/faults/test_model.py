@@ -29,6 +29,16 @@ def test_a_partition_names_a_datacenter_or_a_link() -> None:
     assert "give a datacenter (dc3) or a link (dc1-dc3)" in str(caught.value)
 
 
+def test_a_slow_disk_and_its_rate() -> None:
+    slow = _fault(kind="slow-disk", rate="2MiB/s", iops=50)
+    assert (slow.kind, slow.rate_bps, slow.iops) == (FaultKind.SLOW_DISK, 2 * 2**20, 50)
+    assert slow.describe() == "slow-disk node 2 to 2 MiB/s and 50 IOPS at 20 s for 15 s"
+    assert _fault(kind="slow-disk", rate="512K").rate_bps == 512 * 1024
+    assert _fault(kind="slow-disk", iops=20).describe() == (
+        "slow-disk node 2 to 20 IOPS at 20 s for 15 s"
+    )
+
+
 def test_times_and_targets_as_written() -> None:
     fault = _fault(target="node3", at="1m", **{"for": "1500ms"})
     assert (fault.at_s, fault.kind, fault.target, fault.for_s) == (60.0, FaultKind.KILL, 3, 1.5)
@@ -39,9 +49,12 @@ def test_times_and_targets_as_written() -> None:
 @pytest.mark.parametrize(
     ("fields", "said"),
     [
-        ({"kind": "slow-disk"}, "block-I/O throttling of a node's cgroup"),
-        ({"kind": "slow-disk"}, "kinds: kill, pause, stop, clock-jump, partition"),
-        ({"kind": "reboot"}, "'kill', 'pause', 'stop', 'clock-jump' or 'partition'"),
+        ({"kind": "slow-disk"}, "a slow-disk needs rate (e.g. rate: 2MiB/s) and/or iops"),
+        ({"kind": "slow-disk", "rate": "fast"}, "rate 'fast': expected a size like 2MiB/s"),
+        ({"kind": "slow-disk", "rate": "0MiB/s"}, "must be more than zero, e.g. 2MiB/s"),
+        ({"kind": "slow-disk", "iops": 0}, "greater than 0"),
+        ({"kind": "kill", "rate": "1MiB/s"}, "rate and iops are for slow-disk faults, not kill"),
+        ({"kind": "reboot"}, "'pause', 'stop', 'clock-jump', 'partition' or 'slow-disk'"),
         ({"kind": "clock-jump"}, "a clock-jump needs offset: how far the clock steps"),
         ({"kind": "kill", "offset": "-5s"}, "offset is for clock-jump faults, not kill"),
         ({"kind": "clock-jump", "offset": "5"}, "offset '5': give a signed duration"),
@@ -87,10 +100,37 @@ faults: [{at: 5s, kind: kill, target: 4, for: 10s}, {at: 5s, kind: slow-disk, ta
     with pytest.raises(ExperimentValidationError) as caught:
         loader.parse(text, "faulty.yaml")
     said = " ".join(caught.value.problems)
-    assert "slow-disk" in said
-    assert "block-I/O throttling" in said
+    assert "faults" in said
+    assert "a slow-disk needs rate" in said
     fixed = text.replace(", {at: 5s, kind: slow-disk, target: 2, for: 1s}", "")
     with pytest.raises(ExperimentValidationError) as again:
         loader.parse(fixed, "faulty.yaml")
     assert again.value.problems == ["faults[0]: target node 4, but the cluster has 3 node(s)"]
     assert loader.parse(fixed.replace("target: 4", "target: 3"), "faulty.yaml").faults
+
+
+def test_a_slow_disk_in_a_file_needs_isolated_nodes_in_every_trial() -> None:
+    """Refused when the file loads (not when the trial's timeline is built, after the
+    cluster started and the data was loaded): plain nodes have no cgroup to throttle."""
+    from casslab.experiment import loader
+    from casslab.experiment.model import ExperimentValidationError
+
+    text = """
+name: slow
+cluster: {nodes: 1, heap: 512M}
+workload: write
+measure: "duration=30s"
+faults: [{at: 5s, kind: slow-disk, target: 1, for: 10s, rate: 1MiB/s}]
+"""
+    with pytest.raises(ExperimentValidationError) as caught:
+        loader.parse(text, "slow.yaml")
+    assert caught.value.problems == [
+        "faults[0]: a slow-disk throttles the node's cgroup, and trial baseline/1 has plain "
+        "nodes; give the cluster isolation: netns (or a limit such as cpus: 1), or remove "
+        "the fault"
+    ]
+    isolated = loader.parse(text.replace("heap: 512M}", "heap: 512M, cpus: 1}"), "slow.yaml")
+    assert isolated.faults[0].kind.value == "slow-disk"
+    varied = text + "factors: {cluster.cpus: [1, null]}\n"
+    with pytest.raises(ExperimentValidationError, match="has plain nodes"):
+        loader.parse(varied, "slow.yaml")

@@ -6,10 +6,16 @@ from __future__ import annotations
 from casslab.faults.model import FaultKind
 from casslab.faults.timeline import FaultRecord
 from casslab.faults.windows import fault_kpis, window
-from casslab.load.records import IntervalRecord, LatencyStats, OpStats
+from casslab.load.records import ErrorKind, IntervalRecord, LatencyStats, OpStats
 
 
-def _interval(t: float, ops: int, errors: int = 0, p99: float = 10.0) -> IntervalRecord:
+def _interval(
+    t: float,
+    ops: int,
+    errors: int = 0,
+    p99: float = 10.0,
+    kinds: dict[ErrorKind, int] | None = None,
+) -> IntervalRecord:
     latency = LatencyStats(
         count=ops,
         mean_ms=p99 / 2,
@@ -22,6 +28,9 @@ def _interval(t: float, ops: int, errors: int = 0, p99: float = 10.0) -> Interva
     stats = OpStats(
         count=ops,
         errors=errors,
+        errors_by_kind=kinds
+        if kinds is not None
+        else ({ErrorKind.CONNECTION: errors} if errors else {}),
         rows=ops,
         partitions=ops,
         not_found=0,
@@ -66,6 +75,8 @@ def test_the_window_the_level_before_and_the_recovery() -> None:
     assert kpis == {
         "fault_detect_s": None,  # nobody watched: no failure detector's time
         "fault_errors": 20.0,
+        "fault_unavailable": 0.0,  # a killed coordinator: its connections broke
+        "fault_timeouts": 0.0,
         "fault_op_rate": 0.0,
         "fault_recovery_s": 4.0,
         "faults_unrecovered": 0.0,
@@ -89,3 +100,25 @@ def test_the_time_until_another_node_marked_it_down() -> None:
     assert got is not None
     assert got.detected_s == 3.5
     assert fault_kpis([got])["fault_detect_s"] == 3.5
+
+
+def test_errors_by_kind_in_the_window_and_their_kpis() -> None:
+    """A paused replica at ALL: the first second's writes time out at the replicas, the
+    client gives up on some, then the coordinator knows the node down (unavailable). Half
+    of the second interval lies in the window: half of each of its kinds counts."""
+    timeout, client = ErrorKind.WRITE_TIMEOUT, ErrorKind.CLIENT_TIMEOUT
+    unavailable = ErrorKind.UNAVAILABLE
+    records = (
+        [_interval(t, 100) for t in range(10)]
+        + [_interval(10, 20, errors=80, kinds={timeout: 60, client: 20})]
+        + [_interval(11, 0, errors=100, kinds={unavailable: 100})]
+        + [_interval(12 + t, 100) for t in range(3)]
+    )
+    got = window(_record(10.0, 11.5), records)
+    assert got is not None
+    assert got.errors == 80 + 50
+    assert got.errors_by_kind == {timeout: 60, client: 20, unavailable: 50}
+    kpis = fault_kpis([got, got])
+    assert kpis["fault_unavailable"] == 100.0
+    assert kpis["fault_timeouts"] == 160.0
+    assert kpis["fault_errors"] == 260.0

@@ -19,7 +19,13 @@ import pytest
 
 from casslab.errors import EngineError
 from casslab.load import engine
-from casslab.load.records import ErrorRecord, IntervalRecord, SummaryRecord
+from casslab.load.records import (
+    ErrorKind,
+    ErrorRecord,
+    IntervalRecord,
+    SummaryRecord,
+    VerifyStats,
+)
 from casslab.load.spec import (
     ClosedLoop,
     Connection,
@@ -36,6 +42,7 @@ from casslab.load.spec import (
     Statement,
     Stop,
     ThreadRamp,
+    Verify,
     WorkloadSpec,
 )
 
@@ -140,6 +147,28 @@ def test_default_binary_is_the_release_build(monkeypatch: pytest.MonkeyPatch) ->
 )
 def test_parse_record_dispatches_on_type(record: dict[str, object], kind: type) -> None:
     assert isinstance(engine.parse_record(json.dumps(record)), kind)
+
+
+def test_errors_by_kind_and_the_read_back_parse_and_older_records_still_read() -> None:
+    kinds = {"unavailable": 2, "client_timeout": 1}
+    stats = {**OPSTATS, "errors": 3, "errors_by_kind": kinds}
+    verify = {"consistency": "QUORUM", "checked": 8, "lost": 1, "errors": 0, "duration_s": 0.4}
+    record = engine.parse_record(json.dumps({**SUMMARY, "total": stats, "verify": verify}))
+    assert isinstance(record, SummaryRecord)
+    assert record.total.errors_by_kind == {
+        ErrorKind.UNAVAILABLE: 2,
+        ErrorKind.CLIENT_TIMEOUT: 1,
+    }
+    assert record.verify == VerifyStats(
+        consistency=Consistency.QUORUM, checked=8, lost=1, errors=0, duration_s=0.4
+    )
+    older = engine.parse_record(json.dumps(SUMMARY))
+    assert isinstance(older, SummaryRecord)
+    assert older.total.errors_by_kind == {}
+    assert older.verify is None
+    bad = {**OPSTATS, "errors_by_kind": {"gremlins": 1}}
+    with pytest.raises(EngineError):
+        engine.parse_record(json.dumps({**INTERVAL, "total": bad}))
 
 
 @pytest.mark.parametrize(
@@ -342,6 +371,13 @@ def full_spec(tmp_path: Path, rate: Rate) -> WorkloadSpec:
         validate_reads=True,
         output=Output(
             jsonl=str(tmp_path / "o.jsonl"), hdr_log=str(tmp_path / "h.hlog"), interval_s=0.25
+        ),
+        verify=Verify(
+            consistency=Consistency.QUORUM,
+            statement=Statement(
+                cql="SELECT k FROM t WHERE k = ?",
+                binds=[Generator(kind=GenKind.KEY_BLOB, column="k")],
+            ),
         ),
     )
 

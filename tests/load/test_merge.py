@@ -16,11 +16,19 @@ from casslab.analysis.hdr_encode import LogLine, interval_log_text
 from casslab.errors import EngineError
 from casslab.load.clients import ClientRun, ClientSpec, run_clients
 from casslab.load.engine import EngineResult
-from casslab.load.merge import ClientFailure, ClientOutput, merge_clients
-from casslab.load.records import ErrorRecord, IntervalRecord, OpStats, SummaryRecord
+from casslab.load.merge import ClientFailure, ClientOutput, merge_clients, merge_verify
+from casslab.load.records import (
+    ErrorKind,
+    ErrorRecord,
+    IntervalRecord,
+    OpStats,
+    SummaryRecord,
+    VerifyStats,
+)
 from casslab.load.spec import (
     ClosedLoop,
     Connection,
+    Consistency,
     DistKind,
     Distribution,
     Operation,
@@ -38,11 +46,18 @@ def hist(counts: Buckets) -> Histogram:
     return Histogram(ENGINE_LOW_NS, ENGINE_HIGH_NS, ENGINE_DIGITS, counts)
 
 
-def stats(response: Buckets, service: Buckets, seconds: float, errors: int = 0) -> OpStats:
+def stats(
+    response: Buckets,
+    service: Buckets,
+    seconds: float,
+    errors: int = 0,
+    kind: ErrorKind = ErrorKind.UNAVAILABLE,
+) -> OpStats:
     count = hist(response).total_count
     return OpStats(
         count=count,
         errors=errors,
+        errors_by_kind={kind: errors} if errors else {},
         op_rate=count / seconds,
         rows=count,
         partitions=count,
@@ -52,7 +67,12 @@ def stats(response: Buckets, service: Buckets, seconds: float, errors: int = 0) 
 
 
 def client(
-    name: str, base_s: float, intervals: Sequence[tuple[float, float, Buckets]], errors: int = 0
+    name: str,
+    base_s: float,
+    intervals: Sequence[tuple[float, float, Buckets]],
+    errors: int = 0,
+    kind: ErrorKind = ErrorKind.UNAVAILABLE,
+    verify: VerifyStats | None = None,
 ) -> ClientOutput:
     """One client's output: ``(t_start_s, length_s, write buckets)`` per measured interval
     (service time: the same buckets one index lower), a warm-up interval first."""
@@ -69,7 +89,7 @@ def client(
     lines: list[LogLine] = []
     for start, length, buckets in intervals:
         service = {i - 1: c for i, c in buckets.items()}
-        op = stats(buckets, service, length, errors)
+        op = stats(buckets, service, length, errors, kind)
         records.append(
             IntervalRecord(
                 t_start_s=start, t_end_s=start + length, threads=4, total=op, ops={"write": op}
@@ -87,12 +107,17 @@ def client(
     total = OpStats(
         count=count,
         errors=errors * len(intervals),
+        errors_by_kind={kind: errors * len(intervals)} if errors else {},
         op_rate=count / duration,
         response=latency_stats(response),
         service=latency_stats(service),
     )
     summary = SummaryRecord(
-        duration_s=duration, total=total, ops={"write": total}, engine_version="0.1.0"
+        duration_s=duration,
+        total=total,
+        ops={"write": total},
+        engine_version="0.1.0",
+        verify=verify,
     )
     result = EngineResult(
         intervals=records,
@@ -149,6 +174,47 @@ def test_the_summary_is_the_sum_of_counts_and_the_merge_of_every_histogram() -> 
     assert merged.summary.duration_s == pytest.approx(2.5)
     assert [c.client for c in merged.clients] == ["client-0", "client-1"]
     assert [e.message for e in merged.errors] == ["client-1: timeout"]
+
+
+def test_errors_by_kind_are_summed_kind_by_kind() -> None:
+    c = client(
+        "client-2", 1000.0, [(1.0, 1.0, {10: 3}), (2.0, 1.0, {10: 3})], 1, ErrorKind.WRITE_TIMEOUT
+    )
+    merged = merge_clients([B, c], [], interval_s=1.0).run
+    assert merged.summary is not None
+
+    unavailable, timeout = ErrorKind.UNAVAILABLE, ErrorKind.WRITE_TIMEOUT
+    first = merged.intervals[0]
+    assert first.total.errors_by_kind == {unavailable: 2, timeout: 1}
+    assert first.ops["write"].errors_by_kind == {unavailable: 2, timeout: 1}
+    assert merged.summary.total.errors_by_kind == {unavailable: 4, timeout: 2}
+    assert sum(merged.summary.total.errors_by_kind.values()) == merged.summary.total.errors == 6
+    clean = merge_clients([A], [], interval_s=1.0).run
+    assert clean.summary is not None
+    assert clean.summary.total.errors_by_kind == {}
+
+
+def _verified(checked: int, lost: int, errors: int, duration_s: float) -> VerifyStats:
+    return VerifyStats(
+        consistency=Consistency.QUORUM,
+        checked=checked,
+        lost=lost,
+        errors=errors,
+        duration_s=duration_s,
+    )
+
+
+def test_each_client_verifies_its_own_keys_and_the_counts_add_up() -> None:
+    a = client("client-0", 1000.0, [(1.0, 1.0, {10: 4})], verify=_verified(400, 1, 2, 0.5))
+    b = client("client-1", 1000.0, [(1.0, 1.0, {10: 4})], verify=_verified(300, 0, 1, 0.7))
+    merged = merge_clients([a, b], [], interval_s=1.0).run
+    assert merged.summary is not None
+    assert merged.summary.verify == _verified(700, 1, 3, 0.7)
+    # a client without a read-back (interrupted): no merged one, not a partial count
+    assert merge_verify([_verified(400, 1, 2, 0.5), None]) is None
+    assert merge_verify([]) is None
+    one = _verified(5, 0, 0, 0.1).model_copy(update={"consistency": Consistency.ONE})
+    assert merge_verify([_verified(5, 0, 0, 0.1), one]) is None
 
 
 def test_the_merged_log_holds_the_merged_histograms() -> None:

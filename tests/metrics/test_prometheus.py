@@ -18,10 +18,11 @@ from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample as PromSample
 
 from casslab.errors import ConfigError
-from casslab.load.records import IntervalRecord, LatencyStats, OpStats
+from casslab.load.records import ErrorKind, IntervalRecord, LatencyStats, OpStats
 from casslab.metrics.catalogue import CATALOGUE, metric
 from casslab.metrics.prom_names import (
     ENGINE_INTERVAL_METRICS,
+    ERRORS_BY_KIND,
     exposed_name,
     interval_exposed_name,
     is_valid,
@@ -221,6 +222,23 @@ def test_engine_intervals_as_gauges_and_trial_totals() -> None:
     assert errors == {"total": 3.0, "write": 3.0}
     names = {interval_exposed_name(m) for m in ENGINE_INTERVAL_METRICS}
     assert names <= set(parsed)
+    assert "casslab_engine_errors_by_kind_total" not in parsed  # no kind was counted
+
+
+def test_errors_by_kind_are_a_counter_per_kind_since_the_phase_began() -> None:
+    store = LatestValues(LABELS)
+    first = _interval(900, 3, 4.5)
+    kinds = {ErrorKind.WRITE_TIMEOUT: 2, ErrorKind.UNAVAILABLE: 1}
+    stats = first.total.model_copy(update={"errors_by_kind": kinds})
+    store.record_interval("c1/1", "c1", first.model_copy(update={"total": stats}), now=998.0)
+    second = _interval(1100, 4, 3.5)
+    stats = second.total.model_copy(update={"errors_by_kind": {ErrorKind.UNAVAILABLE: 4}})
+    store.record_interval("c1/1", "c1", second.model_copy(update={"total": stats}), now=999.0)
+    parsed = _parse(_scrape(store))
+    series = parsed["casslab_engine_errors_by_kind_total"]
+    by_kind = {(s.labels["op"], s.labels["kind"]): s.value for s in series}
+    assert by_kind == {("total", "unavailable"): 5.0, ("total", "write_timeout"): 2.0}
+    assert series[0].labels.keys() == {"cluster", "trial", "cell", "phase", "op", "kind"}
 
 
 def test_the_store_shows_the_newest_value_until_it_is_too_old() -> None:
@@ -323,7 +341,7 @@ def dashboard_metric_names() -> set[str]:
 def test_the_dashboard_names_only_metrics_casslab_exposes() -> None:
     board = json.loads(DASHBOARD.read_text())
     exposable = {exposed_name(m) for m in CATALOGUE}
-    exposable |= {interval_exposed_name(m) for m in ENGINE_INTERVAL_METRICS}
+    exposable |= {interval_exposed_name(m) for m in (*ENGINE_INTERVAL_METRICS, ERRORS_BY_KIND)}
     names = dashboard_metric_names()
     assert names - exposable == set()
     assert len(names) >= 15
@@ -334,9 +352,10 @@ def test_the_dashboard_names_only_metrics_casslab_exposes() -> None:
     for panel in board["panels"]:  # every panel reads the chosen data source
         assert panel["datasource"]["uid"] == "${datasource}"
         for target in panel["targets"]:
-            if "cluster=~" in target["expr"] and "op=" not in target["expr"]:
-                assert 'node=~"$node"' in target["expr"], target["expr"]
-                assert 'dc=~"$dc"' in target["expr"], target["expr"]
+            expr = target["expr"]
+            if "cluster=~" in expr and "op=" not in expr and "casslab_engine_" not in expr:
+                assert 'node=~"$node"' in expr, expr  # the engine's rows have no node of
+                assert 'dc=~"$dc"' in expr, expr  # the cluster's: they are not filtered
     titles = " ".join(p["title"].lower() for p in board["panels"])
     for needed in ("op rate", "p99", "cpu", "disk", "memory", "compactions"):
         assert needed in titles

@@ -26,6 +26,7 @@ from casslab.cluster import ClusterSpec, LocalCluster
 from casslab.metrics.catalogue import CATALOGUE, MetricSource
 from casslab.metrics.prom_names import (
     ENGINE_INTERVAL_METRICS,
+    ERRORS_BY_KIND,
     exposed_name,
     interval_exposed_name,
     label_names,
@@ -38,6 +39,8 @@ ADDRESS = "127.0.243.1"
 CLUSTER = "prom"
 DASHBOARD = Path(__file__).resolve().parents[2] / "dashboards" / "grafana" / "casslab.json"
 ENGINE_NAMES = {interval_exposed_name(m) for m in ENGINE_INTERVAL_METRICS}
+ENGINE_PROCESS = {exposed_name(m) for m in CATALOGUE if m.source is MetricSource.ENGINE}
+ERRORS_BY_KIND_NAME = interval_exposed_name(ERRORS_BY_KIND)  # only when an operation failed
 
 
 def _dashboard_names() -> set[str]:
@@ -159,7 +162,7 @@ def test_serve_exposes_every_catalogue_metric_with_its_labels_until_sigint(
         [rss] = scraped["casslab_process_rss_bytes"]
         assert rss.value > 100 * 2**20
         # the dashboard's node panels read metrics the endpoint exposes
-        assert _dashboard_names() - ENGINE_NAMES <= seen
+        assert _dashboard_names() - ENGINE_NAMES - ENGINE_PROCESS - {ERRORS_BY_KIND_NAME} <= seen
         helpers = psutil.Process(serve.pid).children(recursive=True)  # the JMX helper JVM
         serve.send_signal(signal.SIGINT)
         assert serve.wait(timeout=30) == 0, (home / "out.txt").read_text()
@@ -231,4 +234,9 @@ def test_run_serves_the_engine_intervals_during_the_measured_phase(
     # the cluster's metrics, read by the runner's own samplers, during the phase
     assert {"casslab_cassandra_write_requests_per_s", "casslab_host_cpu_user_pct"} <= nodes
     assert _dashboard_names() & ENGINE_NAMES <= set(engine)
+    # the engine process's own figures (CPU, RSS), sampled by the runner in the phase
+    assert set(engine) >= ENGINE_PROCESS, sorted(ENGINE_PROCESS - set(engine))
+    for name in ENGINE_PROCESS:
+        assert {s.labels["node"] for s in engine[name]} == {"engine"}, name
+    assert max(s.value for s in engine["casslab_engine_rss_bytes"]) > 2**20
     assert _closed(port)

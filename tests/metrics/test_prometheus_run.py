@@ -10,7 +10,12 @@ from typing import Any
 import pytest
 
 from casslab.cluster import ClusterSpec
-from casslab.metrics.prom_cluster import ServedSources, TeeSource, cluster_labels
+from casslab.metrics.prom_cluster import (
+    ServedSources,
+    TeeSource,
+    cluster_labels,
+    served_engine_source,
+)
 from casslab.metrics.prom_store import ClusterLabels, LatestValues, NodeLabels
 from casslab.metrics.source import Sample, SourceUnavailableError
 from fakes import Calls, FakeCluster
@@ -95,3 +100,24 @@ def test_served_sources_label_the_store_and_tee_every_source(tmp_path: Path) -> 
     assert [(s.node, s.metric) for s in store.snapshot(5.0).samples] == [
         ("127.0.0.2", "cassandra.hints_pending")
     ]
+
+
+def test_the_served_engine_source_tees_the_engine_process_of_each_phase() -> None:
+    """``run --serve-metrics`` serves the engine's process metrics too: the runner's
+    engine sampler of each measured phase is a tee into the store."""
+    store = LatestValues(ClusterLabels(cluster="lab"))
+    made: dict[int, _Source] = {}
+
+    def base(pid: int) -> Any:
+        made[pid] = _Source("engine", name="engine")
+        return made[pid]
+
+    tee = served_engine_source(store, base)(4321)
+    assert isinstance(tee, TeeSource)
+    assert (tee.node, tee.name) == ("engine", "engine")
+    made[4321].reading = [Sample(7.0, "engine", "engine.rss_bytes", 5e7)]
+    assert tee.sample(7.0) == made[4321].reading
+    [served] = store.snapshot(7.0).samples
+    assert (served.node, served.metric, served.value) == ("engine", "engine.rss_bytes", 5e7)
+    tee.close()
+    assert made[4321].closed

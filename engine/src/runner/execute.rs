@@ -1,7 +1,8 @@
 //! Execution of one operation: cycle `i` becomes its statements (or a batch), each sent
 //! under the retry rule (`retry`), the result read (rows, not found, read-back
 //! validation), and the outcome timed and recorded into the worker's shard. A failed
-//! operation counts in `errors`; it never stops the run.
+//! operation counts in `errors` and by the kind of its final error (`classify`); it never
+//! stops the run.
 
 use std::sync::Mutex;
 use std::time::Instant;
@@ -13,11 +14,12 @@ use scylla::statement::batch::Batch;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::value::{CqlValue, Row};
 
+use super::classify::kind_of;
 use super::retry::Retry;
 use super::session::{self, Prepared};
 use crate::error::EngineError;
 use crate::gen::Value;
-use crate::spec::{OpKind, WorkloadSpec};
+use crate::spec::{ErrorKind, OpKind, WorkloadSpec};
 use crate::stats::Shard;
 use crate::workload::{RowRef, Workload, MAX_BATCH_ROWS};
 
@@ -42,6 +44,13 @@ impl OpError {
             OpError::Result(s) => s.clone(),
         }
     }
+
+    fn kind(&self) -> ErrorKind {
+        match self {
+            OpError::Exec(e) => kind_of(e),
+            OpError::Result(_) => ErrorKind::Other,
+        }
+    }
 }
 
 /// The connected, prepared engine, shared by every worker.
@@ -52,6 +61,7 @@ pub struct Engine {
     batches: Vec<Option<Batch>>, // per operation: an empty batch carrying its settings
     retry: Retry,
     validate: bool,
+    verify: Option<PreparedStatement>,
 }
 
 impl Engine {
@@ -61,6 +71,7 @@ impl Engine {
             session,
             statements,
             batches,
+            verify,
         } = session::connect(spec).await?;
         Ok(Engine {
             session,
@@ -69,7 +80,28 @@ impl Engine {
             batches,
             retry: Retry::of(&spec.connection),
             validate: spec.validate_reads,
+            verify,
         })
+    }
+
+    /// Whether the spec asks to read back acknowledged writes (`verify`).
+    pub fn verifies(&self) -> bool {
+        self.verify.is_some()
+    }
+
+    /// Read `key` back with the verify statement (retried: reads are idempotent): whether
+    /// a row came back, or the error that stood.
+    pub async fn read_back(&self, key: i64) -> Result<bool, String> {
+        let stmt = self.verify.as_ref().expect("read_back needs spec verify");
+        let values = self.workload.verify_values(key);
+        let result = self
+            .exec(stmt, &values, true)
+            .await
+            .map_err(|e| format!("{:?}: {e}", kind_of(&e)))?;
+        let rows = result
+            .into_rows_result()
+            .map_err(|e| format!("reading the result failed: {e}"))?;
+        Ok(rows.rows_num() > 0)
     }
 
     /// Run `attempt` until it succeeds, fails for good, or (idempotent requests only)
@@ -212,10 +244,13 @@ impl Engine {
                     acc.mismatches += 1;
                     s.sample_error(slot, || m);
                 }
+                if self.workload.ops[op].kind == OpKind::Write {
+                    s.acknowledged(key);
+                }
             }
             Err(e) => {
                 let slot = self.workload.slots[op];
-                s.ops[slot].errors += 1;
+                s.ops[slot].fail(e.kind());
                 s.sample_error(slot, || e.message());
             }
         }

@@ -1,5 +1,6 @@
 //! Phases and workers: the warm-up (recorded as `warmup`, left out of the summary and the
-//! HDR log), then the measured phase or the thread ramp (`ramp`), then the summary.
+//! HDR log), then the measured phase or the thread ramp (`ramp`), then the read-back of
+//! acknowledged writes when the spec asks (`verify`), then the summary.
 //!
 //! A phase spawns its workers, which take cycle numbers from one shared counter, execute
 //! them and record into one of a few shards, while the recorder closes an interval every
@@ -28,8 +29,9 @@ use super::execute::Engine;
 use super::open_loop::{due_offset, ops_due_within};
 use super::ramp::{self, RampPlan};
 use super::recorder::Recorder;
+use super::verify;
 use crate::spec::{Phase, Rate, WorkloadSpec};
-use crate::stats::{OpAcc, Shard};
+use crate::stats::{take_acked, OpAcc, Shard};
 
 /// How one phase generates load.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -204,6 +206,8 @@ async fn open_worker(ctx: Arc<PhaseCtx>, shard: usize, t0: Instant, rate_per_s: 
 pub struct PhaseResult {
     pub ops: Vec<OpAcc>,
     pub duration_s: f64,
+    /// Keys of acknowledged writes (measured and ramp phases of a spec with `verify`).
+    pub acked: Vec<i64>,
 }
 
 fn holds_data(shards: &[Mutex<Shard>]) -> bool {
@@ -226,9 +230,17 @@ pub async fn run_phase(
     let n = rec.n_ops();
     let concurrency = load.concurrency().max(1);
     let n_shards = rec.shards_for(concurrency);
+    let remember = engine.verifies() && phase != Phase::Warmup;
+    let shard = |_| {
+        Mutex::new(if remember {
+            Shard::remembering(n)
+        } else {
+            Shard::new(n)
+        })
+    };
     let ctx = Arc::new(PhaseCtx {
         engine: Arc::clone(engine),
-        shards: (0..n_shards).map(|_| Mutex::new(Shard::new(n))).collect(),
+        shards: (0..n_shards).map(shard).collect(),
         cycles: Cycles {
             counter,
             ops_limit: bounds.ops_limit,
@@ -290,6 +302,7 @@ pub async fn run_phase(
     PhaseResult {
         ops: phase_acc,
         duration_s: end.duration_since(t0).as_secs_f64(),
+        acked: take_acked(&ctx.shards),
     }
 }
 
@@ -304,12 +317,12 @@ pub async fn run(spec: &WorkloadSpec, engine: Arc<Engine>, rec: &mut Recorder) {
 
     let counter = Arc::new(AtomicU64::new(0));
     let start = Instant::now();
-    let (totals, steps, best) = match RampPlan::of(&spec.rate) {
+    let (totals, steps, best, acked) = match RampPlan::of(&spec.rate) {
         None => {
             let load = Load::of(&spec.rate);
             let limits = bounds(load, spec.stop.ops, spec.stop.duration_s, start);
             let r = run_phase(rec, &engine, Phase::Measure, load, counter, limits).await;
-            (r.ops, Vec::new(), None)
+            (r.ops, Vec::new(), None, r.acked)
         }
         Some(plan) => {
             let deadline = spec
@@ -317,11 +330,15 @@ pub async fn run(spec: &WorkloadSpec, engine: Arc<Engine>, rec: &mut Recorder) {
                 .duration_s
                 .map(|d| start + Duration::from_secs_f64(d));
             let r = ramp::run(rec, &engine, &plan, counter, spec.stop.ops, deadline).await;
-            (r.totals, r.steps, r.best)
+            (r.totals, r.steps, r.best, r.acked)
         }
     };
     let duration_s = start.elapsed().as_secs_f64();
-    rec.summary(&totals, duration_s, steps, best);
+    let verified = match &spec.verify {
+        Some(v) => verify::verify(&engine, acked, v.consistency, rec).await,
+        None => None,
+    };
+    rec.summary(&totals, duration_s, steps, best, verified);
 }
 
 #[cfg(test)]
@@ -466,7 +483,7 @@ mod tests {
     fn leftover_records_make_a_last_interval() {
         let shards = vec![Mutex::new(Shard::new(2)), Mutex::new(Shard::new(2))];
         assert!(!holds_data(&shards));
-        shards[1].lock().unwrap().ops[1].errors += 1;
+        shards[1].lock().unwrap().ops[1].fail(crate::spec::ErrorKind::Other);
         assert!(holds_data(&shards));
     }
 }

@@ -141,6 +141,8 @@ pub struct RampResult {
     pub totals: Vec<OpAcc>,
     pub steps: Vec<RampStep>,
     pub best: Option<u32>,
+    /// Keys of acknowledged writes over all steps (specs with `verify`).
+    pub acked: Vec<i64>,
 }
 
 /// Run the ramp's steps until the stopping rule says so.
@@ -154,6 +156,7 @@ pub async fn run(
 ) -> RampResult {
     let mut totals: Vec<OpAcc> = (0..rec.n_ops()).map(|_| OpAcc::new()).collect();
     let mut steps = Vec::new();
+    let mut acked = Vec::new();
     let mut threads = plan.min;
     loop {
         let bounds = Bounds {
@@ -165,7 +168,8 @@ pub async fn run(
             )),
         };
         let load = Load::Closed { threads };
-        let r = run_phase(rec, engine, Phase::Ramp, load, Arc::clone(&counter), bounds).await;
+        let mut r = run_phase(rec, engine, Phase::Ramp, load, Arc::clone(&counter), bounds).await;
+        acked.append(&mut r.acked);
         let s = total(&r.ops).stats(r.duration_s);
         steps.push(RampStep {
             threads,
@@ -190,6 +194,7 @@ pub async fn run(
         totals,
         steps,
         best,
+        acked,
     }
 }
 

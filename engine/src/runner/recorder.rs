@@ -15,8 +15,8 @@ use tokio::sync::Notify;
 use crate::error::EngineError;
 use crate::output::Sink;
 use crate::spec::{
-    ErrorRecord, IntervalRecord, OpStats, Phase, RampStep, RecordType, SummaryRecord, WorkloadSpec,
-    SCHEMA_VERSION,
+    ErrorRecord, IntervalRecord, OpStats, Phase, RampStep, RecordType, SummaryRecord, VerifyStats,
+    WorkloadSpec, SCHEMA_VERSION,
 };
 use crate::stats::{drain, total, HdrLog, OpAcc, Shard};
 use crate::workload::report_names;
@@ -103,6 +103,16 @@ impl Recorder {
 
     pub fn is_interrupted(&self) -> bool {
         self.interrupted.load(Ordering::Relaxed)
+    }
+
+    /// The flag the first SIGINT/SIGTERM sets, for tasks that outlive a borrow.
+    pub fn interrupted_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.interrupted)
+    }
+
+    /// A non-fatal error record not tied to an operation.
+    pub fn note(&mut self, message: String) {
+        self.sink.emit(&ErrorRecord::new(None, message, false));
     }
 
     fn since_start(&self, t: Instant) -> f64 {
@@ -196,6 +206,7 @@ impl Recorder {
         duration_s: f64,
         ramp: Vec<RampStep>,
         best: Option<u32>,
+        verify: Option<VerifyStats>,
     ) {
         let by_name = self.stats_by_name(ops, duration_s);
         let rec = SummaryRecord {
@@ -207,6 +218,7 @@ impl Recorder {
             ramp,
             best_threads: best,
             engine_version: env!("CARGO_PKG_VERSION").to_string(),
+            verify,
         };
         self.sink.emit(&rec);
     }
@@ -294,7 +306,7 @@ pub mod tests {
         shards[1].lock().unwrap().ops[0].record(4_000_000, 3_000_000);
         {
             let mut s = shards[1].lock().unwrap();
-            s.ops[1].errors += 1;
+            s.ops[1].fail(crate::spec::ErrorKind::Unavailable);
             s.sample_error(1, || "timed out".into());
         }
         let (mut scratch, mut phase) = (accs(2), accs(2));
@@ -311,6 +323,8 @@ pub mod tests {
         assert_eq!(interval["ops"]["read"]["count"], 2);
         assert_eq!(interval["ops"]["read"]["op_rate"], 1.0);
         assert_eq!(interval["ops"]["write"]["errors"], 1);
+        assert_eq!(interval["ops"]["write"]["errors_by_kind"]["unavailable"], 1);
+        assert_eq!(interval["total"]["errors_by_kind"]["unavailable"], 1);
         assert_eq!(interval["total"]["count"], 2);
         let error = &records[1];
         assert_eq!(
@@ -377,12 +391,35 @@ pub mod tests {
             p99_ms: 1.0,
             errors: 0,
         };
-        rec.summary(&ops, 0.5, vec![step], Some(4));
+        rec.summary(&ops, 0.5, vec![step], Some(4), None);
         let s = &out.records()[0];
         assert_eq!(s["type"], "summary");
         assert_eq!(s["ops"]["read"]["op_rate"], 2.0);
         assert_eq!(s["ramp"][0]["threads"], 4);
         assert_eq!(s["best_threads"], 4);
         assert_eq!(s["engine_version"], env!("CARGO_PKG_VERSION"));
+        assert!(s.get("verify").is_none(), "not asked, not written");
+    }
+
+    #[test]
+    fn the_summary_carries_the_read_back() {
+        let out = Captured::default();
+        let mut rec = recorder(&spec(None), &out, Instant::now());
+        let verified = VerifyStats {
+            consistency: crate::spec::Consistency::Quorum,
+            checked: 800,
+            lost: 2,
+            errors: 1,
+            duration_s: 0.4,
+        };
+        rec.summary(&accs(2), 1.0, Vec::new(), None, Some(verified.clone()));
+        let s = &out.records()[0];
+        assert_eq!(
+            s["verify"],
+            serde_json::json!({"consistency": "QUORUM", "checked": 800, "lost": 2,
+                               "errors": 1, "duration_s": 0.4})
+        );
+        let back: SummaryRecord = serde_json::from_value(s.clone()).unwrap();
+        assert_eq!(back.verify, Some(verified));
     }
 }

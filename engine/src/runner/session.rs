@@ -1,7 +1,8 @@
 //! Connection and statement preparation: the session (request timeout, the engine's own
 //! retries instead of the driver's, DC-aware routing, TLS, credentials), the spec's schema
 //! statements and `USE`, then one prepared statement per statement of each operation and,
-//! for batch operations, an empty batch carrying the operation's settings.
+//! for batch operations, an empty batch carrying the operation's settings, and the
+//! read-back statement of `verify`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,6 +26,8 @@ pub struct Prepared {
     pub statements: Vec<Vec<PreparedStatement>>,
     /// Per operation: an empty batch carrying its settings (batch operations only).
     pub batches: Vec<Option<Batch>>,
+    /// The read-back of acknowledged writes (spec `verify`), idempotent, at its consistency.
+    pub verify: Option<PreparedStatement>,
 }
 
 /// Connect, run the schema statements and `USE`, prepare every statement.
@@ -75,10 +78,30 @@ pub async fn connect(spec: &WorkloadSpec) -> Result<Prepared, EngineError> {
         }
         statements.push(stmts);
     }
+    let verify = match &spec.verify {
+        None => None,
+        Some(v) => {
+            let cql = v.statement.cql.as_str();
+            let mut p = session
+                .prepare(cql)
+                .await
+                .map_err(|e| EngineError::Run(format!("verify: cannot prepare {cql:?}: {e}")))?;
+            p.set_consistency(consistency(v.consistency));
+            p.set_is_idempotent(true);
+            check_binds(
+                "verify",
+                cql,
+                p.get_variable_col_specs().len(),
+                v.statement.binds.len(),
+            )?;
+            Some(p)
+        }
+    };
     Ok(Prepared {
         session,
         statements,
         batches,
+        verify,
     })
 }
 

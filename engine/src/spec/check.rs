@@ -7,7 +7,7 @@
 
 use super::{
     Connection, DistKind, Distribution, GenKind, Generator, OpKind, Operation, Output, Rate, Stop,
-    WorkloadSpec, SCHEMA_VERSION,
+    Verify, WorkloadSpec, SCHEMA_VERSION,
 };
 
 /// `x > 0`, false for NaN.
@@ -292,6 +292,48 @@ impl Output {
     }
 }
 
+impl Verify {
+    /// Its binds, then every bind a function of the key alone (what the read-back of a key
+    /// can evaluate).
+    pub fn check(&self) -> Result<(), String> {
+        for g in &self.statement.binds {
+            g.check().map_err(|e| format!("verify: {e}"))?;
+        }
+        if let Some(g) = self
+            .statement
+            .binds
+            .iter()
+            .find(|g| !g.per_key || g.level != 0 || g.kind == GenKind::ScanLength)
+        {
+            return Err(format!(
+                "verify: bind {:?} is not a function of the key alone (per_key, level 0); \
+                 the read-back of a key can only bind the key's own values",
+                g.column
+            ));
+        }
+        Ok(())
+    }
+
+    /// The operations it verifies: at least one `write`, and no batch among them.
+    pub fn check_operations(&self, operations: &[Operation]) -> Result<(), String> {
+        let writes = || operations.iter().filter(|o| o.kind == OpKind::Write);
+        if let Some(op) = writes().find(|o| o.batch.is_some()) {
+            return Err(format!(
+                "verify: operation {:?} writes batches, whose acknowledged rows are not \
+                 verified; leave verify out or write one row per operation",
+                op.name
+            ));
+        }
+        if writes().next().is_none() {
+            return Err(
+                "verify: no operation of kind write; verify reads back what writes acknowledged"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+}
+
 impl WorkloadSpec {
     /// Every rule of the Python models: fields in declaration order (nested records first),
     /// then the spec's own rules.
@@ -311,6 +353,9 @@ impl WorkloadSpec {
         self.rate.check()?;
         self.stop.check()?;
         self.output.check()?;
+        if let Some(v) = &self.verify {
+            v.check()?;
+        }
         if self.operations.is_empty() {
             return Err("operations is empty; give at least one operation".into());
         }
@@ -328,6 +373,9 @@ impl WorkloadSpec {
             && !matches!(self.rate, Rate::Ramp { .. })
         {
             return Err("stop: give ops (n=) or duration_s (duration=); a run must end".into());
+        }
+        if let Some(v) = &self.verify {
+            v.check_operations(&self.operations)?;
         }
         Ok(())
     }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::SCHEMA_VERSION;
+use super::{Consistency, SCHEMA_VERSION};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -30,8 +30,54 @@ pub struct OpStats {
     pub partitions: u64,
     pub not_found: u64,
     pub mismatches: u64,
+    /// `errors` by kind of the final error (kinds with a count only; they sum to `errors`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub errors_by_kind: BTreeMap<ErrorKind, u64>,
     pub response: LatencyStats,
     pub service: LatencyStats,
+}
+
+/// What made an operation fail, in Cassandra's terms: the final error (after retries) of
+/// a failed operation. Mirrored by `ErrorKind` in `src/casslab/load/records.py`.
+///
+/// | kind | the error |
+/// |---|---|
+/// | `unavailable` | the coordinator knew too few replicas alive for the consistency level (Unavailable) |
+/// | `write_timeout` | too few replicas acknowledged a write within `write_request_timeout` (WriteTimeout) |
+/// | `read_timeout` | too few replicas answered a read within `read_request_timeout` (ReadTimeout) |
+/// | `write_failure` | replicas answered a write with a failure (WriteFailure) |
+/// | `read_failure` | replicas answered a read with a failure, e.g. tombstones (ReadFailure) |
+/// | `overloaded` | the coordinator shed the request (Overloaded, rate limit) |
+/// | `client_timeout` | no answer within the driver's own `connection.request_timeout_s` |
+/// | `connection` | no connection to send on: broken connection, pool error, no stream id, no node in the plan |
+/// | `other` | everything else: invalid requests, server errors, result decoding, ... |
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    Unavailable,
+    WriteTimeout,
+    ReadTimeout,
+    WriteFailure,
+    ReadFailure,
+    Overloaded,
+    ClientTimeout,
+    Connection,
+    Other,
+}
+
+impl ErrorKind {
+    /// Every kind, in the order of their counters (`ErrorKind as usize`).
+    pub const ALL: [ErrorKind; 9] = [
+        ErrorKind::Unavailable,
+        ErrorKind::WriteTimeout,
+        ErrorKind::ReadTimeout,
+        ErrorKind::WriteFailure,
+        ErrorKind::ReadFailure,
+        ErrorKind::Overloaded,
+        ErrorKind::ClientTimeout,
+        ErrorKind::Connection,
+        ErrorKind::Other,
+    ];
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,6 +131,23 @@ pub struct SummaryRecord {
     pub ramp: Vec<RampStep>,
     pub best_threads: Option<u32>,
     pub engine_version: String,
+    /// The read-back of acknowledged writes (spec `verify`); absent when not asked, or
+    /// when an interruption skipped or cut it short.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyStats>,
+}
+
+/// What the read-back of acknowledged writes found. `checked` distinct keys were read at
+/// `consistency`: `lost` returned no row, `errors` failed after retries (unverified, not
+/// lost), the rest were found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerifyStats {
+    pub consistency: Consistency,
+    pub checked: u64,
+    pub lost: u64,
+    pub errors: u64,
+    pub duration_s: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -236,6 +236,27 @@ KPI_CATALOGUE: dict[str, KpiSpec] = {
             "timeout by the sender's clock), from the measured phase to the end of the lww "
             "probe, summed over nodes (system_views.internode_inbound)",
         ),
+        # the read-back of acknowledged writes (verify:, casslab.experiment.verification)
+        _spec(
+            "lost_writes",
+            "keys",
+            _L,
+            "writes the cluster acknowledged in the measured phase whose key read back no "
+            "row afterwards, at the file's verify: consistency level (a count)",
+        ),
+        _spec(
+            "unverified_writes",
+            "keys",
+            _L,
+            "acknowledged writes whose read-back failed after retries: neither found nor "
+            "counted as lost (a count)",
+        ),
+        _spec(
+            "verified_writes",
+            "keys",
+            _N,
+            "distinct keys of acknowledged writes read back after the measured phase",
+        ),
         # faults on the trial's timeline (faults:, casslab.faults.windows)
         _spec(
             "fault_errors",
@@ -243,6 +264,22 @@ KPI_CATALOGUE: dict[str, KpiSpec] = {
             _L,
             "operations that failed while a node was under a fault (from its start until "
             "the node was back), summed over the trial's faults",
+        ),
+        _spec(
+            "fault_unavailable",
+            "ops",
+            _L,
+            "operations that failed as unavailable (the coordinator knew too few replicas "
+            "alive for the consistency level) while a node was under a fault, summed over "
+            "the trial's faults",
+        ),
+        _spec(
+            "fault_timeouts",
+            "ops",
+            _L,
+            "operations that failed as timeouts (write or read timeouts at the replicas, or "
+            "the driver's own request timeout) while a node was under a fault, summed over "
+            "the trial's faults",
         ),
         _spec(
             "fault_op_rate",
@@ -270,6 +307,21 @@ KPI_CATALOGUE: dict[str, KpiSpec] = {
             "faults",
             _L,
             "faults after which the load did not recover before the measured phase ended",
+        ),
+        _spec(
+            "fault_hints_written",
+            "hints",
+            _N,
+            "hints the nodes wrote as coordinators for replicas that did not answer, from the "
+            "timeline's start to its stop, summed over nodes (JMX Storage TotalHints)",
+        ),
+        _spec(
+            "fault_hints_replayed",
+            "hints",
+            _N,
+            "hints the nodes delivered to their replicas once back, from the timeline's start "
+            "until its stop and the replay's wait (up to 20 s), summed over nodes (JMX "
+            "HintsService HintsSucceeded)",
         ),
         # the nodes' containers (a cgroup and a network namespace each): `docker stats`
         _spec(

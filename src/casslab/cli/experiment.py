@@ -182,7 +182,8 @@ def run(
     check_options(options)
     clients = clients_of(experiment, options.base_dir)
     shares = clients.n if clients else 1
-    check_engine_specs(expand(experiment), options.base_dir, shares)  # before a run dir exists
+    verify = experiment.verify
+    check_engine_specs(expand(experiment), options.base_dir, shares, verify)  # no run dir yet
     with contextlib.ExitStack() as stack:
         store = None
         if serve_metrics:
@@ -234,7 +235,7 @@ def _run(
     """Run every trial with a progress view; the number of failed trials."""
     from casslab.experiment.options import resume_command
     from casslab.experiment.runner import Runner
-    from casslab.metrics.prom_cluster import ServedSources
+    from casslab.metrics.prom_cluster import ServedSources, served_engine_source
 
     start = time.monotonic()
     with Progress(
@@ -254,6 +255,7 @@ def _run(
             options,
             on_event=view if store is None else _serving(view, store),
             metrics_sources=None if store is None else ServedSources(store),
+            engine_source=None if store is None else served_engine_source(store),
         )
         try:
             runner.run()
@@ -284,7 +286,9 @@ def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) 
     elsewhere = use or experiment.cluster.hosts  # nodes that are not this machine's
     expanded = expand(experiment)
     clients = clients_of(experiment, file.resolve().parent)
-    checked = check_engine_specs(expanded, file.resolve().parent, clients.n if clients else 1)
+    checked = check_engine_specs(
+        expanded, file.resolve().parent, clients.n if clients else 1, experiment.verify
+    )
     isolated = any(t.setup.isolation_values() for t in expanded.trials)
     columns = ["#", "trial", "nodes", *(["isolation"] if isolated else []), "restart"]
     table = Table(*columns, "workload", title=f"plan of {expanded.experiment}")
@@ -329,6 +333,12 @@ def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) 
     )
     if clients is not None:
         console.print(f"preload and measured phases run from {clients.where}", highlight=False)
+    if experiment.verify is not None:
+        console.print(
+            "each measured phase then reads back every write the cluster acknowledged, at "
+            f"{experiment.verify.value} (KPIs lost_writes, unverified_writes)",
+            highlight=False,
+        )
     for warning in [] if elsewhere else cluster_warnings(expanded.trials):  # oversubscribed
         console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
 

@@ -1,7 +1,8 @@
-"""``casslab fault kill|pause|stop|clock-jump N --for 15s`` and ``fault partition dc3``: put
-node N (or a topology's links) of a cluster casslab started under a fault by hand, and
-bring it back after the time given (or at Ctrl-C): a killed or stopped node is started
-again and waited for, a paused one continued, a clock stepped back, links healed. What
+"""``casslab fault kill|pause|stop|clock-jump|slow-disk N --for 15s`` and ``fault partition
+dc3``: put node N (or a topology's links) of a cluster casslab started under a fault by
+hand, and bring it back after the time given (or at Ctrl-C, or on an error): a killed or
+stopped node is started again and waited for, a paused one continued, a clock stepped
+back, links healed, a disk throttle lifted. What
 each fault does: :mod:`casslab.faults.actions`; a timeline of them in an experiment: its
 ``faults:``."""
 
@@ -17,7 +18,9 @@ from casslab.cli.cluster import NameOption
 from casslab.errors import ConfigError
 
 console = Console()
-fault_app = typer.Typer(help="Faults by hand: kill, pause or stop a node for a while.")
+fault_app = typer.Typer(
+    help="Faults by hand: kill, pause, stop, slow the disk of a node for a while; partition."
+)
 
 ForOption = Annotated[
     str, typer.Option("--for", help="How long the fault lasts, e.g. 15s or 1m (then back).")
@@ -34,6 +37,8 @@ def _fault(
     name: str | None,
     timeout_s: float,
     by: str | None = None,
+    rate_bps: int | None = None,
+    iops: int | None = None,
 ) -> None:
     from casslab.cluster import attach
     from casslab.faults import actions
@@ -50,17 +55,19 @@ def _fault(
     if isinstance(node, int):
         cluster.node(node)  # names the nodes there are
     fault = FaultKind(kind)
+    actions.check(cluster, fault, node)
     start = time.monotonic()
-    before = actions.begin(cluster, fault, node, offset)
+    before = actions.begin(cluster, fault, node, offset, rate_bps=rate_bps, iops=iops)
     links = before if isinstance(before, list) else []
     what = f"node {node}" if isinstance(node, int) else f"links {', '.join(links)}"
-    console.print(f"{what}: {kind} (for {seconds:g} s; Ctrl-C ends it now)", highlight=False)
     try:
+        console.print(f"{what}: {kind} (for {seconds:g} s; Ctrl-C ends it now)", highlight=False)
         time.sleep(max(0.0, seconds - (time.monotonic() - start)))
     except KeyboardInterrupt:
         console.print("ending the fault now")
-    with console.status(f"bringing {what} back…"):
-        actions.end(cluster, fault, node, timeout_s, before)
+    finally:  # also on an error: no node is left under the fault
+        with console.status(f"bringing {what} back…"):
+            actions.end(cluster, fault, node, timeout_s, before)
     console.print(f"{what} back after {time.monotonic() - start:.1f} s", highlight=False)
 
 
@@ -117,6 +124,35 @@ def partition(
 ) -> None:
     """Cut a topology's links to a datacenter (or one link), and heal them after --for."""
     _fault("partition", target, lasting, name, 0.0)
+
+
+@fault_app.command("slow-disk")
+def slow_disk(
+    node: Annotated[int, typer.Argument(help="The node's number.")],
+    rate: Annotated[
+        str | None,
+        typer.Option("--rate", help="Read and write bandwidth of its data disk, e.g. 1MiB/s."),
+    ] = None,
+    iops: Annotated[
+        int | None, typer.Option("--iops", min=1, help="Read and write operations per second.")
+    ] = None,
+    lasting: ForOption = "15s",
+    name: NameOption = None,
+) -> None:
+    """Throttle the block I/O of the node's cgroup on its data disk to --rate and/or
+    --iops, and lift it after --for. Isolated nodes only (casslab up --isolation netns, or
+    a limit such as --cpus). With cgroup v1, buffered writes are written back outside the
+    node's cgroup and pass unthrottled: the throttle bites on reads that miss the page
+    cache, direct I/O and the commit log's syncs (cgroup v2 throttles writeback too)."""
+    from casslab.faults.model import parse_rate
+
+    if rate is None and iops is None:
+        raise ConfigError("slow-disk needs --rate (e.g. 1MiB/s) and/or --iops (e.g. 50)")
+    try:
+        rate_bps = None if rate is None else parse_rate(rate, "--rate")
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    _fault("slow-disk", node, lasting, name, 0.0, rate_bps=rate_bps, iops=iops)
 
 
 def register(app: typer.Typer) -> None:

@@ -32,6 +32,7 @@ from casslab.load.engine import EngineResult, Wording
 from casslab.load.records import IntervalRecord, SummaryRecord
 from casslab.load.spec import Connection, Output, WorkloadSpec
 from casslab.load.stress import StressCommand, parse_stress
+from casslab.load.verify import with_verify
 from casslab.load.ycsb import YcsbPhase, parse_ycsb
 
 if TYPE_CHECKING:
@@ -103,6 +104,17 @@ ClientHosts = Annotated[
         "--client-hosts",
         help="Run one engine on each `clients:` host of this inventory over SSH, each a "
         "disjoint share as with --clients; merged exactly (docs/clients.md).",
+    ),
+]
+
+
+VerifyAt = Annotated[
+    str | None,
+    typer.Option(
+        "--verify",
+        metavar="CL",
+        help="After the run, read back every key a write acknowledged at this consistency "
+        "level (e.g. QUORUM) and report how many are lost (casslab.load.verify).",
     ),
 ]
 
@@ -234,6 +246,7 @@ def stress(
     engine_cpus: EngineCpus = None,
     clients: Clients = 1,
     client_hosts: ClientHosts = None,
+    verify: VerifyAt = None,
 ) -> None:
     """Run a cassandra-stress command line (same syntax), with casslab's engine.
 
@@ -267,6 +280,8 @@ def stress(
         profile_dir=Path.cwd(),
     )
     spec = with_current_access(spec, defaults)
+    if verify is not None:
+        spec = with_verify(spec, verify, workload=f"stress {command.kind.value}")
     merged = _check_clients(spec, clients, client_hosts, engine_cpus)
     _check_engine_cpus(engine_cpus)
     if dry_run:
@@ -324,6 +339,8 @@ def stress(
                 for line in stress_render.stress_results(summary):
                     text(line)
                 text("END")
+    if verify is not None and not json_lines:
+        typer.echo(stress_render.verify_line(result.summary))
     _report_errors(result)
     if command.graph.file is not None:
         _write_graph(command, intervals)

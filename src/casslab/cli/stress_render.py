@@ -338,6 +338,9 @@ def failed_operations(summary: SummaryRecord, errors: list[ErrorRecord]) -> str 
     by_op = [(name, stats.errors) for name, stats in sorted(summary.ops.items()) if stats.errors]
     if len(summary.ops) > 1:
         line += " (" + ", ".join(f"{name}: {count:,}" for name, count in by_op) + ")"
+    by_kind = summary.total.errors_by_kind
+    if by_kind:
+        line += "; by kind: " + ", ".join(f"{k.value}: {n:,}" for k, n in by_kind.items())
     kinds: list[str] = []
     for record in errors:
         message = record.message
@@ -349,3 +352,14 @@ def failed_operations(summary: SummaryRecord, errors: list[ErrorRecord]) -> str 
     if kinds:
         line += "; first errors: " + "; ".join(kinds[:FIRST_ERROR_KINDS])
     return line
+
+
+def verify_line(summary: SummaryRecord) -> str:
+    """The read-back of acknowledged writes in one line (``--verify``)."""
+    v = summary.verify
+    if v is None:
+        return "acknowledged writes not verified: the run was interrupted"
+    return (
+        f"verified {v.checked:,} acknowledged writes at {v.consistency.value}: {v.lost:,} lost, "
+        f"{v.errors:,} unverified (read errors), {v.duration_s:.1f} s"
+    )

@@ -159,7 +159,7 @@ def tune(
     )
     check_options(options)
     default = candidate_experiment(tune_file, default_params(tune_file.tune.space))
-    check_engine_specs(expand(default), options.base_dir)  # before a run directory exists
+    check_engine_specs(expand(default), options.base_dir, 1, default.verify)  # no run dir yet
     layout = open_tune_run(runs_dir, tune_file, resume)
     console.print(f"tuning run {layout.root}: {tune_file.tune.objective.describe()}")
     start = time.monotonic()

@@ -37,7 +37,7 @@ from casslab.experiment.problems import in_file_order, pydantic_problems
 from casslab.experiment.skew_checks import skew_problems
 from casslab.experiment.topology_checks import topology_problems
 from casslab.experiment.yaml_reader import parse_yaml
-from casslab.faults.model import timeline_problems
+from casslab.faults.model import FaultKind, timeline_problems
 from casslab.load.credentials import mask_message
 
 
@@ -89,6 +89,8 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
         problems += skew_problems(data, experiment)
     if experiment is not None and experiment.faults and _plain_nodes(data):
         problems += timeline_problems(experiment.faults, experiment.cluster.nodes)
+    if experiment is not None and not problems:
+        problems += _slow_disk_problems(experiment)
     problems = in_file_order(list(dict.fromkeys(map(mask_message, problems))), list(data))
     if problems or experiment is None:
         raise ExperimentValidationError(source, problems or ["invalid experiment"])
@@ -103,6 +105,27 @@ def _plain_nodes(data: Mapping[str, Any]) -> bool:
     factors = data.get("factors")
     varied = isinstance(factors, Mapping) and "nodes" in factors
     return not varied and all(fields.get(k) is None for k in ("topology", "hosts", "use"))
+
+
+def _slow_disk_problems(experiment: Experiment) -> list[str]:
+    """A ``slow-disk`` fault throttles the node's cgroup: every trial's nodes must be
+    isolated (the isolated backend makes one cgroup per node), not plain processes or
+    another machine's."""
+    from casslab.experiment.design import expand
+
+    slow = [i for i, f in enumerate(experiment.faults) if f.kind is FaultKind.SLOW_DISK]
+    if not slow:
+        return []
+    elsewhere = experiment.cluster.use or experiment.cluster.hosts
+    plain = [t.trial_id for t in expand(experiment).trials if not t.setup.isolation_values()]
+    if not elsewhere and not plain:
+        return []
+    where = "run on another machine's nodes" if elsewhere else f"trial {plain[0]} has plain nodes"
+    return [
+        f"faults[{i}]: a slow-disk throttles the node's cgroup, and {where}; give the cluster "
+        "isolation: netns (or a limit such as cpus: 1), or remove the fault"
+        for i in slow
+    ]
 
 
 def parse(text: str, source: str = "<string>", base_dir: Path | None = None) -> Experiment:

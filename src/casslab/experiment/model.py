@@ -27,7 +27,8 @@ levels, how to load and measure each trial, and which KPIs to report. The shape:
     reset: recreate                            # truncate | recreate | restart
     kpis: [op_rate, latency_p99_ms]
     clients: 2                                 # load engines (or an inventory's clients:)
-    faults: [{at: 20s, kind: kill, target: 2, for: 15s}]   # kill | pause | stop, mid-phase
+    faults: [{at: 20s, kind: kill, target: 2, for: 15s}]   # kill, pause, slow-disk, ...
+    verify: QUORUM                             # read back every acknowledged write after it
 
 Factor kinds, by name: ``config.<cassandra.yaml key>`` (nodes restart when it changes),
 ``config.<key>+<key>...`` (a *linked* factor: each level is a list with one value per
@@ -99,6 +100,7 @@ from casslab.experiment.skew import LWW_FACTOR_FIELDS, LwwSection, clock_offsets
 from casslab.experiment.table import TABLE_OPTIONS, TableOptions
 from casslab.faults.model import Fault
 from casslab.load.credentials import mask_data
+from casslab.load.spec import Consistency
 from casslab.net.presets import resolve_topology
 from casslab.units import duration_s
 
@@ -343,6 +345,7 @@ class Experiment(Record):
     # whose clients: hosts run one each (casslab.experiment.load_clients)
     clients: StrictInt | str | None = None
     faults: list[Fault] = Field(default_factory=list)  # a timeline: casslab.faults.model
+    verify: Consistency | None = None  # read back acknowledged writes: experiment.verification
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 

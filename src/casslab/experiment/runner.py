@@ -20,7 +20,14 @@ from typing import Any
 
 from casslab.cluster import Cluster, create
 from casslab.errors import CasslabError, ClusterError, ExperimentError
-from casslab.experiment import events, fault_phase, phases, recording, skew_phase
+from casslab.experiment import (
+    events,
+    fault_phase,
+    phases,
+    recording,
+    skew_phase,
+    verification,
+)
 from casslab.experiment.cluster_setup import ClusterAction, ClusterSetup
 from casslab.experiment.design import add_round
 from casslab.experiment.discover_phase import Discoverer
@@ -59,11 +66,14 @@ class Runner:
         *,
         create_cluster: ClusterFactory = create,
         metrics_sources: recording.SourceFactory | None = None,
+        engine_source: recording.EngineSourceFactory | None = None,
     ) -> None:
         """``create_cluster`` makes the trial's cluster (default: the backend registry);
         ``metrics_sources`` the metrics samplers of a cluster's nodes, asked for as
         ``metrics_sources(cluster, None)`` once per cluster start and kept across its trials
-        (default: host, process, cgroup, CQL and JMX samplers of every node)."""
+        (default: host, process, cgroup, CQL and JMX samplers of every node);
+        ``engine_source`` the sampler of each measured phase's engine process (default:
+        its psutil sampler)."""
         self.experiment = experiment
         self.plan: Plan = plan_for_run(experiment, layout)  # plan.json's on --resume
         self.layout = layout
@@ -73,6 +83,7 @@ class Runner:
         self._recording = recording.LazyRecording(
             metrics_sources or recording.default_sources,
             interval_s=options.metrics_interval_s,
+            engine_source=engine_source or recording.default_engine_source,
         )
         self._clusters = TrialClusters(
             experiment.name,
@@ -104,7 +115,8 @@ class Runner:
         :mod:`casslab.experiment.failures`); the finished trials and their report stay.
         """
         clients = self._clients.n if self._clients else 1
-        check_engine_specs(self.plan, self.options.base_dir, clients)  # in the first second
+        verify = self.experiment.verify
+        check_engine_specs(self.plan, self.options.base_dir, clients, verify)  # first second
         manifest = start_manifest(
             self.layout,
             self.experiment,
@@ -248,6 +260,7 @@ class Runner:
             measure = spec_for(
                 trial.workload, connection, trial.iteration, base_dir, data_seed=data_seed
             )
+            verify = self.experiment.verify  # the measured phase reads back its writes
             preload = (
                 spec_for(trial.preload, connection, 0, base_dir, data_seed=data_seed)
                 if trial.preload is not None
@@ -268,6 +281,7 @@ class Runner:
                 measure = spec_for(
                     command, connection, trial.iteration, base_dir, data_seed=data_seed
                 )
+            measure = verification.measured_spec(measure, verify, trial.workload.text)
             if warm or fresh or action in (ClusterAction.KEEP, ClusterAction.RESTART):
                 with times.phase("reset"):
                     phases.reset_data(cluster, trial, owned=self._clusters.use is None)
@@ -319,7 +333,10 @@ class Runner:
                 measure_start_s=clock.since(started.timestamp())[0],
                 measure_end_s=clock.since(started.timestamp())[1],
                 engine=summary,
-                kpis=dict(measured.kpis) | probed | fault_kpis,
+                kpis=dict(measured.kpis)
+                | probed
+                | fault_kpis
+                | verification.verify_kpis(summary, verify),
                 steady_start_s=steady.start_s if steady else None,
                 steady=steady.steady if steady else None,
                 steady_reason=steady.reason if steady else None,

@@ -14,10 +14,11 @@ from pathlib import Path
 from casslab.errors import CasslabError, ExperimentError, SpecRejectedError
 from casslab.experiment.commands import Command, Tool
 from casslab.experiment.plan_records import Plan
+from casslab.experiment.verification import measured_spec
 from casslab.load import engine
 from casslab.load.credentials import mask_text
 from casslab.load.shares import split
-from casslab.load.spec import Connection, WorkloadSpec
+from casslab.load.spec import Connection, Consistency, WorkloadSpec
 
 # --check parses and compiles a spec without connecting: any address will do.
 _CHECK_CONNECTION = Connection(contact_points=["127.0.0.1:9042"])
@@ -63,11 +64,18 @@ def distinct_commands(plan: Plan) -> list[Command]:
     return list(seen.values())
 
 
-def check_engine_specs(plan: Plan, base_dir: Path | None = None, clients: int = 1) -> int:
-    """Ask the engine about the spec of every distinct command of ``plan``, and check that
-    it splits among ``clients`` load clients; raise :class:`ExperimentError` naming the
+def check_engine_specs(
+    plan: Plan,
+    base_dir: Path | None = None,
+    clients: int = 1,
+    verify: Consistency | None = None,
+) -> int:
+    """Ask the engine about the spec of every distinct command of ``plan`` (a measured one
+    reading back its writes at ``verify``: the file's ``verify:``), and check that it
+    splits among ``clients`` load clients; raise :class:`ExperimentError` naming the
     command and the reason for the first it rejects. Returns how many were checked."""
     commands = distinct_commands(plan)
+    measured = {(t.workload.tool, t.workload.text) for t in plan.trials}
     keyspaces = {trial.keyspace for trial in plan.trials}
     with tempfile.TemporaryDirectory(prefix="casslab-check-") as tmp:
         for index, command in enumerate(commands):
@@ -78,6 +86,8 @@ def check_engine_specs(plan: Plan, base_dir: Path | None = None, clients: int = 
                     f"workload {mask_text(command.text)!r}: {error}; fix the command in the "
                     "experiment file (nothing was run)"
                 ) from error
+            if (command.tool, command.text) in measured:
+                spec = measured_spec(spec, verify, command.text)
             _check_keyspace(command.text, spec, keyspaces)
             try:
                 split(spec, clients)

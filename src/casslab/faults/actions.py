@@ -6,7 +6,8 @@ not start (``casslab attach``) takes no faults: casslab never stops what it does
 A kill is SIGKILL to the node's process group; a pause SIGSTOP to its JVM (SIGCONT
 ends it); a stop is ``nodetool drain`` and then SIGTERM to its group (SIGKILL after
 :data:`STOP_GRACE_S`); a clock jump steps the node's wall clock through its clock file
-(:mod:`casslab.cluster.clock`, read by the node within 100 ms) and back. A killed or
+(:mod:`casslab.cluster.clock`, read by the node within 100 ms) and back; a slow disk
+throttles the block I/O of the node's cgroup and lifts it (:mod:`.slow_disk`). A killed or
 stopped node is brought back by the cluster's own ``start`` (which starts every node that
 is not running and waits until all are ready).
 """
@@ -23,6 +24,7 @@ from casslab import procgroup
 from casslab.cluster import Cluster
 from casslab.cluster.model import BackendKind
 from casslab.errors import CasslabError, ClusterError, ConfigError
+from casslab.faults import slow_disk
 from casslab.faults.model import FaultKind
 from casslab.pids import alive
 
@@ -86,19 +88,37 @@ def wait_down(cluster: Cluster, number: int, timeout_s: float) -> bool:
     return True
 
 
-Undo = float | list[str] | None
-"""What :func:`end` needs of :func:`begin`: a clock's offset before, a partition's links."""
+Undo = float | list[str] | slow_disk.Throttled | None
+"""What :func:`end` needs of :func:`begin`: a clock's offset before, a partition's links,
+a throttle's files and their values before."""
+
+
+def check(cluster: Cluster, kind: FaultKind, target: int | str) -> None:
+    """Raise :class:`ConfigError` when ``target`` cannot take ``kind`` here (before
+    anything starts): an attached cluster; a slow disk on a node in no cgroup."""
+    check_faultable(cluster)
+    if kind is FaultKind.SLOW_DISK:
+        slow_disk.check(cluster, int(target))
 
 
 def begin(
-    cluster: Cluster, kind: FaultKind, target: int | str, offset_ms: float | None = None
+    cluster: Cluster,
+    kind: FaultKind,
+    target: int | str,
+    offset_ms: float | None = None,
+    *,
+    rate_bps: int | None = None,
+    iops: int | None = None,
 ) -> Undo:
     """Put ``target`` (a node's number; a partition's datacenter or link) under ``kind``
-    (a clock jump: by ``offset_ms``); what :func:`end` will need to undo it."""
+    (a clock jump: by ``offset_ms``; a slow disk: to ``rate_bps`` and/or ``iops``); what
+    :func:`end` will need to undo it."""
     check_faultable(cluster)
     if kind is FaultKind.PARTITION:
         return _cut(cluster, str(target))
     number = int(target)
+    if kind is FaultKind.SLOW_DISK:
+        return slow_disk.begin(cluster, number, rate_bps, iops)
     if kind is FaultKind.CLOCK_JUMP:
         return _jump(cluster, number, offset_ms or 0.0)
     if kind is FaultKind.KILL:
@@ -160,6 +180,11 @@ def end(
 
         links = undo if isinstance(undo, list) else []
         cuts.set_cut(cuts.links_dir(cluster), links, cut=False)
+        return
+    if isinstance(undo, slow_disk.Throttled):
+        slow_disk.end(undo)
+        return
+    if kind is FaultKind.SLOW_DISK:  # never began: nothing to lift
         return
     number = int(target)
     if kind is FaultKind.CLOCK_JUMP:

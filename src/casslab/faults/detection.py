@@ -39,7 +39,7 @@ def observer(cluster: Cluster, target: int | str) -> int | None:
     return min(others) if others else None
 
 
-def _client(cluster: Any, number: int) -> tuple[JmxClient, str, int, list[Any]]:
+def jmx_client(cluster: Any, number: int) -> tuple[JmxClient, str, int, list[Any]]:
     """A JMX client for node ``number``, where to poll it, and what to close after."""
     node = cluster.node(number)
     if getattr(getattr(cluster, "state", None), "ssh", None) is None:
@@ -72,7 +72,7 @@ class DownWatch:
         if watcher is None:
             return
         try:
-            self._client, self._host, self._port, self._owned = _client(cluster, watcher)
+            self._client, self._host, self._port, self._owned = jmx_client(cluster, watcher)
         except CasslabError as error:
             self.error = f"node {watcher} could not be asked over JMX: {error}"
             return

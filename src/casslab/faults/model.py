@@ -6,6 +6,7 @@
       - {at: 90s, kind: stop, target: node2, for: 20s}  # drain and stop, then start
       - {at: 120s, kind: clock-jump, target: 3, for: 30s, offset: -5s}  # its clock steps
       - {at: 180s, kind: partition, target: dc3, for: 20s}   # or a link: dc1-dc3
+      - {at: 240s, kind: slow-disk, target: 2, for: 30s, rate: 2MiB/s, iops: 50}
 
 ``at`` counts from the start of the measured phase (after its warm-up); ``for`` is how
 long the fault lasts before the node is brought back (a killed or stopped node then takes
@@ -13,7 +14,10 @@ its start-up time more: the window ends when it is back, as recorded). A clock j
 the node's wall clock by ``offset`` (on top of any skew it has) and steps it back after
 ``for`` (local and isolated nodes: :mod:`casslab.cluster.clock`). A partition cuts the
 emulated links of a topology (every link of a datacenter, or one link ``dc1-dc3``) and
-heals them (:mod:`casslab.net.cuts`). A slow disk is refused with the reason.
+heals them (:mod:`casslab.net.cuts`). A slow disk throttles the block I/O of the node's
+cgroup on its data directory's disk to ``rate`` (bytes per second, read and write alike)
+and/or ``iops``, and lifts the throttle after ``for`` (isolated nodes only:
+:mod:`casslab.faults.slow_disk`).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from casslab.cluster.isolated.sizes import parse_bytes
+from casslab.errors import ConfigError
 from casslab.record import Record
 from casslab.units import duration_s, offset_ms
 
@@ -35,11 +41,8 @@ class FaultKind(StrEnum):
     STOP = "stop"  # nodetool drain, then SIGTERM; started again after `for`
     CLOCK_JUMP = "clock-jump"  # the node's wall clock steps by `offset`, and back after `for`
     PARTITION = "partition"  # a topology's links to a datacenter (or one link) cut, then healed
+    SLOW_DISK = "slow-disk"  # the node's cgroup's block I/O throttled to `rate`/`iops`
 
-
-NOT_YET = {
-    "slow-disk": "block-I/O throttling of a node's cgroup during a trial (not built yet)",
-}
 
 _NODE = re.compile(r"^(?:node)?([1-9][0-9]*)$")
 _PLACE = re.compile(r"^[A-Za-z0-9_.]+(?:-[A-Za-z0-9_.]+)?$")  # dc3, or a link dc1-dc3
@@ -62,6 +65,15 @@ class Fault(Record):
     target: int | str  # a node's number; for a partition, a datacenter or a link
     for_s: float = Field(alias="for", gt=0)
     offset_ms: float | None = Field(default=None, alias="offset")  # clock-jump only
+    rate_bps: int | None = Field(default=None, alias="rate")  # slow-disk: bytes/s, read and write
+    iops: int | None = Field(default=None, gt=0)  # slow-disk: I/O operations/s, read and write
+
+    @field_validator("rate_bps", mode="before")
+    @classmethod
+    def _rate(cls, value: Any) -> Any:
+        if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+            return value
+        return parse_rate(str(value), "rate")
 
     @field_validator("offset_ms", mode="before")
     @classmethod
@@ -80,6 +92,13 @@ class Fault(Record):
             raise ValueError("a clock-jump needs offset: how far the clock steps, e.g. -5s")
         if not jump and self.offset_ms is not None:
             raise ValueError(f"offset is for clock-jump faults, not {self.kind}; remove it")
+        slow = self.kind is FaultKind.SLOW_DISK
+        if slow and self.rate_bps is None and self.iops is None:
+            raise ValueError("a slow-disk needs rate (e.g. rate: 2MiB/s) and/or iops (e.g. 50)")
+        if not slow and (self.rate_bps is not None or self.iops is not None):
+            raise ValueError(
+                f"rate and iops are for slow-disk faults, not {self.kind}; remove them"
+            )
         return self
 
     @field_validator("at_s", mode="before")
@@ -94,14 +113,6 @@ class Fault(Record):
         if seconds <= 0:
             raise ValueError(f"for {value!r}: a fault lasts more than 0 s")
         return seconds
-
-    @field_validator("kind", mode="before")
-    @classmethod
-    def _kind(cls, value: Any) -> Any:
-        if isinstance(value, str) and value in NOT_YET:
-            kinds = ", ".join(k.value for k in FaultKind)
-            raise ValueError(f"kind {value!r}: {NOT_YET[value]}; kinds: {kinds}")
-        return value
 
     @field_validator("target", mode="before")
     @classmethod
@@ -127,8 +138,23 @@ class Fault(Record):
 
     def describe(self) -> str:
         by = f" by {self.offset_ms:+g} ms" if self.offset_ms is not None else ""
+        if self.rate_bps is not None:
+            by += f" to {self.rate_bps / 2**20:g} MiB/s"
+        if self.iops is not None:
+            by += f" to {self.iops} IOPS" if self.rate_bps is None else f" and {self.iops} IOPS"
         what = f"node {self.target}" if self.node is not None else str(self.target)
         return f"{self.kind} {what}{by} at {self.at_s:g} s for {self.for_s:g} s"
+
+
+def parse_rate(text: str, what: str) -> int:
+    """Bytes per second in ``2MiB/s``, ``512K/s`` or ``2MiB`` (binary units, as the
+    isolated nodes' ``--io-read``); a :class:`ValueError` naming ``what`` otherwise."""
+    body = text.strip()
+    body = body[:-2] if body.lower().endswith("/s") else body
+    try:
+        return parse_bytes(body, what, "2MiB/s")
+    except ConfigError as error:
+        raise ValueError(str(error)) from None
 
 
 def timeline_problems(faults: list[Fault], nodes: int) -> list[str]:

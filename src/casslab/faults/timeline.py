@@ -17,6 +17,7 @@ from casslab.cluster import Cluster
 from casslab.errors import CasslabError
 from casslab.faults import actions
 from casslab.faults.detection import DownWatch
+from casslab.faults.hints import HintsBlock, HintTally
 from casslab.faults.model import Fault, FaultKind
 from casslab.record import Record
 
@@ -33,6 +34,8 @@ class FaultRecord(Record):
     target: int | str  # a node; a partition's datacenter or link
     planned_at_s: float
     planned_for_s: float
+    rate_bps: int | None = None  # a slow disk's throttle, bytes/s
+    iops: int | None = None  # ... and operations/s
     began_s: float | None = None  # the node was put under the fault
     ended_s: float | None = None  # the node was back (started and ready, or continued)
     marked_down_s: float | None = None  # another node's failure detector held it down
@@ -46,10 +49,19 @@ class FaultTimeline:
 
     def __init__(self, cluster: Cluster, faults: Sequence[Fault]) -> None:
         actions.check_faultable(cluster)
+        for fault in faults:
+            actions.check(cluster, fault.kind, fault.target)
         self._cluster = cluster
         self._faults = sorted(faults, key=lambda f: f.at_s)
         self._records = [
-            FaultRecord(kind=f.kind, target=f.target, planned_at_s=f.at_s, planned_for_s=f.for_s)
+            FaultRecord(
+                kind=f.kind,
+                target=f.target,
+                planned_at_s=f.at_s,
+                planned_for_s=f.for_s,
+                rate_bps=f.rate_bps,
+                iops=f.iops,
+            )
             for f in self._faults
         ]
         self._stop = threading.Event()
@@ -59,6 +71,8 @@ class FaultTimeline:
         self._undo: dict[int, actions.Undo] = {}  # a clock's offset before, links cut
         self._thread: threading.Thread | None = None
         self._t0 = 0.0
+        self._hints = HintTally(cluster)
+        self.hints: HintsBlock | None = None  # the nodes' hints, once stopped
 
     @property
     def records(self) -> list[FaultRecord]:
@@ -83,6 +97,7 @@ class FaultTimeline:
             self._records[index] = self._records[index].model_copy(update=fields)
 
     def _run(self) -> None:
+        self._hints.start()
         pending = list(enumerate(self._faults))
         ends: list[tuple[float, int]] = []  # (planned end, index), soonest first
         while pending or ends:
@@ -100,15 +115,24 @@ class FaultTimeline:
                 ends.sort()
 
     def _begin(self, index: int, fault: Fault) -> bool:
+        if fault.kind in (FaultKind.KILL, FaultKind.STOP) and fault.node is not None:
+            self._hints.checkpoint(fault.node)  # its counters end with its JVM
         try:
-            undo = actions.begin(self._cluster, fault.kind, fault.target, fault.offset_ms)
+            undo = actions.begin(
+                self._cluster,
+                fault.kind,
+                fault.target,
+                fault.offset_ms,
+                rate_bps=fault.rate_bps,
+                iops=fault.iops,
+            )
         except CasslabError as error:
             log.warning("fault %s did not begin: %s", fault.describe(), error)
             self._update(index, error=str(error))
             return False
         self._update(index, began_s=self._now())
         self._undo[index] = undo
-        if fault.kind is FaultKind.CLOCK_JUMP:  # the node stays up: nothing to watch
+        if fault.kind in (FaultKind.CLOCK_JUMP, FaultKind.SLOW_DISK):  # the node stays up
             with self._lock:
                 self._active.add(index)
             return True
@@ -143,7 +167,8 @@ class FaultTimeline:
 
     def stop(self) -> list[FaultRecord]:
         """Stop the timeline and end every fault still on (nodes back, as far as they come);
-        what happened."""
+        what happened. :attr:`hints` then holds the hints written and replayed, after a
+        wait of at most :data:`~casslab.faults.hints.REPLAY_WAIT_S` for the replay."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(RESTART_TIMEOUT_S + 30)
@@ -156,4 +181,5 @@ class FaultTimeline:
         for index, watch in watches.items():
             watch.stop(wait_up_s=UP_WAIT_S)
             self._update(index, marked_down_s=watch.down_s, marked_up_s=watch.up_s)
+        self.hints = self._hints.stop()
         return self.records

@@ -9,6 +9,11 @@ histograms, and the median resists one slow second). The load has recovered at t
 the first interval after the window whose op rate is within :data:`RATE_TOLERANCE` of that
 level and whose p99 is under :data:`P99_FACTOR` times it (an open-loop engine's response
 times include the backlog the fault built, so p99 recovers only once it has drained).
+
+Errors are also counted by kind (:class:`~casslab.load.records.ErrorKind`: unavailable,
+write/read timeouts, ...), each kind's share of an interval counted as its errors are;
+the KPIs ``fault_unavailable`` and ``fault_timeouts`` (write, read and client timeouts)
+come from them.
 """
 
 from __future__ import annotations
@@ -16,8 +21,10 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
+from pydantic import Field
+
 from casslab.faults.timeline import FaultRecord
-from casslab.load.records import IntervalRecord
+from casslab.load.records import TIMEOUT_KINDS, ErrorKind, IntervalRecord
 from casslab.record import Record
 
 BEFORE_S = 10.0
@@ -35,6 +42,8 @@ class FaultWindow(Record):
     back: bool  # the node came back within the phase
     ops: int
     errors: int
+    # errors by kind of their final error (kinds with a count; each rounded on its own)
+    errors_by_kind: dict[ErrorKind, int] = Field(default_factory=dict)
     op_rate: float
     before_op_rate: float | None
     before_p99_ms: float | None
@@ -74,6 +83,10 @@ def window(record: FaultRecord, intervals: Sequence[IntervalRecord]) -> FaultWin
     shares = [(r, _overlap(r, start, end)) for r in phase]
     ops = round(sum(r.total.count * share for r, share in shares))
     errors = round(sum(r.total.errors * share for r, share in shares))
+    by_kind = {
+        kind: round(sum(r.total.errors_by_kind.get(kind, 0) * share for r, share in shares))
+        for kind in ErrorKind
+    }
     before = [r for r in phase if r.t_end_s <= start + 1e-6 and r.t_start_s >= start - BEFORE_S]
     rate = statistics.fmean(r.total.op_rate for r in before) if before else None
     p99s = [r.total.response.p99_ms for r in before if r.total.count > 0]
@@ -96,6 +109,7 @@ def window(record: FaultRecord, intervals: Sequence[IntervalRecord]) -> FaultWin
         back=back,
         ops=ops,
         errors=errors,
+        errors_by_kind={kind: n for kind, n in by_kind.items() if n > 0},
         op_rate=ops / length,
         before_op_rate=rate,
         before_p99_ms=p99,
@@ -114,6 +128,12 @@ def fault_kpis(windows: Sequence[FaultWindow]) -> dict[str, float | None]:
     return {
         "fault_detect_s": max(detected) if detected else None,
         "fault_errors": float(sum(w.errors for w in windows)),
+        "fault_unavailable": float(
+            sum(w.errors_by_kind.get(ErrorKind.UNAVAILABLE, 0) for w in windows)
+        ),
+        "fault_timeouts": float(
+            sum(n for w in windows for k, n in w.errors_by_kind.items() if k in TIMEOUT_KINDS)
+        ),
         "fault_op_rate": sum(w.ops for w in windows) / total_s if total_s > 0 else None,
         "fault_recovery_s": max(recovered) if recovered else None,
         "faults_unrecovered": float(len(windows) - len(recovered)),

@@ -11,8 +11,12 @@ intervals on the wall clock. The merge (docs/clients.md):
   they run on several hosts); the largest offset is reported (``max_offset_s``). Counts
   and histograms are exact whatever the offsets: alignment only decides *when* an
   operation is shown, never whether or how often.
-* **counts** (operations, errors, rows, partitions, not found, mismatches) and **op
-  rates** are summed, as are threads;
+* **counts** (operations, errors and errors by kind, rows, partitions, not found,
+  mismatches) and **op rates** are summed, as are threads;
+* the **read-back of acknowledged writes** (``verify``): each client verifies the keys it
+  wrote (the clients' shares are disjoint), so ``checked``, ``lost`` and ``errors`` are
+  summed; its duration is the longest client's. A client without one (not asked, or
+  interrupted) leaves the merged run without one: a partial count would pass for a whole;
 * **latency** of an interval, an operation or the run is computed from the merge of the
   clients' histograms (bucket counts added, :func:`casslab.analysis.hdr.merge`), never
   from the clients' percentiles;
@@ -39,7 +43,14 @@ from casslab.analysis.hdr import (
 from casslab.analysis.hdr_encode import LogLine, interval_log_text, log_tag
 from casslab.errors import AnalysisError
 from casslab.load.engine import EngineResult
-from casslab.load.records import ErrorRecord, IntervalRecord, OpStats, SummaryRecord
+from casslab.load.records import (
+    ErrorKind,
+    ErrorRecord,
+    IntervalRecord,
+    OpStats,
+    SummaryRecord,
+    VerifyStats,
+)
 from casslab.record import Record
 
 SCHEMA_VERSION: Literal[1] = 1
@@ -175,8 +186,13 @@ def _sum_stats(
     stats: Sequence[OpStats], response: Histogram | None, service: Histogram | None
 ) -> OpStats:
     sums = {name: sum(getattr(s, name) for s in stats) for name in _SUMMED}
+    by_kind: dict[ErrorKind, int] = {}
+    for s in stats:
+        for kind, n in s.errors_by_kind.items():
+            by_kind[kind] = by_kind.get(kind, 0) + n
     return OpStats(
         **sums,
+        errors_by_kind={k: by_kind[k] for k in ErrorKind if by_kind.get(k)},
         op_rate=sum(s.op_rate for s in stats),
         response=latency_stats(response),
         service=latency_stats(service),
@@ -270,6 +286,25 @@ def _summary(outputs: Sequence[ClientOutput], slots: Sequence[_Slot]) -> Summary
         total=_over(total, duration),
         ops={name: _over(stats, duration) for name, stats in ops.items()},
         engine_version=outputs[0].result.summary.engine_version,
+        verify=merge_verify([s.verify for s in summaries]),
+    )
+
+
+def merge_verify(parts: Sequence[VerifyStats | None]) -> VerifyStats | None:
+    """The clients' read-backs as one: counts summed, the longest duration; None when any
+    client has none (or they read at different consistency levels, which one spec cannot
+    ask)."""
+    if not parts or any(p is None for p in parts):
+        return None
+    done = [p for p in parts if p is not None]
+    if len({p.consistency for p in done}) != 1:
+        return None
+    return VerifyStats(
+        consistency=done[0].consistency,
+        checked=sum(p.checked for p in done),
+        lost=sum(p.lost for p in done),
+        errors=sum(p.errors for p in done),
+        duration_s=max(p.duration_s for p in done),
     )
 
 

@@ -10,12 +10,34 @@ directions); bump it on any incompatible change, on both sides.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import Field
 
-from casslab.load.spec import SCHEMA_VERSION
+from casslab.load.spec import SCHEMA_VERSION, Consistency
 from casslab.record import Record
+
+
+class ErrorKind(StrEnum):
+    """What made an operation fail: the kind of its final error (after retries), in
+    Cassandra's terms. The engine classifies (``engine/src/runner/classify.rs``); the kinds
+    are described once, on ``ErrorKind`` in ``engine/src/spec/records.rs``."""
+
+    UNAVAILABLE = "unavailable"  # too few replicas alive for the consistency level
+    WRITE_TIMEOUT = "write_timeout"  # too few replicas acknowledged a write in time
+    READ_TIMEOUT = "read_timeout"  # too few replicas answered a read in time
+    WRITE_FAILURE = "write_failure"  # replicas answered a write with a failure
+    READ_FAILURE = "read_failure"  # replicas answered a read with a failure
+    OVERLOADED = "overloaded"  # the coordinator shed the request
+    CLIENT_TIMEOUT = "client_timeout"  # no answer within connection.request_timeout_s
+    CONNECTION = "connection"  # broken connection, pool error, no stream id, no node
+    OTHER = "other"  # everything else (invalid request, server error, decoding, ...)
+
+
+TIMEOUT_KINDS = frozenset(
+    {ErrorKind.WRITE_TIMEOUT, ErrorKind.READ_TIMEOUT, ErrorKind.CLIENT_TIMEOUT}
+)
 
 
 class LatencyStats(Record):
@@ -47,6 +69,8 @@ class OpStats(Record):
     partitions: int = 0  # partitions the successful operations touched
     not_found: int = 0  # reads that found no row
     mismatches: int = 0  # validated reads whose values differ from what was written
+    # errors by kind of the final error; kinds with a count only, they sum to errors
+    errors_by_kind: dict[ErrorKind, int] = Field(default_factory=dict)
     response: LatencyStats
     service: LatencyStats
 
@@ -69,6 +93,21 @@ class RampStep(Record):
     errors: int
 
 
+class VerifyStats(Record):
+    """The read-back of acknowledged writes after the measured phase (spec ``verify``).
+
+    ``checked`` distinct keys that ``write`` operations wrote and the cluster acknowledged
+    were read at ``consistency``: ``lost`` returned no row (acknowledged writes lost),
+    ``errors`` failed after retries (unverified, not lost), the rest were found.
+    """
+
+    consistency: Consistency
+    checked: int
+    lost: int
+    errors: int
+    duration_s: float
+
+
 class SummaryRecord(Record):
     schema_version: Literal[1] = SCHEMA_VERSION
     type: Literal["summary"] = "summary"
@@ -78,6 +117,9 @@ class SummaryRecord(Record):
     ramp: list[RampStep] = Field(default_factory=list)
     best_threads: int | None = None
     engine_version: str
+    # the read-back of acknowledged writes (spec verify); None when not asked or when an
+    # interruption skipped it
+    verify: VerifyStats | None = None
 
 
 class ErrorRecord(Record):

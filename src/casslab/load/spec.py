@@ -420,6 +420,26 @@ class Output(Record):
         return self
 
 
+class Verify(Record):
+    """After the measured phase, read back every key an acknowledged ``write`` operation
+    wrote: ``statement`` (a SELECT whose binds are functions of the key alone) at
+    ``consistency``; a key whose read returns no row is a lost acknowledged write
+    (:class:`casslab.load.records.VerifyStats`; built by :mod:`casslab.load.verify`)."""
+
+    consistency: Consistency
+    statement: Statement
+
+    @model_validator(mode="after")
+    def _key_binds(self) -> Verify:
+        for g in self.statement.binds:
+            if not g.per_key or g.level != 0 or g.kind is GenKind.SCAN_LENGTH:
+                raise ValueError(
+                    f"verify: bind {g.column!r} is not a function of the key alone (per_key,"
+                    " level 0); the read-back of a key can only bind the key's own values"
+                )
+        return self
+
+
 class WorkloadSpec(Record):
     """Everything the engine needs for one run."""
 
@@ -436,6 +456,7 @@ class WorkloadSpec(Record):
     data_seed: int = 0  # the values written and validated; 0 <= data_seed < 2**63
     validate_reads: bool = False
     output: Output = Field(default_factory=Output)
+    verify: Verify | None = None  # read back acknowledged writes after the measured phase
 
     @model_validator(mode="after")
     def _stops(self) -> WorkloadSpec:
@@ -452,4 +473,16 @@ class WorkloadSpec(Record):
             and (self.stop.duration_s is None)
         ):
             raise ValueError("stop: give ops (n=) or duration_s (duration=); a run must end")
+        if self.verify is not None:
+            writes = [op for op in self.operations if op.kind is OpKind.WRITE]
+            for op in writes:
+                if op.batch is not None:
+                    raise ValueError(
+                        f"verify: operation {op.name!r} writes batches, whose acknowledged rows"
+                        " are not verified; leave verify out or write one row per operation"
+                    )
+            if not writes:
+                raise ValueError(
+                    "verify: no operation of kind write; verify reads back what writes acknowledged"
+                )
         return self

@@ -429,6 +429,20 @@ CATALOGUE: tuple[Metric, ...] = (
         "CollectionTime; collectors that count concurrent cycles, such as G1 Concurrent GC "
         "or ZGC Cycles, are left out).",
     ),
+    _m(
+        "cassandra.hints_written",
+        "hints",
+        _C,
+        _JMX,
+        "Hints this node wrote as coordinator since it started (Storage TotalHints).",
+    ),
+    _m(
+        "cassandra.hints_replayed",
+        "hints",
+        _C,
+        _JMX,
+        "Hints this node delivered since it started (HintsService HintsSucceeded).",
+    ),
     # --- the load engine's own process ---
     _m(
         "engine.cpu_pct",

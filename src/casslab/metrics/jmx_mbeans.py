@@ -37,6 +37,8 @@ FAST_QUERIES: tuple[tuple[str, str], ...] = (
     (f"{_M}:type=Table,keyspace=*,scope=*,name=LiveSSTableCount", "Value"),
     (f"{_M}:type=Table,keyspace=*,scope=*,name=LiveDiskSpaceUsed", "Count"),
     ("java.lang:type=GarbageCollector,name=*", "CollectionCount,CollectionTime"),
+    (f"{_M}:type=Storage,name=TotalHints", "Count"),
+    (f"{_M}:type=HintsService,name=HintsSucceeded", "Count"),
 )
 #: Read every ``slow_every`` polls. Dropped messages: MessagingService's DroppedMessages,
 #: the count of every verb in one map (summed by the helper), in one round trip; the
@@ -119,6 +121,10 @@ def summarize(values: list[JmxValue]) -> dict[str, float]:
             keyspace = _key(jv.object_name, "keyspace")
             if keyspace is not None and scope is not None:
                 add(per_table(table, keyspace, scope), jv.value)
+        elif typ == "Storage" and name == "TotalHints":
+            add("cassandra.hints_written", jv.value)
+        elif typ == "HintsService" and name == "HintsSucceeded":
+            add("cassandra.hints_replayed", jv.value)
         elif typ == "DroppedMessage" or (
             typ == "MessagingService" and jv.attribute == "DroppedMessages"
         ):
@@ -129,4 +135,6 @@ def summarize(values: list[JmxValue]) -> dict[str, float]:
             add("cassandra.gc_pauses", jv.value)
         elif typ == "GarbageCollector" and jv.attribute == "CollectionTime":
             add("cassandra.gc_pause_ms", jv.value)
+    if "cassandra.hints_written" in out:  # HintsService's meters exist from a first delivery
+        out.setdefault("cassandra.hints_replayed", 0.0)
     return out

@@ -5,8 +5,10 @@ also hand every value they read to the served store.
 ``casslab run --serve-metrics`` must not: the runner already samples the cluster during
 each measured phase, and a second JMX helper and set of CQL connections would load the
 nodes being measured. So the run's samplers are the runner's own, each wrapped in a
-:class:`TeeSource` (:class:`ServedSources` is the runner's ``metrics_sources``); a value
-is served when the runner's recorder reads it.
+:class:`TeeSource` (:class:`ServedSources` is the runner's ``metrics_sources``, and
+:func:`served_engine_source` its ``engine_source``, the sampler of each measured phase's
+engine process: ``engine.cpu_pct``, ``engine.rss_bytes``, ...); a value is served when the
+runner's recorder reads it.
 """
 
 from __future__ import annotations
@@ -92,3 +94,21 @@ class ServedSources:
             base = cluster_sources
         self._store.set_labels(cluster_labels(cluster))
         return [TeeSource(source, self._store) for source in base(cluster, engine_pid)]
+
+
+def served_engine_source(
+    store: LatestValues, base: Callable[[int], Source] | None = None
+) -> Callable[[int], Source]:
+    """A runner's ``engine_source``: ``base``'s sampler of the engine process with a PID
+    (default: its psutil sampler, rows under node ``engine``), a :class:`TeeSource` into
+    ``store``."""
+
+    def source(pid: int) -> Source:
+        inner = base
+        if inner is None:
+            from casslab.metrics import engine_source
+
+            inner = engine_source
+        return TeeSource(inner(pid), store)
+
+    return source

@@ -8,6 +8,7 @@ from casslab.metrics.catalogue import CATALOGUE
 from casslab.metrics.prom_names import (
     ENGINE_INTERVAL_METRICS,
     ENGINE_LABELS,
+    ERRORS_BY_KIND,
     exposed_name,
     interval_exposed_name,
     label_names,
@@ -20,7 +21,8 @@ _INTRO = [
     "samplers as `record` and `watch`) and serves the newest value of each in the",
     "Prometheus exposition format until Ctrl-C. `casslab run FILE --serve-metrics` serves",
     "the run's cluster metrics (read by the runner's own samplers, during the measured",
-    "phases) and the load engine's interval statistics of the trial being measured.",
+    "phases), the load engine's interval statistics of the trial being measured, and the",
+    'engine process\'s own CPU and memory (`engine.*`, under `node="engine"`).',
     "",
     "```",
     "casslab metrics serve [--port 9464] [--address 127.0.0.1] [--name N] [--interval 1s]",
@@ -48,7 +50,8 @@ _INTRO = [
     "or an operation of the workload).",
     "",
     "A scrape configuration for Prometheus and a Grafana dashboard (op rate, p99, CPU",
-    "user / system / iowait, disk MB/s, memory, compactions pending, per node, with a",
+    "user / system / iowait, disk MB/s, memory, compactions pending, per node, and the",
+    "load engine's CPU and memory, with a",
     "datasource, `node` and `dc` variables): `dashboards/grafana/casslab.json`.",
     "",
     "```yaml",
@@ -70,9 +73,10 @@ def prometheus_section() -> list[str]:
         "| Prometheus name | type | meaning |",
         "|---|---|---|",
     ]
-    for spec in ENGINE_INTERVAL_METRICS:
+    for spec in (*ENGINE_INTERVAL_METRICS, ERRORS_BY_KIND):
         kind = "counter" if spec.name != interval_exposed_name(spec) else "gauge"
         lines.append(f"| `{interval_exposed_name(spec)}` | {kind} | {spec.help} |")
+    lines += ["", "`casslab_engine_errors_by_kind_total` adds the label `kind`."]
     lines += [
         "",
         "### Every sampled metric",

@@ -169,6 +169,21 @@ ENGINE_INTERVAL_METRICS: tuple[IntervalMetric, ...] = (
 )
 
 
+#: Operations that failed since the trial's measured phase began, by the kind of their
+#: final error (``casslab.load.records.ErrorKind``): a counter with ``kind`` beside
+#: :data:`ENGINE_LABELS`, a series per kind that occurred.
+ERRORS_BY_KIND = IntervalMetric(
+    name="casslab_engine_errors_by_kind",
+    kind=MetricKind.COUNTER,
+    stat=IntervalStat.ERRORS_TOTAL,
+    help=(
+        "Operations that failed since the trial's measured phase began, by the kind of "
+        "their final error (unavailable, write_timeout, read_timeout, client_timeout, ...)."
+    ),
+)
+ERRORS_BY_KIND_LABELS = (*ENGINE_LABELS, "kind")
+
+
 def interval_exposed_name(metric: IntervalMetric) -> str:
     """The sample-line name of an engine interval metric."""
     return f"{metric.name}_total" if metric.kind is MetricKind.COUNTER else metric.name

@@ -58,6 +58,8 @@ class EngineRow(Record):
     op: str
     time: float  # Unix s when casslab received the interval
     values: dict[IntervalStat, float]
+    # operations failed since the trial's phase began, by kind of error (those that occurred)
+    errors_by_kind: dict[str, float] = Field(default_factory=dict)
 
 
 class Snapshot(Record):
@@ -161,12 +163,16 @@ class LatestValues:
                 stats = record.total if row.op == TOTAL_OP else record.ops[row.op]
                 ops, errors = ops + stats.count, errors + stats.errors
                 self._totals[key] = (ops, errors)
+                kinds = dict(self._engine[key].errors_by_kind) if key in self._engine else {}
+                for kind, count in stats.errors_by_kind.items():
+                    kinds[str(kind)] = kinds.get(str(kind), 0.0) + count
                 values = {
                     **row.values,
                     IntervalStat.OPERATIONS_TOTAL: ops,
                     IntervalStat.ERRORS_TOTAL: errors,
                 }
-                self._engine[key] = row.model_copy(update={"values": values})
+                update = {"values": values, "errors_by_kind": kinds}
+                self._engine[key] = row.model_copy(update=update)
 
     def snapshot(self, now: float) -> Snapshot:
         """The values no older than the maximum age at ``now`` (older ones are dropped)."""

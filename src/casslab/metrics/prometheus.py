@@ -26,6 +26,8 @@ from casslab.metrics.catalogue import Metric as CatalogueMetric
 from casslab.metrics.prom_names import (
     ENGINE_INTERVAL_METRICS,
     ENGINE_LABELS,
+    ERRORS_BY_KIND,
+    ERRORS_BY_KIND_LABELS,
     HOST_LABEL,
     TABLE_LABELS,
     family_name,
@@ -100,6 +102,14 @@ def engine_families(snapshot: Snapshot) -> list[Metric]:
             added += 1
         if added:
             out.append(fam)
+    kinds = _new_family(
+        ERRORS_BY_KIND.name, ERRORS_BY_KIND.kind, ERRORS_BY_KIND.help, ERRORS_BY_KIND_LABELS
+    )
+    for row in rows:
+        for kind, count in sorted(row.errors_by_kind.items()):
+            kinds.add_metric([row.cluster, row.trial, row.cell, row.phase, row.op, kind], count)
+    if any(row.errors_by_kind for row in rows):
+        out.append(kinds)
     return out
 
 
