@@ -388,7 +388,10 @@ UNAVAILABLE_STRESS = [
 def test_stress_exits_non_zero_when_operations_fail(cluster: LocalCluster) -> None:
     code, stdout, stderr = casslab_status(*UNAVAILABLE_STRESS)
     assert code == 1, stdout + stderr
-    assert "Error: 200 of 200 operations failed; first errors: write: " in stderr, stderr
+    assert (
+        "Error: 200 of 200 operations failed; by kind: unavailable: 200; first errors: write: "
+        in stderr
+    ), stderr
     assert "`-errors ignore` keeps the exit status 0" in stderr
     assert "Results:" in stdout  # the report is printed all the same
 
@@ -422,6 +425,9 @@ def test_ycsb_exits_non_zero_when_operations_fail(cluster: LocalCluster) -> None
         "10",
     )
     assert code == 1, stdout + stderr
-    assert "Error: 20 of 20 operations failed; first errors: INSERT: " in stderr, stderr
+    assert (
+        "Error: 20 of 20 operations failed; by kind: unavailable: 20; first errors: INSERT: "
+        in stderr
+    ), stderr
     assert "casslab ycsb exits non-zero when any operation fails" in stderr
     assert "[OVERALL], RunTime(ms), " in stdout
