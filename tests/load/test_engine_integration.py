@@ -10,9 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,6 +38,7 @@ from casslab.load.spec import (
     ThreadRamp,
     WorkloadSpec,
 )
+from node_freeze import frozen_during
 
 pytestmark = [pytest.mark.integration, pytest.mark.engine]
 
@@ -211,21 +210,9 @@ def test_paused_node_shows_in_response_time_not_service_time(
         warmup_s=2.0,
     )
 
-    def freeze() -> None:
-        time.sleep(9.0)  # warm-up, then 7 s into the measured phase
-        os.kill(pid, signal.SIGSTOP)
-        try:
-            time.sleep(1.0)
-        finally:
-            os.kill(pid, signal.SIGCONT)
-
-    freezer = threading.Thread(target=freeze)
-    freezer.start()
-    try:
+    # the warm-up, then 7 s into the measured phase
+    with frozen_during(pid, after_s=9.0, for_s=1.0):
         result = engine.run(spec, tmp_path / "co", timeout_s=120)
-    finally:
-        freezer.join()
-        os.kill(pid, signal.SIGCONT)
     total = result.summary.total
     assert total.count + total.errors == 30_000  # every due operation ran, none dropped
     assert total.response.p999_ms >= 900.0

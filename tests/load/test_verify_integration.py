@@ -17,9 +17,6 @@ writes to the node frozen (SIGSTOP) past the driver's request timeout give up
 from __future__ import annotations
 
 import json
-import os
-import signal
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -47,6 +44,7 @@ from casslab.load.spec import (
 from casslab.load.verify import with_verify
 from cli_entry import NEEDS_ENGINE, flat
 from cli_entry import casslab as run_casslab
+from node_freeze import frozen_during
 
 pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
@@ -177,22 +175,9 @@ def test_failed_operations_count_by_the_kind_of_their_error(
     pid = node.nodes[0].pid
     assert pid is not None
 
-    def freeze() -> None:
-        time.sleep(1.5)
-        os.kill(pid, signal.SIGSTOP)
-        try:
-            time.sleep(1.2)
-        finally:
-            os.kill(pid, signal.SIGCONT)
-
     spec = with_verify(rf2_writes(node, Consistency.ONE, Stop(duration_s=5.0)), "ONE")
-    freezer = threading.Thread(target=freeze)
-    freezer.start()
-    try:
+    with frozen_during(pid, after_s=1.5, for_s=1.2):
         frozen = engine.run(spec, tmp_path / "frozen", timeout_s=60)
-    finally:
-        freezer.join()
-        os.kill(pid, signal.SIGCONT)
     total = frozen.summary.total
     assert total.count > 0
     assert total.errors >= 4  # at least each thread's request in flight when it froze
