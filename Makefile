@@ -77,12 +77,15 @@ lint: venv
 	$(BIN)/mypy
 	@if [ -f Cargo.toml ]; then cargo fmt --all -- --check && cargo clippy --quiet --all-targets -- -D warnings; fi
 
+# The tests that need no Cassandra node run on two workers; the real-node tests one at a
+# time: they measure rates and latencies, and share the machine's cores with the nodes.
 test: setup browser isolation wan ssh lint
 	@if [ -f Cargo.toml ]; then cargo test --quiet; fi
-	$(BIN)/pytest --durations=40
+	$(BIN)/pytest -m "not integration" -n 2 --durations=10
+	$(BIN)/pytest -m integration --durations=40
 
 test-fast: venv
-	$(BIN)/pytest -m "not integration"
+	$(BIN)/pytest -m "not integration" -n 2
 
 demo: setup
 	$(BIN)/casslab run experiments/quick-compaction.yaml

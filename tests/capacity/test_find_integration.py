@@ -15,9 +15,12 @@ import json
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from casslab.capacity.find import Probe, Verdict, judge
+from casslab.capacity.find_settings import FindSettings
 from casslab.capacity.probe import EngineMeasure
 from casslab.capacity.probe_spec import parse_command
 from casslab.cluster import ClusterSpec, LocalCluster
@@ -36,11 +39,13 @@ PRELOAD = f"write n={KEYS} -pop seq=1..{KEYS} -rate threads=32 -node {NODE}"
 # there passes again only from below, by 0.37 (the search's own statement, 95% one-sided),
 # and one CI run at 88,300/s after a search that passed it three times had p99 1,035 ms.
 # An open loop at its knee is metastable; the answer's promise is the bracket, checked
-# here from both sides with a margin: 20% under it passes, 30% over it fails.
+# here from both sides with a margin: 20% under it passes, 30% over it fails
+# (see the first test for how each side is judged).
 HEADROOM = 0.8
 # YCSB's -threads bounds the closed-loop ramp: 4, 8, 16, 24 threads (one node on 2 cores
 # peaks at 16-24 threads), four short steps
 RAMP_MAX_THREADS = 24
+ATTEMPTS = 2  # of the search and its checks: see the first test
 
 
 @pytest.fixture(scope="module")
@@ -57,21 +62,18 @@ def casslab(*args: str) -> subprocess.CompletedProcess[str]:
     return done
 
 
-def fixed_rate_p99_ms(rate_per_s: float, workdir: Path) -> float:
-    """p99 (ms, from the intended start) of one fixed-rate run at ``rate_per_s``, measured
+def fixed_rate_check(rate_per_s: float, workdir: Path) -> tuple[Probe, Verdict]:
+    """One fixed-rate run at ``rate_per_s`` and the search's own verdict on it, measured
     as the search measures: the same 2 s warm-up, then 5 s (an open loop right at its knee
     is metastable: a run that starts with a backlog never drains it, so a check that
     skipped the warm-up would test another protocol than the one the answer is for)."""
     command = parse_command([READ], contact_points=[NODE])
     probe = EngineMeasure(command, workdir, step_duration_s=5.0, warmup_s=2.0)(rate_per_s)
-    assert probe.p99_ms is not None, probe
-    assert probe.errors == 0, probe
-    return probe.p99_ms
+    verdict, _ = judge(probe, FindSettings(p99_slo_ms=SLO_MS))
+    return probe, verdict
 
 
-def test_find_returns_a_rate_that_meets_the_slo_and_30_percent_more_does_not(
-    node: LocalCluster, tmp_path: Path
-) -> None:
+def search(out: Path, start_rate: float) -> dict[str, Any]:
     done = casslab(
         "capacity",
         "find",
@@ -79,7 +81,7 @@ def test_find_returns_a_rate_that_meets_the_slo_and_30_percent_more_does_not(
         f"{SLO_MS:g}ms",
         "--json",
         "--out",
-        str(tmp_path),
+        str(out),
         "--step-duration",
         "5s",
         "--warmup",
@@ -87,22 +89,67 @@ def test_find_returns_a_rate_that_meets_the_slo_and_30_percent_more_does_not(
         "--first-warmup",
         "5s",
         "--start-rate",
-        "2000",  # a slow ramp warms the fresh node: a cold JVM's failure caps the answer
+        f"{start_rate:.0f}",  # a slow ramp warms the fresh node: a cold JVM caps the answer
         "--precision",
         "10%",
         "--preload",
         PRELOAD,
         READ,
     )
-    found = json.loads(done.stdout)
+    found: dict[str, Any] = json.loads(done.stdout)
     assert found["status"] == "found", done.stderr
-    rate = found["max_rate"]
     assert found["p99_ms_at_max"] <= SLO_MS
-    assert found["bracket_high_per_s"] <= rate * 1.1
-    assert (tmp_path / "find.png").is_file()
-    below = fixed_rate_p99_ms(rate * HEADROOM, tmp_path / "check-below")
-    above = fixed_rate_p99_ms(rate * 1.3, tmp_path / "check-above")
-    assert below <= SLO_MS < above, (rate, below, above, done.stderr)
+    assert found["bracket_high_per_s"] <= found["max_rate"] * 1.1
+    assert (out / "find.png").is_file()
+    return found
+
+
+def describe(found: dict[str, Any], checks: list[tuple[str, Probe, Verdict]]) -> str:
+    runs = ", ".join(
+        f"{p['probe']['rate_asked_per_s']:g}/s p99 {p['probe']['p99_ms']} {p['verdict']}"
+        + (f" ({p['reason']})" if p["reason"] else "")
+        for p in found["points"]
+    )
+    checked = ", ".join(
+        f"{name} {probe.rate_asked_per_s:g}/s p99 {probe.p99_ms} "
+        f"done {probe.rate_achieved_per_s:.0f}/s errors {probe.errors} {verdict.value}"
+        for name, probe, verdict in checks
+    )
+    return f"answer {found['max_rate']:g}/s; search: {runs}; checks: {checked}"
+
+
+def test_find_returns_a_rate_that_meets_the_slo_and_30_percent_more_does_not(
+    node: LocalCluster, tmp_path: Path
+) -> None:
+    """The answer, less 20%, passes a fixed-rate run; 30% over it the search would not
+    accept: one of ``FindSettings.repeats`` (3) runs there fails, by the search's own rule.
+
+    This node's knee moves by 15% or more from run to run (one search here passed 66,000/s
+    twice and failed it once, and completed 48,950/s of 55,100 asked later on), so a
+    single run 30% over the answer, which the search placed at the low side of that band,
+    can land in a good moment; three runs there are what the search itself would ask
+    before it accepted that rate. And a 5 s run's p99 is its worst 50 ms, so a stall of
+    this shared 2-core machine longer than about 250 ms fails a run at any rate: in the
+    search it lowers the answer, in the check below it fails that check. A stall does not
+    repeat, so a second search on the warm node decides; both failing means the search is
+    wrong."""
+    attempts: list[str] = []
+    start_rate = 2000.0
+    repeats = FindSettings(p99_slo_ms=SLO_MS).repeats
+    for attempt in range(1, ATTEMPTS + 1):
+        found = search(tmp_path / f"search-{attempt}", start_rate)
+        rate = found["max_rate"]
+        checks = [("below", *fixed_rate_check(rate * HEADROOM, tmp_path / f"below-{attempt}"))]
+        for run in range(1, repeats + 1):
+            above = fixed_rate_check(rate * 1.3, tmp_path / f"above-{attempt}-{run}")
+            checks.append(("above", *above))
+            if above[1] is Verdict.FAIL:
+                break
+        attempts.append(describe(found, checks))
+        if checks[0][2] is Verdict.PASS and checks[-1][2] is Verdict.FAIL:
+            return
+        start_rate = max(2000.0, rate / 2)
+    pytest.fail("\n".join(attempts))
 
 
 def test_find_takes_a_ycsb_workload(node: LocalCluster, tmp_path: Path) -> None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 import typer
+from rich.console import Console
 from typer.testing import CliRunner
 
+from casslab.cli import metrics as metrics_cli
 from casslab.cli.metrics import parse_duration_s, register
 from casslab.errors import ConfigError
 from casslab.metrics.catalogue import CATALOGUE
@@ -44,8 +46,11 @@ def _app() -> typer.Typer:
     return app
 
 
-def test_list_shows_every_metric() -> None:
-    result = CliRunner().invoke(_app(), ["metrics", "list"], env={"COLUMNS": "250"})
+def test_list_shows_every_metric(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the command's console takes its width when it is made (COLUMNS then, or 80), not
+    # when it prints: a wide one, so that no name wraps in its cell
+    monkeypatch.setattr(metrics_cli, "console", Console(width=250))
+    result = CliRunner().invoke(_app(), ["metrics", "list"])
     assert result.exit_code == 0, result.output
     for m in CATALOGUE:
         assert m.name in result.output
