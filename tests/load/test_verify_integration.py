@@ -110,6 +110,47 @@ def test_every_acknowledged_write_is_found_then_shadowed_ones_are_lost(
     assert left == KEYS - SHADOWED  # the read-back saw what a reader sees
 
 
+def test_ycsb_load_and_run_verify_their_acknowledged_writes(tmp_path: Path) -> None:
+    """``casslab ycsb ... --verify CL``: the load's inserts and workload A's updates are
+    read back (an update rewrites a loaded key, so each distinct key counts once)."""
+    records = 300
+    common = ["-P", "workloada", "-p", f"recordcount={records}", "-p", f"hosts={NODE}"]
+    for phase, extra in (("load", []), ("run", ["-p", "operationcount=600"])):
+        argv = ["ycsb", phase, *common, *extra, "--verify", "QUORUM"]
+        argv += ["--workdir", str(tmp_path / phase)]
+        done = run_casslab(None, *argv, timeout_s=120, columns=250)
+        assert done.returncode == 0, f"casslab {' '.join(argv)}\n{done.stdout}\n{done.stderr}"
+        summary = next(
+            SummaryRecord.model_validate(json.loads(text))
+            for text in (tmp_path / phase / RECORDS_FILE).read_text().splitlines()
+            if json.loads(text)["type"] == "summary"
+        )
+        verify = summary.verify
+        assert verify is not None
+        assert (verify.consistency, verify.lost, verify.errors) == (Consistency.QUORUM, 0, 0)
+        writes = sum(s.count for name, s in summary.ops.items() if name != "READ")
+        assert 0 < verify.checked <= min(writes, records)
+        line = f"verified {verify.checked:,} acknowledged writes at QUORUM: 0 lost, 0 unverified"
+        assert line in done.stdout
+    done = run_casslab(
+        None,
+        "ycsb",
+        "run",
+        "-P",
+        "workloadc",
+        "-p",
+        f"hosts={NODE}",
+        "--verify",
+        "ONE",
+        "--workdir",
+        str(tmp_path / "reads"),
+        timeout_s=60,
+    )
+    assert done.returncode != 0
+    assert "cannot verify the writes of ycsb run: it has no write operation" in flat(done.stderr)
+    assert not (tmp_path / "reads" / RECORDS_FILE).exists()  # no engine ran
+
+
 def test_verify_refuses_what_it_cannot_check_before_anything_runs(tmp_path: Path) -> None:
     for argv, reasons in [
         (

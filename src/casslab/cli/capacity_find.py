@@ -35,14 +35,14 @@ from casslab.capacity.probe import EngineMeasure, check_reachable, run_preload
 from casslab.capacity.probe_spec import LoadCommand, parse_command, preload_spec, split_words
 from casslab.capacity.ramp import RampResult, run_ramp
 from casslab.cli.interrupt import Interrupted
-from casslab.cli.metrics import parse_duration_s
-from casslab.cli.stress import (
+from casslab.cli.load_options import (
     DataSeed,
     EngineCpus,
     Seed,
     default_contact_points,
     with_current_access,
 )
+from casslab.cli.metrics import parse_duration_s
 from casslab.errors import CasslabError, ConfigError
 from casslab.load import credentials, engine
 

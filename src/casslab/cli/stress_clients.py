@@ -184,8 +184,9 @@ def stress_text(
         text(line)
 
 
-def ycsb_text(run: MergedRun, json_lines: bool) -> None:
-    """The merged summary (YCSB's lines) and the client lines."""
+def ycsb_text(run: MergedRun, json_lines: bool, *, verify: bool = False) -> None:
+    """The merged summary (YCSB's lines), the read-back's line when ``verify``, and the
+    client lines."""
     summary = summary_or_fail(run)
     if json_lines:
         for record in run.intervals:
@@ -194,6 +195,8 @@ def ycsb_text(run: MergedRun, json_lines: bool) -> None:
     else:
         for line in stress_render.ycsb_summary(summary):
             typer.echo(line)
+        if verify:
+            typer.echo(stress_render.verify_line(summary))
     for line in client_lines(run):
         typer.echo(line, err=json_lines)
 
@@ -232,12 +235,18 @@ def run_stress(
 
 
 def run_ycsb(
-    spec: WorkloadSpec, plan: ClientPlan, work: Path, json_lines: bool, limits: Limits
+    spec: WorkloadSpec,
+    plan: ClientPlan,
+    work: Path,
+    json_lines: bool,
+    limits: Limits,
+    *,
+    verify: bool = False,
 ) -> None:
-    """``casslab ycsb load|run`` from the clients of ``plan``: run, print, exit 1 on a
-    failed client or a failed operation."""
+    """``casslab ycsb load|run`` from the clients of ``plan``: run, print (with the
+    read-back's line when ``verify``), exit 1 on a failed client or a failed operation."""
     run = _run(spec, plan, work, limits)
-    ycsb_text(run, json_lines)
+    ycsb_text(run, json_lines, verify=verify)
     summary = summary_or_fail(run)
     for error in run.errors[:10]:
         typer.echo(f"engine error: {error.op}: {error.message}", err=True)

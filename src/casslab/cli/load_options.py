@@ -1,0 +1,207 @@
+"""The options and helpers ``casslab stress`` (:mod:`casslab.cli.stress`) and ``casslab
+ycsb`` (:mod:`casslab.cli.ycsb`) share: the option types, the default contact points, the
+engine's working directory, its CPU placement, the split over several clients, and the
+report of engine errors."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Annotated
+
+import typer
+
+from casslab.load import credentials, engine
+from casslab.load.engine import EngineResult, Wording
+from casslab.load.records import IntervalRecord
+from casslab.load.spec import WorkloadSpec
+
+if TYPE_CHECKING:
+    from casslab.cli.stress_clients import ClientPlan
+
+FALLBACK_CONTACT_POINT = "127.0.0.1:9042"
+PASS_THROUGH = {
+    "allow_extra_args": True,
+    "ignore_unknown_options": True,
+    "help_option_names": ["--help"],
+}
+
+DryRun = Annotated[
+    bool, typer.Option("--dry-run", help="Print the engine spec (JSON) and send nothing.")
+]
+JsonLines = Annotated[
+    bool, typer.Option("--json", help="Print the engine's JSON lines instead of text.")
+]
+SEED_MAX = 2**63 - 1  # the engine's i64
+Seed = Annotated[
+    int,
+    typer.Option(
+        "--seed",
+        min=0,
+        max=SEED_MAX,
+        help="The seed of the operation sequence (which operation runs next, on which key "
+        "and row); with the same --data-seed, the same seed repeats the run exactly. It "
+        "changes no value written or validated.",
+    ),
+]
+DataSeed = Annotated[
+    int,
+    typer.Option(
+        "--data-seed",
+        min=0,
+        max=SEED_MAX,
+        help="The seed of the values written and validated: the same data seed makes a "
+        "read validate what an earlier write wrote; --seed only changes the operation "
+        "sequence.",
+    ),
+]
+Workdir = Annotated[
+    Path | None,
+    typer.Option("--workdir", help="Keep the spec and engine output here (default: temporary)."),
+]
+Timeout = Annotated[
+    float | None, typer.Option("--timeout", help="Stop the engine after this many seconds.")
+]
+EngineCpus = Annotated[
+    str | None,
+    typer.Option(
+        "--engine-cpus",
+        help="Run the load engine in a cgroup of its own pinned to these CPUs (e.g. 1 or "
+        "0-1), so that it takes no CPU from the nodes on theirs; needs root.",
+    ),
+]
+Clients = Annotated[
+    int,
+    typer.Option(
+        "--clients",
+        help="Run the load from N engines on this machine, each a disjoint share of the "
+        "rate, threads, operations and seq keys; their results are merged exactly "
+        "(docs/clients.md).",
+    ),
+]
+ClientHosts = Annotated[
+    Path | None,
+    typer.Option(
+        "--client-hosts",
+        help="Run one engine on each `clients:` host of this inventory over SSH, each a "
+        "disjoint share as with --clients; merged exactly (docs/clients.md).",
+    ),
+]
+
+
+VerifyAt = Annotated[
+    str | None,
+    typer.Option(
+        "--verify",
+        metavar="CL",
+        help="After the run, read back every key a write acknowledged at this consistency "
+        "level (e.g. QUORUM) and report how many are lost (casslab.load.verify).",
+    ),
+]
+
+
+def default_contact_points() -> list[str]:
+    """The current cluster's contact points, else (no current cluster) 127.0.0.1:9042. A
+    current cluster whose state cannot be read is an error, not a silent fallback."""
+    from casslab.cluster import current_contact_points, current_name
+
+    if current_name() is None:
+        return [FALLBACK_CONTACT_POINT]
+    return list(current_contact_points()) or [FALLBACK_CONTACT_POINT]
+
+
+def with_current_access(spec: WorkloadSpec, defaults: list[str]) -> WorkloadSpec:
+    """``spec`` with the current cluster's user, password variable, CA and local
+    datacenter when it runs against that cluster (its contact points are the defaults)."""
+    if spec.connection.contact_points != defaults or defaults == [FALLBACK_CONTACT_POINT]:
+        return spec
+    from casslab.cluster import current_access
+
+    return credentials.with_cluster_access(spec, current_access())
+
+
+def echo(line: str, *, log: IO[str] | None = None, err: bool = False) -> None:
+    typer.echo(line, err=err)
+    if log is not None:
+        log.write(line + "\n")
+        log.flush()
+
+
+@contextmanager
+def open_log(path: str | None) -> Iterator[IO[str] | None]:
+    if path is None:
+        yield None
+        return
+    target = Path(path).expanduser()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("w", encoding="utf-8") as handle:
+        yield handle
+
+
+@contextmanager
+def workdir_for(path: Path | None) -> Iterator[Path]:
+    if path is not None:
+        path.mkdir(parents=True, exist_ok=True)
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="casslab-load-") as tmp:
+        yield Path(tmp)
+
+
+def check_engine_cpus(engine_cpus: str | None) -> None:
+    """Refuse an ``--engine-cpus`` this host or user cannot have, before anything runs."""
+    if engine_cpus is not None:
+        from casslab.cluster import check_engine_cpus
+
+        check_engine_cpus(engine_cpus)
+
+
+def run_engine(
+    spec: WorkloadSpec,
+    workdir: Path,
+    on_interval: Callable[[IntervalRecord], None],
+    timeout_s: float | None,
+    words: Wording,
+    engine_cpus: str | None,
+) -> EngineResult:
+    """Run the engine, in its own cgroup pinned to ``engine_cpus`` when given."""
+    if engine_cpus is None:
+        return engine.run(
+            spec, workdir, on_interval=on_interval, timeout_s=timeout_s, wording=words
+        )
+    from casslab.cluster import engine_cgroup
+
+    with engine_cgroup(engine_cpus) as preexec:
+        return engine.run(
+            spec,
+            workdir,
+            on_interval=on_interval,
+            timeout_s=timeout_s,
+            wording=words,
+            preexec=preexec,
+        )
+
+
+def check_clients(
+    spec: WorkloadSpec, clients: int, hosts: Path | None, engine_cpus: str | None
+) -> ClientPlan | None:
+    """The engines the run is split across (None: one local engine); a count or client
+    inventory the workload cannot be split into is refused here, before anything runs."""
+    if clients == 1 and hosts is None:
+        return None
+    from casslab.cli.stress_clients import check_clients
+
+    return check_clients(spec, clients, hosts, engine_cpus)
+
+
+def report_errors(result: EngineResult) -> None:
+    """Each distinct engine error once, with how often it came (the first 10 kinds)."""
+    counts: dict[str, int] = {}
+    for record in result.errors:
+        text = f"{record.op}: {record.message}" if record.op else record.message
+        counts[text] = counts.get(text, 0) + 1
+    for text, count in list(counts.items())[:10]:
+        times = f" ({count} times)" if count > 1 else ""
+        typer.echo(f"engine error: {text}{times}", err=True)

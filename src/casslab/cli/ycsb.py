@@ -1,0 +1,147 @@
+"""``casslab ycsb load|run ...``: YCSB's command line (parsed by :mod:`casslab.load.ycsb`)
+on casslab's engine, its summary printed as YCSB prints it; ``--clients`` and
+``--client-hosts`` split the run (:mod:`casslab.cli.stress_clients`), ``--verify CL`` reads
+back every acknowledged write after it (:mod:`casslab.load.verify`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import typer
+
+from casslab.cli import stress_render
+from casslab.cli.load_options import (
+    ClientHosts,
+    Clients,
+    DataSeed,
+    DryRun,
+    EngineCpus,
+    JsonLines,
+    Seed,
+    Timeout,
+    VerifyAt,
+    Workdir,
+    check_clients,
+    check_engine_cpus,
+    default_contact_points,
+    report_errors,
+    run_engine,
+    with_current_access,
+    workdir_for,
+)
+from casslab.errors import EngineError
+from casslab.load import credentials, wording
+from casslab.load.records import IntervalRecord, SummaryRecord
+from casslab.load.spec import Connection
+from casslab.load.verify import with_verify
+from casslab.load.ycsb import YcsbPhase, parse_ycsb
+
+
+def _ycsb(
+    phase: YcsbPhase,
+    ctx: typer.Context,
+    dry_run: bool,
+    json_lines: bool,
+    seed: int,
+    data_seed: int,
+    workdir: Path | None,
+    timeout: float | None,
+    engine_cpus: str | None,
+    clients: int,
+    client_hosts: Path | None,
+    verify: str | None,
+) -> None:
+    command = parse_ycsb([phase.value, *ctx.args])
+    defaults = default_contact_points()
+    connection = Connection(contact_points=command.contact_points(defaults))
+    spec = with_current_access(
+        command.to_spec(connection, seed=seed, data_seed=data_seed), defaults
+    )
+    if verify is not None:
+        spec = with_verify(spec, verify, workload=f"ycsb {phase.value}")
+    merged = check_clients(spec, clients, client_hosts, engine_cpus)
+    check_engine_cpus(engine_cpus)
+    if dry_run:
+        typer.echo(credentials.masked(spec).model_dump_json(indent=2))
+        return
+    credentials.require_password_env(spec.connection)
+    if merged:
+        from casslab.cli.stress_clients import run_ycsb
+
+        with workdir_for(workdir) as work:
+            limits = (timeout, wording.ycsb(files_kept=workdir is not None), engine_cpus)
+            run_ycsb(spec, merged, work, json_lines, limits, verify=verify is not None)
+        return
+    total = 0
+    with workdir_for(workdir) as work:
+
+        def on_interval(record: IntervalRecord) -> None:
+            nonlocal total
+            if record.phase == "warmup":
+                return
+            total += record.total.count
+            if json_lines:
+                typer.echo(record.model_dump_json())
+            elif command.status:
+                typer.echo(stress_render.ycsb_status(record, total), err=True)
+
+        words = wording.ycsb(files_kept=workdir is not None)
+        result = run_engine(spec, work, on_interval, timeout, words, engine_cpus)
+    summary: SummaryRecord = result.summary
+    if json_lines:
+        typer.echo(summary.model_dump_json())
+    else:
+        for line in stress_render.ycsb_summary(summary):
+            typer.echo(line)
+        if verify is not None:
+            typer.echo(stress_render.verify_line(summary))
+    report_errors(result)
+    failed = stress_render.failed_operations(summary, result.errors)
+    if failed is not None:  # YCSB has no option to ignore failed operations
+        raise EngineError(f"{failed}; casslab ycsb exits non-zero when any operation fails")
+
+
+def _command(phase: YcsbPhase, doc: str) -> Callable[..., None]:
+    """The ``casslab ycsb PHASE`` command: both phases take the same options."""
+
+    def command(
+        ctx: typer.Context,
+        dry_run: DryRun = False,
+        json_lines: JsonLines = False,
+        seed: Seed = 0,
+        data_seed: DataSeed = 0,
+        workdir: Workdir = None,
+        timeout: Timeout = None,
+        engine_cpus: EngineCpus = None,
+        clients: Clients = 1,
+        client_hosts: ClientHosts = None,
+        verify: VerifyAt = None,
+    ) -> None:
+        _ycsb(
+            phase,
+            ctx,
+            dry_run,
+            json_lines,
+            seed,
+            data_seed,
+            workdir,
+            timeout,
+            engine_cpus,
+            clients,
+            client_hosts,
+            verify,
+        )
+
+    command.__doc__ = doc
+    return command
+
+
+ycsb_load = _command(
+    YcsbPhase.LOAD,
+    "YCSB load phase: casslab ycsb load -P workloada -p recordcount=10000 -threads 32",
+)
+ycsb_run = _command(
+    YcsbPhase.RUN,
+    "YCSB transaction phase: casslab ycsb run -P workloada -p operationcount=100000 -s",
+)
