@@ -298,6 +298,29 @@ def test_a_saturated_top_caps_the_bisection_at_what_the_cluster_completed() -> N
     low = probe(4000, 900.0, done=1900)  # completed less than L: the plain mean
     runs[2] = Point(run=3, probe=low, verdict=Verdict.FAIL, reason=FailReason.SATURATED)
     assert next_rate(runs, SETTINGS) == 2830
+    near = probe(4000, 900.0, done=2090)  # within the 5% precision of L: the plain mean too
+    runs[2] = Point(run=3, probe=near, verdict=Verdict.FAIL, reason=FailReason.SATURATED)
+    assert next_rate(runs, SETTINGS) == 2830
+
+
+def test_a_cap_from_an_overloaded_run_does_not_hold_the_search_below_the_knee() -> None:
+    """An overloaded cluster completes less than its capacity: a node of capacity 6,000/s
+    that completes only 4,100/s when 8,000/s is asked. The search passes 4,000/s, then
+    bisects up to the knee instead of creeping towards the cap by ever smaller steps
+    (4,050, 4,070, 4,080, 4,090/s)."""
+
+    def collapsing(rate: float) -> Probe:
+        if rate >= 6000:
+            return probe(rate, 3000.0, done=4100)
+        return probe(rate, 20 * rate / 6000)
+
+    result = find_capacity(collapsing, SETTINGS.model_copy(update={"start_rate_per_s": 1000}))
+    assert result.status is FindStatus.FOUND
+    assert result.max_rate is not None
+    assert 6000 / 1.05 <= result.max_rate < 6000
+    rates = [p.probe.rate_asked_per_s for p in result.points]
+    assert sum(1 for r in rates if 4000 < r < 4200) <= 1, rates
+    assert len(result.points) <= 14, rates
 
 
 def test_bracket_ignores_passes_above_the_lowest_failure() -> None:

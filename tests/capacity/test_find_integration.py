@@ -2,11 +2,13 @@
 rate it returns, less 20%, passes a fixed-rate run under the SLO, and 30% above it does not
 (issue 16).
 
-The workload reads a small preloaded table (no flushes or compactions while it runs), and
-the SLO, 200 ms, is far above the node's pauses but reached within a run once the node
-falls behind: an open loop at a rate above capacity queues the surplus, and in a 5 s run
-2 s after its warm-up the queue's delay passes 200 ms as soon as the rate is a few percent
-over. Address 127.0.237.1, JMX 9400 (reserved for these tests).
+The workload reads a small preloaded table (no flushes or compactions while it runs). The
+SLO, 500 ms, is above the node's own pauses (G1's pause target is 300 ms, and a 5 s run's
+p99 is its worst 50 ms, so one long pause sets it) but reached within a run once the node
+falls behind: an open loop above capacity queues the surplus, and 7 s in (2 s warm-up, 5 s
+measured) the queue's delay passes 500 ms once the rate is 7% over. With a 200 ms SLO the
+runs that met a long pause failed at any rate, and the answer moved by 25% from one search
+to the next. Address 127.0.237.1, JMX 9400 (reserved for these tests).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from cli_entry import casslab as run_casslab
 pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
 NODE = "127.0.237.1"
-SLO_MS = 200.0
+SLO_MS = 500.0
 KEYS = 20_000
 POP = f"-pop dist=UNIFORM(1..{KEYS})"
 READ = f"read {POP} -node {NODE}"
@@ -129,7 +131,7 @@ def test_find_returns_a_rate_that_meets_the_slo_and_30_percent_more_does_not(
     single run 30% over the answer, which the search placed at the low side of that band,
     can land in a good moment; three runs there are what the search itself would ask
     before it accepted that rate. And a 5 s run's p99 is its worst 50 ms, so a stall of
-    this shared 2-core machine longer than about 250 ms fails a run at any rate: in the
+    this shared 2-core machine longer than about 550 ms fails a run at any rate: in the
     search it lowers the answer, in the check below it fails that check. A stall does not
     repeat, so a second search on the warm node decides; both failing means the search is
     wrong."""

@@ -10,7 +10,11 @@ far, so the search can stop and be resumed at any point):
 2. **Bisect** between the highest passing rate *L* and the lowest failing rate *H*
    (geometric mean, rounded to three significant digits) until *H* ≤ *L* · (1 + precision).
    When *H* saturated, the rate the cluster completed there stands in for *H* in the mean
-   (no higher rate can pass), which saves the runs a blind bisection spends above it.
+   (no higher rate can pass), which saves the runs a blind bisection spends above it;
+   until *L* is within the precision of that rate: an overloaded cluster completes less
+   than it can at its knee (one node completed 51,435/s when 64,000/s was asked, then
+   passed 60,600/s three times), so a cap that *L* has reached says nothing more, and
+   means taken with it would only creep towards it.
 3. **Confirm**: run *L* again until it has passed ``repeats`` runs. One failed run fails a
    rate; then *H* moves down to it and the search goes on below.
 
@@ -186,7 +190,8 @@ def next_rate(points: Sequence[Point], settings: FindSettings) -> float | FindSt
     if high is None and low < settings.max_rate_per_s:
         return round_rate(min(low * settings.ramp_factor, settings.max_rate_per_s))
     if high is not None and high > low * (1.0 + settings.precision):
-        for top in (min(high, _saturation_cap(points, high)), high):
+        cap = _saturation_cap(points, high)
+        for top in (cap, high) if low * (1.0 + settings.precision) < cap < high else (high,):
             middle = round_rate(math.sqrt(low * top))
             if low < middle < high:
                 return middle
