@@ -3,12 +3,13 @@ rate it returns, less 20%, passes a fixed-rate run under the SLO, and 30% above 
 (issue 16).
 
 The workload reads a small preloaded table (no flushes or compactions while it runs). The
-SLO, 500 ms, is above the node's own pauses (G1's pause target is 300 ms, and a 5 s run's
-p99 is its worst 50 ms, so one long pause sets it) but reached within a run once the node
-falls behind: an open loop above capacity queues the surplus, and 7 s in (2 s warm-up, 5 s
-measured) the queue's delay passes 500 ms once the rate is 7% over. With a 200 ms SLO the
-runs that met a long pause failed at any rate, and the answer moved by 25% from one search
-to the next. Address 127.0.237.1, JMX 9400 (reserved for these tests).
+SLO, 500 ms, is above what p99 does below the knee on this shared 2-core machine, where
+the engine and the node take turns on the cores (22 to 316 ms in three runs at one rate;
+the node's GC pauses stay under 40 ms), but reached within a run once the node falls
+behind: an open loop above capacity queues the surplus, and 7 s in (2 s warm-up, 5 s
+measured) the queue's delay passes 500 ms once the rate is 7% over. With a 200 ms SLO,
+runs below the knee failed by chance, and the answer moved by 25% from one search to the
+next. Address 127.0.237.1, JMX 9400 (reserved for these tests).
 """
 
 from __future__ import annotations

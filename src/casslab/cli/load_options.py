@@ -9,7 +9,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -120,24 +120,6 @@ def with_current_access(spec: WorkloadSpec, defaults: list[str]) -> WorkloadSpec
     from casslab.cluster import current_access
 
     return credentials.with_cluster_access(spec, current_access())
-
-
-def echo(line: str, *, log: IO[str] | None = None, err: bool = False) -> None:
-    typer.echo(line, err=err)
-    if log is not None:
-        log.write(line + "\n")
-        log.flush()
-
-
-@contextmanager
-def open_log(path: str | None) -> Iterator[IO[str] | None]:
-    if path is None:
-        yield None
-        return
-    target = Path(path).expanduser()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("w", encoding="utf-8") as handle:
-        yield handle
 
 
 @contextmanager

@@ -13,7 +13,10 @@ pinned to those CPUs (:func:`casslab.cluster.engine_cgroup`). ``--clients N`` an
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import typer
 
@@ -33,8 +36,6 @@ from casslab.cli.load_options import (
     check_clients,
     check_engine_cpus,
     default_contact_points,
-    echo,
-    open_log,
     report_errors,
     run_engine,
     with_current_access,
@@ -55,6 +56,25 @@ from casslab.load.stress import StressCommand, parse_stress
 from casslab.load.verify import with_verify
 
 # ---------------------------------------------------------------- stress
+
+
+def _echo(line: str, *, log: IO[str] | None = None) -> None:
+    typer.echo(line)
+    if log is not None:
+        log.write(line + "\n")
+        log.flush()
+
+
+@contextmanager
+def _open_log(path: str | None) -> Iterator[IO[str] | None]:
+    """``-log file=``: the text of the run, also written there."""
+    if path is None:
+        yield None
+        return
+    target = Path(path).expanduser()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("w", encoding="utf-8") as handle:
+        yield handle
 
 
 def _stress_output(command: StressCommand) -> Output:
@@ -121,7 +141,7 @@ def stress(
     progress = stress_render.StressProgress()
     intervals: list[IntervalRecord] = []
     threads = 0
-    with open_log(command.log.file) as log, workdir_for(workdir) as work:
+    with _open_log(command.log.file) as log, workdir_for(workdir) as work:
 
         def text(line: str) -> None:
             """Text goes to the terminal, or only to -log file= when --json is on."""
@@ -130,7 +150,7 @@ def stress(
                     log.write(line + "\n")
                     log.flush()
             else:
-                echo(line, log=log)
+                _echo(line, log=log)
 
         text(f"Running {command.display()}")
         text(stress_render.stress_header([op.name for op in spec.operations]))

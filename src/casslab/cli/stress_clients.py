@@ -235,18 +235,13 @@ def run_stress(
 
 
 def run_ycsb(
-    spec: WorkloadSpec,
-    plan: ClientPlan,
-    work: Path,
-    json_lines: bool,
-    limits: Limits,
-    *,
-    verify: bool = False,
+    spec: WorkloadSpec, plan: ClientPlan, work: Path, json_lines: bool, limits: Limits
 ) -> None:
     """``casslab ycsb load|run`` from the clients of ``plan``: run, print (with the
-    read-back's line when ``verify``), exit 1 on a failed client or a failed operation."""
+    read-back's line when the spec verifies), exit 1 on a failed client or a failed
+    operation."""
     run = _run(spec, plan, work, limits)
-    ycsb_text(run, json_lines, verify=verify)
+    ycsb_text(run, json_lines, verify=spec.verify is not None)
     summary = summary_or_fail(run)
     for error in run.errors[:10]:
         typer.echo(f"engine error: {error.op}: {error.message}", err=True)

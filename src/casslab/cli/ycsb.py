@@ -71,7 +71,7 @@ def _ycsb(
 
         with workdir_for(workdir) as work:
             limits = (timeout, wording.ycsb(files_kept=workdir is not None), engine_cpus)
-            run_ycsb(spec, merged, work, json_lines, limits, verify=verify is not None)
+            run_ycsb(spec, merged, work, json_lines, limits)
         return
     total = 0
     with workdir_for(workdir) as work:
@@ -94,7 +94,7 @@ def _ycsb(
     else:
         for line in stress_render.ycsb_summary(summary):
             typer.echo(line)
-        if verify is not None:
+        if spec.verify is not None:
             typer.echo(stress_render.verify_line(summary))
     report_errors(result)
     failed = stress_render.failed_operations(summary, result.errors)
