@@ -72,9 +72,10 @@ ssh:
 	  || echo "openssh-server not installed: the ssh tests will be skipped"; }
 
 lint: venv
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/ruff format --check src tests bench scripts
 	$(BIN)/mypy
+	$(BIN)/python scripts/module_sizes.py
 	@if [ -f Cargo.toml ]; then cargo fmt --all -- --check && cargo clippy --quiet --all-targets -- -D warnings; fi
 
 # The tests that need no Cassandra node run on two workers; the real-node tests one at a

@@ -151,8 +151,7 @@ def run_case(
     """Measure ``case`` on ``keys`` keys: node ``good`` writes v1, node ``skewed`` (its
     clock stepped to ``case.skew_ms`` for the run, then set back) writes v2."""
     _check_nodes(cluster, good, skewed)
-    if not clock.supports_clock(cluster.state.lib_dir):
-        raise clock.unsupported(cluster.state.cassandra_version)
+    clock.require_injectable(cluster.state)
     second = cluster.node(skewed)
     before = clock.read_skew(second)
     clock.set_offset(second, case.skew_ms)

@@ -77,6 +77,9 @@ class ClusterSpec(Record):
     topology: Topology | None = None  # also "dc1:2,dc2:1" (racks: 1)
     links: tuple[Link, ...] = ()  # also "dc1-dc2=20ms,jitter=2ms" strings
     clock: dict[int, float] = Field(default_factory=dict)  # node -> clock offset, ms
+    # casslab's wall clock in every node (4.1+), for skews and clock jumps; without it (and
+    # without clock offsets) the nodes run Cassandra's own clock: casslab.cluster.clock
+    injectable_clock: bool = False
     hosts: str | None = None  # an inventory file: the ssh backend, one node per host
 
     @model_validator(mode="before")
@@ -136,6 +139,14 @@ class ClusterSpec(Record):
                 out[int(node)] = parsed
             return out
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _offsets_need_the_clock(cls, data: Any) -> Any:
+        """Clock offsets are injected through casslab's clock: asking for them asks for it."""
+        if isinstance(data, dict) and data.get("clock"):
+            return {**data, "injectable_clock": True}
+        return data
 
     @model_validator(mode="after")
     def _links_in_topology(self) -> ClusterSpec:

@@ -43,10 +43,12 @@ from casslab.experiment.model import Experiment, ResetPolicy
 from casslab.experiment.options import RunnerOptions, resume_command
 from casslab.experiment.ordering import pending
 from casslab.experiment.plan_records import Plan, Trial
+from casslab.experiment.skew import needs_injectable_clock
 from casslab.experiment.specs import check_engine_specs, spec_for
 from casslab.experiment.stored_plan import plan_for_run, save_plan, update_plan
 from casslab.experiment.trial_cluster import ClusterFactory, TrialClusters
 from casslab.experiment.warmup import WarmupRule, rehearse
+from casslab.faults.model import FaultKind
 from casslab.load.records import SummaryRecord
 from casslab.load.spec import Connection, WorkloadSpec
 from casslab.store.io import write_record
@@ -85,6 +87,12 @@ class Runner:
             interval_s=options.metrics_interval_s,
             engine_source=engine_source or recording.default_engine_source,
         )
+        # the nodes run casslab's clock only when the run skews or steps clocks
+        self._injectable_clock = needs_injectable_clock(
+            (trial.clock for trial in self.plan.trials),
+            probes=any(trial.lww is not None for trial in self.plan.trials),
+            clock_jumps=any(f.kind is FaultKind.CLOCK_JUMP for f in experiment.faults),
+        )
         self._clusters = TrialClusters(
             experiment.name,
             experiment.cluster.use,
@@ -93,6 +101,7 @@ class Runner:
             create_cluster,
             lambda event: self._emit(event),  # the runner's sink, also when replaced
             before_change=self._recording.close,
+            injectable_clock=self._injectable_clock,
         )
         self._failed_setups: set[ClusterSetup] = set()  # setups whose cluster did not start
         self._engine_version: str | None = None  # of the last trial that ran the engine
@@ -123,6 +132,7 @@ class Runner:
             self.plan,
             self.options.jvm_warmup_s,
             engine_cpus=self.options.engine_cpus,
+            injectable_clock=self._injectable_clock,
         )
         save_plan(self.layout, self.plan)  # a resumed run keeps the plan it has
         results, unreadable = read_finished(self.layout, self.plan)

@@ -21,8 +21,7 @@ def set_clocks(cluster: Cluster, trial: Trial) -> None:
     current = {node.number: clock.read_skew(node) for node in cluster.nodes}
     if all(s.offset_ms == wanted[n] and s.drift_ppm == 0 for n, s in current.items()):
         return
-    if not clock.supports_clock(cluster.state.lib_dir):
-        raise clock.unsupported(cluster.state.cassandra_version)
+    clock.require_injectable(cluster.state)
     for node in cluster.nodes:
         clock.write_skew(node, clock.ClockSkew(offset_ms=wanted[node.number]))
     time.sleep(clock.SETTLE_S)

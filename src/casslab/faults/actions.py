@@ -158,8 +158,7 @@ def _jump(cluster: Cluster, number: int, by_ms: float) -> float:
             f"node {number} runs on an SSH host: casslab does not set clocks there (the "
             "host's own clock would need stepping); clock-jump needs local or isolated nodes"
         )
-    if not clock.supports_clock(cluster.state.lib_dir):
-        raise clock.unsupported(cluster.state.cassandra_version)
+    clock.require_injectable(cluster.state)
     node = cluster.node(number)
     before = clock.read_skew(node).at(clock.now_ms())
     clock.set_offset(node, before + by_ms)

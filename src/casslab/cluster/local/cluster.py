@@ -104,7 +104,7 @@ class LocalCluster:
             jdk.check_supported(java, spec.version)  # before any download
         dist = distribution.resolve(spec.version)
         jdk.check_supported(java, dist.version)
-        clock.check_request(spec.clock, list(range(1, spec.nodes + 1)), dist)
+        clock.check_request(spec.clock, spec.nodes, dist, spec.injectable_clock)
         settings = normalize(spec.settings, distribution.settings_catalogue(dist))
         reserved = sorted(set(settings) & node_config.RESERVED)
         if reserved:
@@ -199,6 +199,9 @@ class LocalCluster:
         check_memory(self.state.heap, len(self.state.nodes))
         if "settings" in given and spec.settings:
             self._apply_settings(spec.settings)
+        if spec.injectable_clock and not self.state.spec.injectable_clock:
+            self.state = clock.with_injectable_clock(self.state)
+            self._save()
         launch.stop_leftovers(self.directory, keep=self._recorded_pids())
         launch.write_configs(self.state, clock=spec.clock if "clock" in given else None)
         self.start(timeout_s=timeout_s)
@@ -254,6 +257,7 @@ class LocalCluster:
                 lambda node: self.nodetool(node.number, "status", timeout_s=60),
                 timeout_s,
             )
+            launch.share_classes(self.state)
         except BaseException:
             self.stop()
             raise
