@@ -19,7 +19,7 @@ from typing import Any
 
 import psutil
 
-from casslab.cluster import admin, backend, clock, distribution, jdk, jvm, node_config, state
+from casslab.cluster import admin, backend, clock, distribution, jdk, node_config, state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
 from casslab.cluster.heap import default_heap, heap_problem
 from casslab.cluster.local import captures, launch
@@ -384,13 +384,12 @@ class LocalCluster:
                 f"nodetool {' '.join(args)}: node {number} is not running; "
                 "`casslab up` or `casslab restart` starts it"
             )
-        command = jvm.nodetool_command(
-            self.state.java, self.state.java_feature, f"{self.state.lib_dir}/*", node, list(args)
-        )
+        command, share, class_list = launch.nodetool(self.state, node, args)
         try:
             result = subprocess.run(
                 command, capture_output=True, text=True, timeout=timeout_s, check=False
             )
+            launch.share_nodetool_classes(self.state, share, class_list)
         except subprocess.TimeoutExpired as error:
             raise WaitTimeoutError(
                 f"nodetool {' '.join(args)} on node {number} did not finish within "

@@ -11,6 +11,7 @@ import concurrent.futures
 import os
 import re
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
@@ -126,6 +127,37 @@ def share_classes(state: ClusterState) -> None:
         jvm.module_flags(state.java_feature),
         [node.logs_dir for node in state.nodes],
     )
+
+
+def nodetool(
+    state: ClusterState, node: Node, args: Sequence[str]
+) -> tuple[list[str], class_share.ClassShare | None, Path]:
+    """nodetool's command against ``node`` with its class-data sharing flags, its archive
+    place and where it writes its class list when it has no archive yet."""
+    share = class_share.for_install(
+        state.java, state.java_feature, state.lib_dir, class_share.NODETOOL
+    )
+    class_list = node.logs_dir / f".nodetool-{os.getpid()}-{threading.get_ident()}.lst"
+    command = jvm.nodetool_command(
+        state.java,
+        state.java_feature,
+        f"{state.lib_dir}/*",
+        node,
+        list(args),
+        class_share.jvm_flags(share, class_list),
+    )
+    return command, share, class_list
+
+
+def share_nodetool_classes(
+    state: ClusterState, share: class_share.ClassShare | None, class_list: Path
+) -> None:
+    """After a nodetool run that wrote its class list: archive it, once, and delete it."""
+    if class_list.exists():
+        classpath = f"{state.lib_dir}/*"
+        modules = jvm.module_flags(state.java_feature)
+        class_share.build(share, state.java, classpath, modules, [class_list])
+        class_list.unlink(missing_ok=True)
 
 
 def wait_ready(

@@ -3,28 +3,13 @@ exempt; `make lint` lists the modules past 400 for a look (scripts/module_sizes.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _sizes() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "module_sizes", ROOT / "scripts" / "module_sizes.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["module_sizes"] = module
-    spec.loader.exec_module(module)
-    return module
+from script_files import script
 
 
 def test_no_module_is_over_the_limit_but_data_tables() -> None:
-    sizes = _sizes()
+    sizes = script("module_sizes")
     found = sizes.lengths()
     assert len(found) > 100  # the tree was found
     for table in sizes.DATA_TABLES:
@@ -38,7 +23,7 @@ def test_no_module_is_over_the_limit_but_data_tables() -> None:
 
 
 def test_the_report_lists_long_modules_and_fails_past_the_limit(tmp_path: Path) -> None:
-    sizes = _sizes()
+    sizes = script("module_sizes")
     package = tmp_path / "src" / "casslab"
     package.mkdir(parents=True)
     (package / "short.py").write_text("x = 1\n" * 10)
