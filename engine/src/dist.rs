@@ -97,7 +97,7 @@ impl Dist {
     /// `WorkloadSpec::from_json`) guarantees `min <= max`, a zipf theta in (0, 1) and
     /// hotspot fractions in 0..=1, which the constants below rely on.
     pub fn new(d: &Distribution) -> Dist {
-        debug_assert!(d.check().is_ok(), "compile a checked distribution: {d:?}");
+        assert!(d.check().is_ok(), "compile a checked distribution: {d:?}");
         let span = (d.max as i128 - d.min as i128 + 1) as u64;
         let width = (d.max - d.min) as f64;
         let (mean, stdev) = match d.kind {
@@ -313,7 +313,6 @@ mod tests {
     }
 
     #[test]
-    #[cfg(debug_assertions)]
     #[should_panic(expected = "compile a checked distribution")]
     fn an_unchecked_distribution_is_a_bug() {
         Dist::new(&dist(DistKind::Uniform, 5, 1));

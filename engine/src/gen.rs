@@ -111,7 +111,7 @@ impl Gen {
     /// `WorkloadSpec::from_json`) guarantees its distributions are valid and its sizes
     /// are >= 0 bytes.
     pub fn new(g: &Generator) -> Gen {
-        debug_assert!(g.check().is_ok(), "compile a checked generator: {g:?}");
+        assert!(g.check().is_ok(), "compile a checked generator: {g:?}");
         let size = match (&g.size, g.kind) {
             (Some(d), _) => Some(Dist::new(d)),
             (None, GenKind::KeyBlob) => Some(fixed(DEFAULT_KEY_BYTES)),

@@ -119,7 +119,7 @@ impl Workload {
     /// Compile a checked spec (`WorkloadSpec::from_json` runs every rule): each
     /// distribution and generator ready to sample.
     pub fn new(spec: &WorkloadSpec) -> Workload {
-        debug_assert!(spec.check().is_ok(), "compile a checked spec");
+        assert!(spec.check().is_ok(), "compile a checked spec");
         let ops = spec
             .operations
             .iter()

@@ -26,6 +26,8 @@ def two_nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster
         yield cluster
 
 
+# measuring: every sampler of the live node answers each second (CQL within its timeout)
+@pytest.mark.measuring
 def test_killed_node_leaves_a_gap_and_the_other_goes_on(
     two_nodes: LocalCluster, tmp_path: Path
 ) -> None:
