@@ -139,7 +139,6 @@ def daemon_command(
             else []
         ),
         "-Dcassandra.skip_wait_for_gossip_to_settle=0",
-        "-Dcassandra.load_ring_state=true",
         f"-Dcasslab.node={node.number}",
         *module_flags(java_feature),
         *extra,
