@@ -37,14 +37,14 @@ import psutil
 
 from casslab.analysis.kpis import kpis_from_metrics
 from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.engine_contract.engine_records import EngineRecord, SummaryRecord
+from casslab.engine_contract.workload_spec import Connection, Output, WorkloadSpec
 from casslab.experiment import phases
 from casslab.experiment.design import expand
 from casslab.experiment.model import Experiment
 from casslab.experiment.recording import LazyRecording, default_sources
 from casslab.experiment.specs import spec_for
 from casslab.load import engine
-from casslab.load.records import EngineRecord, SummaryRecord
-from casslab.load.spec import Connection, Output, WorkloadSpec
 from casslab.metrics.sampling import Recorder
 from casslab.metrics.store import ParquetSink, load
 

@@ -24,8 +24,8 @@ from casslab.capacity.probe_spec import (
     ramp_spec,
     split_words,
 )
+from casslab.engine_contract.workload_spec import OpenLoop, OpKind, ThreadRamp
 from casslab.errors import ConfigError, WorkloadSyntaxError
-from casslab.load.spec import OpenLoop, OpKind, ThreadRamp
 
 CONTACT = ["127.0.0.1:9042"]
 

@@ -17,7 +17,7 @@ import pytest
 
 from casslab.cli.stress_graph import revisions_from_html
 from casslab.cluster import ClusterSpec, LocalCluster
-from casslab.load.records import IntervalRecord, SummaryRecord
+from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
 from cli_entry import NEEDS_ENGINE
 from cli_entry import casslab as run_casslab
 

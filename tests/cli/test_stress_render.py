@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from casslab.cli import stress_render as render
-from casslab.load.records import (
+from casslab.engine_contract.engine_records import (
     ErrorKind,
     ErrorRecord,
     IntervalRecord,
@@ -15,7 +15,7 @@ from casslab.load.records import (
     SummaryRecord,
     VerifyStats,
 )
-from casslab.load.spec import Consistency
+from casslab.engine_contract.workload_spec import Consistency
 
 LAT = LatencyStats(
     count=100, mean_ms=1.25, p50_ms=1.0, p95_ms=2.5, p99_ms=5.0, p999_ms=9.9, max_ms=12.3

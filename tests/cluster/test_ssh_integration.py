@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from casslab.analysis.hdr import merge, parse_interval_log
+from casslab.engine_contract.engine_records import SummaryRecord
+from casslab.engine_contract.hdr import merge, parse_interval_log
 from casslab.load.engine import ENGINE_NAME, RECORDS_FILE
-from casslab.load.records import SummaryRecord
 from casslab.remote.testbed import LabHost, SshLab, missing_tools, namespace_pids
 from cli_entry import NEEDS_ENGINE, casslab, flat
 

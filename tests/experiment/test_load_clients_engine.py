@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from casslab.engine_contract.workload_spec import Connection
 from casslab.errors import ExperimentError
 from casslab.experiment.load_clients import TrialClients, run_merged
-from casslab.load.spec import Connection
 from casslab.load.stress import parse_stress
 from cli_entry import NEEDS_ENGINE, casslab, flat
 

@@ -13,13 +13,13 @@ import pytest
 
 from casslab.analysis import trial_kpis
 from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.engine_contract.workload_spec import Connection, WorkloadSpec
 from casslab.experiment import phases
 from casslab.experiment.design import expand
 from casslab.experiment.model import Experiment
 from casslab.experiment.plan_records import Trial
 from casslab.experiment.recording import LazyRecording
 from casslab.experiment.specs import spec_for
-from casslab.load.spec import Connection, WorkloadSpec
 from casslab.metrics import load
 from casslab.metrics.jmx import JmxSource
 from cli_entry import NEEDS_ENGINE

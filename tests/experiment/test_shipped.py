@@ -79,7 +79,7 @@ def test_shipped_commands_build_engine_specs(path: Path) -> None:
     """The measured and preload commands of every cell become engine specs."""
     stress = pytest.importorskip("casslab.load.stress")
     ycsb = pytest.importorskip("casslab.load.ycsb")
-    from casslab.load.spec import Connection, WorkloadSpec
+    from casslab.engine_contract.workload_spec import Connection, WorkloadSpec
 
     connection = Connection(contact_points=["127.0.0.1:9042"])
     plan = expand(loader.load(path))

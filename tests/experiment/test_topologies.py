@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from casslab.cluster import BackendKind, ClusterSpec, Isolation
+from casslab.engine_contract.workload_spec import Connection
 from casslab.experiment import loader
 from casslab.experiment.design import expand
 from casslab.experiment.host import cluster_warnings
@@ -19,7 +20,6 @@ from casslab.experiment.options import RunnerOptions
 from casslab.experiment.plan_records import Plan
 from casslab.experiment.replication import replicas_per_dc, replication_for
 from casslab.experiment.runner import Runner
-from casslab.load.spec import Connection
 from casslab.store.layout import RunLayout
 from fakes import Calls, FakeCluster, fake_factory, install_fake_engine
 

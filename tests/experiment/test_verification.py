@@ -8,14 +8,14 @@ import textwrap
 
 import pytest
 
+from casslab.engine_contract.engine_records import LatencyStats, OpStats, SummaryRecord, VerifyStats
+from casslab.engine_contract.workload_spec import Connection, Consistency
 from casslab.errors import ExperimentError
 from casslab.experiment import loader
 from casslab.experiment.design import expand
 from casslab.experiment.model import ExperimentValidationError
 from casslab.experiment.specs import check_engine_specs
 from casslab.experiment.verification import measured_spec, verify_kpis
-from casslab.load.records import LatencyStats, OpStats, SummaryRecord, VerifyStats
-from casslab.load.spec import Connection, Consistency
 from casslab.load.stress import parse_stress
 from cli_entry import NEEDS_ENGINE
 

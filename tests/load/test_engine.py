@@ -17,16 +17,14 @@ from typing import Any
 import psutil
 import pytest
 
-from casslab.errors import EngineError
-from casslab.load import engine
-from casslab.load.records import (
+from casslab.engine_contract.engine_records import (
     ErrorKind,
     ErrorRecord,
     IntervalRecord,
     SummaryRecord,
     VerifyStats,
 )
-from casslab.load.spec import (
+from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
     Consistency,
@@ -45,6 +43,8 @@ from casslab.load.spec import (
     Verify,
     WorkloadSpec,
 )
+from casslab.errors import EngineError
+from casslab.load import engine
 
 LATENCY = {
     "count": 2,

@@ -9,18 +9,8 @@ from pathlib import Path
 import pytest
 
 from casslab.cli.stress_clients import check_clients
-from casslab.errors import ConfigError, WorkloadSyntaxError
-from casslab.load.credentials import ENGINE_PASSWORD_ENV
-from casslab.load.records import ErrorRecord
-from casslab.load.remote_clients import (
-    RemoteLauncher,
-    client_label,
-    collect,
-    engine_path,
-    remote_spec,
-    run_dir,
-)
-from casslab.load.spec import (
+from casslab.engine_contract.engine_records import ErrorRecord
+from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
     DistKind,
@@ -31,6 +21,16 @@ from casslab.load.spec import (
     Statement,
     Stop,
     WorkloadSpec,
+)
+from casslab.errors import ConfigError, WorkloadSyntaxError
+from casslab.load.credentials import ENGINE_PASSWORD_ENV
+from casslab.load.remote_clients import (
+    RemoteLauncher,
+    client_label,
+    collect,
+    engine_path,
+    remote_spec,
+    run_dir,
 )
 from casslab.remote.inventory import HostSpec, load_inventory
 from cli_entry import casslab, flat

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from casslab.load.records import IntervalRecord, LatencyStats, OpStats
+from casslab.engine_contract.engine_records import IntervalRecord, LatencyStats, OpStats
 from casslab.store.frames import (
     TrialSteadiness,
     cell_layout,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from casslab.engine_contract.workload_spec import SCHEMA_VERSION as ENGINE_SCHEMA_VERSION
 from casslab.errors import ExperimentError, NewerSchemaError, StoreError
-from casslab.load.spec import SCHEMA_VERSION as ENGINE_SCHEMA_VERSION
 from casslab.store.load import LegacyPlan, load_run
 from casslab.store.plan_file import PlanOutline
 from casslab.store.records import RunManifest, TrialStatus

@@ -1,10 +1,10 @@
 """casslab.analysis: pure statistics, records in and records out.
 
 Per-trial KPIs over the steady part of each trial (:mod:`.trial`: MSER-5 steady state in
-:mod:`.steady`, exact latency percentiles from the HdrHistogram log in :mod:`.hdr` and
-:mod:`.window`, engine and metric KPIs in :mod:`.kpis`, the latter by the rules of
-:mod:`.metric_rules`, named in :mod:`.kpi_catalogue`), per-cell descriptive statistics
-with Student-t confidence intervals (:mod:`.stats`), the precision stopping rule
+:mod:`.steady`, exact latency percentiles from the engine's HdrHistogram log
+(:mod:`casslab.engine_contract.hdr`) in :mod:`.window`, engine and metric KPIs in :mod:`.kpis`, the
+latter by the rules of :mod:`.metric_rules`, named in :mod:`.kpi_catalogue`), per-cell descriptive
+statistics with Student-t confidence intervals (:mod:`.stats`), the precision stopping rule
 (:mod:`.stopping`), comparisons against a baseline cell with Welch's t-test, Fieller's
 ratio interval, effect sizes, verdicts and warnings (:mod:`.compare`, :mod:`.inference`),
 and autocorrelation-corrected comparison of two runs' interval series (:mod:`.autocorr`).
@@ -36,13 +36,6 @@ if TYPE_CHECKING:
         compare_kpi,
         compare_stats,
         error_warnings,
-    )
-    from casslab.analysis.hdr import (
-        Histogram,
-        IntervalHistogram,
-        IntervalLog,
-        decode_histogram,
-        parse_interval_log,
     )
     from casslab.analysis.inference import (
         SampleSummary,
@@ -105,9 +98,6 @@ _HOME: dict[str, str] = {
     "DEFAULT_KPIS": "casslab.analysis.kpi_catalogue",
     "Direction": "casslab.analysis.kpi_catalogue",
     "EffectSize": "casslab.analysis.records",
-    "Histogram": "casslab.analysis.hdr",
-    "IntervalHistogram": "casslab.analysis.hdr",
-    "IntervalLog": "casslab.analysis.hdr",
     "KPI_CATALOGUE": "casslab.analysis.kpi_catalogue",
     "KpiPrecision": "casslab.analysis.stopping",
     "KpiSpec": "casslab.analysis.kpi_catalogue",
@@ -136,7 +126,6 @@ _HOME: dict[str, str] = {
     "counter_increase": "casslab.analysis.kpis",
     "decide": "casslab.analysis.stopping",
     "decide_verdict": "casslab.analysis.verdict",
-    "decode_histogram": "casslab.analysis.hdr",
     "describe": "casslab.analysis.stats",
     "detect_steady_state": "casslab.analysis.steady",
     "effect_size": "casslab.analysis.inference",
@@ -152,7 +141,6 @@ _HOME: dict[str, str] = {
     "kpis_from_summary": "casslab.analysis.kpis",
     "lag1_autocorrelation": "casslab.analysis.autocorr",
     "mser_truncation": "casslab.analysis.steady",
-    "parse_interval_log": "casslab.analysis.hdr",
     "series_stats": "casslab.analysis.autocorr",
     "steady_state": "casslab.analysis.steady",
     "t_quantile": "casslab.analysis.stats",
@@ -185,9 +173,6 @@ __all__ = [
     "Correction",
     "Direction",
     "EffectSize",
-    "Histogram",
-    "IntervalHistogram",
-    "IntervalLog",
     "KpiPrecision",
     "KpiSpec",
     "KpiWindow",
@@ -214,7 +199,6 @@ __all__ = [
     "counter_increase",
     "decide",
     "decide_verdict",
-    "decode_histogram",
     "describe",
     "detect_steady_state",
     "effect_size",
@@ -230,7 +214,6 @@ __all__ = [
     "kpis_from_summary",
     "lag1_autocorrelation",
     "mser_truncation",
-    "parse_interval_log",
     "series_stats",
     "steady_state",
     "t_quantile",

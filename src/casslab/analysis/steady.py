@@ -57,8 +57,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from casslab.analysis.records import SteadyState
+from casslab.engine_contract.engine_records import IntervalRecord
 from casslab.errors import AnalysisError
-from casslab.load.records import IntervalRecord
 
 BATCH_SIZE = 5  # MSER-5
 MIN_BATCHES = 10  # fewer batches are too short to judge

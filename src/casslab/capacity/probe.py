@@ -20,10 +20,10 @@ from pathlib import Path
 
 from casslab.capacity.find import Probe
 from casslab.capacity.probe_spec import READ_KINDS, LoadCommand, open_loop_spec
+from casslab.engine_contract.engine_records import ErrorRecord, IntervalRecord, SummaryRecord
+from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.errors import ClusterError, EngineError
 from casslab.load import engine
-from casslab.load.records import ErrorRecord, IntervalRecord, SummaryRecord
-from casslab.load.spec import WorkloadSpec
 
 GRACE_S = 20.0  # engine start, connection and (first run) schema, beyond the run itself
 HARD_TIMEOUT_EXTRA_S = 60.0  # the engine's own timeout, past the deadline: a stuck read

@@ -23,10 +23,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 
-from casslab.errors import WorkloadSyntaxError
-from casslab.load import defaults, wording
-from casslab.load.engine import Wording
-from casslab.load.spec import (
+from casslab.engine_contract.workload_spec import (
     Connection,
     OpenLoop,
     OpKind,
@@ -35,6 +32,9 @@ from casslab.load.spec import (
     ThreadRamp,
     WorkloadSpec,
 )
+from casslab.errors import WorkloadSyntaxError
+from casslab.load import defaults, wording
+from casslab.load.engine import Wording
 from casslab.load.stress import StressCommand, parse_stress
 from casslab.load.stress.build import stress_thread_steps
 from casslab.load.ycsb import YcsbCommand, YcsbPhase, parse_ycsb

@@ -19,9 +19,9 @@ from typing import Final, Literal
 from pydantic import Field
 
 from casslab.capacity.probe_spec import LoadCommand, ramp_spec
+from casslab.engine_contract.engine_records import SummaryRecord
 from casslab.errors import EngineError
 from casslab.load import engine
-from casslab.load.records import SummaryRecord
 from casslab.record import Record
 
 SCHEMA_VERSION: Final[Literal[1]] = 1

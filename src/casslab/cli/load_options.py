@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from casslab.engine_contract.engine_records import IntervalRecord
+from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.load import credentials, engine
 from casslab.load.engine import EngineResult, Wording
-from casslab.load.records import IntervalRecord
-from casslab.load.spec import WorkloadSpec
 
 if TYPE_CHECKING:
     from casslab.cli.stress_clients import ClientPlan

@@ -48,10 +48,10 @@ from casslab.cli.stress_graph import (
     revisions_from_html,
 )
 from casslab.cli.ycsb import ycsb_load, ycsb_run
+from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
+from casslab.engine_contract.workload_spec import Connection, Output
 from casslab.errors import EngineError
 from casslab.load import credentials, wording
-from casslab.load.records import IntervalRecord, SummaryRecord
-from casslab.load.spec import Connection, Output
 from casslab.load.stress import StressCommand, parse_stress
 from casslab.load.verify import with_verify
 

@@ -23,13 +23,13 @@ from pathlib import Path
 import typer
 
 from casslab.cli import stress_render
+from casslab.engine_contract.engine_records import SummaryRecord
+from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.errors import ConfigError, EngineError, WorkloadSyntaxError
 from casslab.load.clients import LocalLauncher, run_clients
 from casslab.load.engine import EngineResult, Wording
 from casslab.load.merge import Merged, MergedRun
-from casslab.load.records import SummaryRecord
 from casslab.load.shares import split
-from casslab.load.spec import WorkloadSpec
 from casslab.load.stress import StressCommand
 from casslab.remote.inventory import Inventory, load_inventory
 

@@ -13,7 +13,7 @@ import re
 
 from pydantic import Field, ValidationError
 
-from casslab.load.records import IntervalRecord
+from casslab.engine_contract.engine_records import IntervalRecord
 from casslab.record import Record
 
 _DATA_ID = "casslab-stress-graph"

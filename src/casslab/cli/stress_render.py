@@ -23,7 +23,12 @@ import math
 
 from pydantic import Field
 
-from casslab.load.records import ErrorRecord, IntervalRecord, OpStats, SummaryRecord
+from casslab.engine_contract.engine_records import (
+    ErrorRecord,
+    IntervalRecord,
+    OpStats,
+    SummaryRecord,
+)
 from casslab.record import Record
 
 _PREDEFINED = {"write", "read", "counter_write", "counter_read"}

@@ -30,10 +30,10 @@ from casslab.cli.load_options import (
     with_current_access,
     workdir_for,
 )
+from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
+from casslab.engine_contract.workload_spec import Connection
 from casslab.errors import EngineError
 from casslab.load import credentials, wording
-from casslab.load.records import IntervalRecord, SummaryRecord
-from casslab.load.spec import Connection
 from casslab.load.verify import with_verify
 from casslab.load.ycsb import YcsbPhase, parse_ycsb
 

@@ -24,6 +24,7 @@ from casslab.capacity.find_settings import FindSettings, parse_error_share, pars
 from casslab.capacity.probe import EngineMeasure
 from casslab.capacity.probe_spec import LoadCommand, Tool
 from casslab.capacity.ramp import RampResult, run_ramp
+from casslab.engine_contract.workload_spec import ClosedLoop, Connection, OpenLoop, ThreadRamp
 from casslab.errors import ExperimentError, StoreError
 from casslab.experiment.commands import Command, compose_command
 from casslab.experiment.commands import Tool as CommandTool
@@ -31,7 +32,6 @@ from casslab.experiment.discover import DiscoverNeed, DiscoverSection, step_seco
 from casslab.experiment.plan_records import Trial
 from casslab.experiment.specs import spec_for
 from casslab.load import defaults
-from casslab.load.spec import ClosedLoop, Connection, OpenLoop, ThreadRamp
 from casslab.store.layout import RunLayout
 from casslab.store.records import Discovered
 

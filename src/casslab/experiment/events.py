@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from casslab.engine_contract.engine_records import IntervalRecord
 from casslab.experiment.cluster_setup import ClusterAction
 from casslab.experiment.plan_records import Trial
-from casslab.load.records import IntervalRecord
 from casslab.store.records import TrialResult
 
 

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.errors import ConfigError, ExperimentError
 from casslab.experiment.hosts_checks import hosts_of, hosts_path
 from casslab.experiment.model import Experiment
 from casslab.load.clients import Launcher, LocalLauncher, run_clients
 from casslab.load.engine import RECORDS_FILE
 from casslab.load.merge import MergedRun
-from casslab.load.spec import WorkloadSpec
 from casslab.remote.inventory import Inventory, load_inventory
 
 CLIENTS_FIELD = "clients"

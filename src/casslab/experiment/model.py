@@ -92,6 +92,7 @@ from pydantic import (
 
 from casslab.analysis.records import DEFAULT_KPIS
 from casslab.cluster import Isolation
+from casslab.engine_contract.workload_spec import Consistency
 from casslab.errors import ConfigError, ExperimentError, problems_message
 from casslab.experiment.base import SCHEMA_VERSION, Level, Record
 from casslab.experiment.discover import DiscoverSection
@@ -100,7 +101,6 @@ from casslab.experiment.skew import LWW_FACTOR_FIELDS, LwwSection, clock_offsets
 from casslab.experiment.table import TABLE_OPTIONS, TableOptions
 from casslab.faults.model import Fault
 from casslab.load.credentials import mask_data
-from casslab.load.spec import Consistency
 from casslab.net.presets import resolve_topology
 from casslab.units import duration_s
 

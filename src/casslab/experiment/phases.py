@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 from casslab.analysis import trial_kpis
 from casslab.analysis.records import TrialKpis
 from casslab.cluster import Cluster, ResetMode
+from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
+from casslab.engine_contract.workload_spec import Connection, Output, WorkloadSpec
 from casslab.errors import ExperimentError
 from casslab.experiment import events, load_clients
 from casslab.experiment.load_clients import TrialClients
@@ -28,8 +30,6 @@ from casslab.experiment.plan_records import Trial
 from casslab.experiment.schema import trial_schema
 from casslab.load import credentials, engine
 from casslab.load.merge import MergedRun
-from casslab.load.records import IntervalRecord, SummaryRecord
-from casslab.load.spec import Connection, Output, WorkloadSpec
 
 if TYPE_CHECKING:
     from casslab.experiment.recording import LazyRecording

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from casslab.cluster import Cluster, create
+from casslab.engine_contract.engine_records import SummaryRecord
+from casslab.engine_contract.workload_spec import Connection, WorkloadSpec
 from casslab.errors import CasslabError, ClusterError, ExperimentError
 from casslab.experiment import (
     events,
@@ -47,8 +49,6 @@ from casslab.experiment.specs import check_engine_specs, spec_for
 from casslab.experiment.stored_plan import plan_for_run, save_plan, update_plan
 from casslab.experiment.trial_cluster import ClusterFactory, TrialClusters
 from casslab.experiment.warmup import WarmupRule, rehearse
-from casslab.load.records import SummaryRecord
-from casslab.load.spec import Connection, WorkloadSpec
 from casslab.store.io import write_record
 from casslab.store.layout import RunLayout
 from casslab.store.records import TrialResult, TrialStatus

@@ -11,6 +11,7 @@ import shlex
 import tempfile
 from pathlib import Path
 
+from casslab.engine_contract.workload_spec import Connection, Consistency, WorkloadSpec
 from casslab.errors import CasslabError, ExperimentError, SpecRejectedError
 from casslab.experiment.commands import Command, Tool
 from casslab.experiment.plan_records import Plan
@@ -18,7 +19,6 @@ from casslab.experiment.verification import measured_spec
 from casslab.load import engine
 from casslab.load.credentials import mask_text
 from casslab.load.shares import split
-from casslab.load.spec import Connection, Consistency, WorkloadSpec
 
 # --check parses and compiles a spec without connecting: any address will do.
 _CHECK_CONNECTION = Connection(contact_points=["127.0.0.1:9042"])

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from casslab.cluster.model import LOCAL_DATACENTER
+from casslab.engine_contract.workload_spec import Connection, Consistency
 from casslab.errors import CasslabError, ConfigError
 from casslab.experiment.commands import Command, compose_command, tool_of
 from casslab.experiment.discover_checks import absolute_levels
@@ -45,7 +46,6 @@ from casslab.experiment.replication import (
     strategy_of,
 )
 from casslab.experiment.specs import spec_for
-from casslab.load.spec import Connection, Consistency
 from casslab.net.presets import TopologyChoice, resolve_topology
 
 Level = tuple[str, TopologyChoice | None]  # the path of a topology level, and it resolved

@@ -18,10 +18,10 @@ several tables) is refused before anything starts, by :func:`measured_spec`.
 
 from __future__ import annotations
 
+from casslab.engine_contract.engine_records import SummaryRecord
+from casslab.engine_contract.workload_spec import Consistency, WorkloadSpec
 from casslab.errors import CasslabError, ExperimentError
 from casslab.load.credentials import mask_text
-from casslab.load.records import SummaryRecord
-from casslab.load.spec import Consistency, WorkloadSpec
 from casslab.load.verify import with_verify
 
 VERIFY_KPIS = ("lost_writes", "unverified_writes", "verified_writes")

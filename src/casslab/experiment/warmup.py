@@ -62,9 +62,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from casslab.cluster import Cluster
+from casslab.engine_contract.engine_records import IntervalRecord
+from casslab.engine_contract.workload_spec import Output, Stop, WorkloadSpec
 from casslab.load import engine
-from casslab.load.records import IntervalRecord
-from casslab.load.spec import Output, Stop, WorkloadSpec
 
 COMPILER_THREADS = ("C1 CompilerThre", "C2 CompilerThre")  # HotSpot names, cut to 15 chars
 BOOST_NICE = -10  # the compiler threads' nice value during the rehearsal (default 0)

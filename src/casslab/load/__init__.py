@@ -1,7 +1,7 @@
 """casslab.load: workloads for the Rust engine, and running it.
 
-* :mod:`.spec`: the typed :class:`~casslab.load.spec.WorkloadSpec`, the contract with the
-  engine; :mod:`.records`: the records the engine writes back.
+* The contract with the engine (the spec, its records, the HDR log) is
+  :mod:`casslab.engine_contract`.
 * :mod:`.stress`: the cassandra-stress front end (command lines, user profiles);
   :mod:`.ycsb`: the YCSB front end (``load|run``, the shipped core workloads).
 * :mod:`.engine`: spawning the engine and reading its records; :mod:`.credentials`:

@@ -1,9 +1,9 @@
 """casslab.store: the run directory, its records and their files.
 
 A leaf package: it imports casslab.errors, casslab.validation, the engine's record types
-(:mod:`casslab.load.records`, pure pydantic) and, for KPIs, :mod:`casslab.analysis` (pure);
-never casslab.experiment, casslab.report or casslab.cli. Those read and write run
-directories only through it.
+(:mod:`casslab.engine_contract.engine_records`, pure pydantic) and, for KPIs,
+:mod:`casslab.analysis` (pure); never casslab.experiment, casslab.report or casslab.cli. Those read
+and write run directories only through it.
 
 * :mod:`.layout`: where each file of a run directory lives (:class:`RunLayout`).
 * :mod:`.records`: ``manifest.json`` and ``summary.json`` (:class:`RunManifest`,

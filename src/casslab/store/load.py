@@ -26,9 +26,14 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from casslab import __version__
+from casslab.engine_contract.engine_records import (
+    EngineRecord,
+    ErrorRecord,
+    IntervalRecord,
+    SummaryRecord,
+)
+from casslab.engine_contract.workload_spec import SCHEMA_VERSION as ENGINE_SCHEMA_VERSION
 from casslab.errors import CasslabError, NewerSchemaError, StoreError
-from casslab.load.records import EngineRecord, ErrorRecord, IntervalRecord, SummaryRecord
-from casslab.load.spec import SCHEMA_VERSION as ENGINE_SCHEMA_VERSION
 from casslab.record import Record
 from casslab.store.io import check_schema_version
 from casslab.store.layout import RunLayout

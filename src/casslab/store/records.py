@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import Field
 
-from casslab.load.records import SummaryRecord
+from casslab.engine_contract.engine_records import SummaryRecord
 from casslab.record import Record
 from casslab.store.io import read_record
 

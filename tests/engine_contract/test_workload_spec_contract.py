@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from casslab.load.spec import WorkloadSpec
+from casslab.engine_contract.workload_spec import WorkloadSpec
 
 CONTRACT = Path(__file__).resolve().parents[2] / "engine" / "contract"
 VALID = sorted((CONTRACT / "valid").glob("*.json"))

@@ -1,6 +1,6 @@
-"""A pure writer of HdrHistogram interval logs: the inverse of :mod:`casslab.analysis.hdr`.
+"""A pure writer of HdrHistogram interval logs: the inverse of :mod:`casslab.engine_contract.hdr`.
 
-:func:`encode_histogram` writes a :class:`~casslab.analysis.hdr.Histogram` in the V2
+:func:`encode_histogram` writes a :class:`~casslab.engine_contract.hdr.Histogram` in the V2
 *compressed* encoding the engine's ``hdrhistogram`` crate writes (and HdrHistogram's Java
 tools read): the inflated bytes are those of the crate's ``V2Serializer`` byte for byte
 (cookie ``0x1c849313``, payload length, offset 0, significant digits, lowest and highest
@@ -22,7 +22,7 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from casslab.analysis.hdr import NS_PER_MS, V2_HEADER, Histogram
+from casslab.engine_contract.hdr import NS_PER_MS, V2_HEADER, Histogram
 
 V2_COOKIE_WRITTEN = 0x1C849313  # V2 with the crate's (and Java's) word-size bits
 V2_COMPRESSED_COOKIE_WRITTEN = 0x1C849314

@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from casslab.analysis.hdr import (
+from casslab.engine_contract.hdr import (
     Histogram,
     decode_histogram,
     latency_stats,
     merge,
     parse_interval_log,
 )
-from casslab.analysis.hdr_encode import (
+from casslab.engine_contract.hdr_encode import (
     LogLine,
     counts_payload,
     encode_histogram,

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from casslab.analysis.hdr import (
+from casslab.engine_contract.engine_records import IntervalRecord, LatencyStats, SummaryRecord
+from casslab.engine_contract.hdr import (
     Histogram,
     decode_histogram,
     latency_stats,
@@ -27,7 +28,6 @@ from casslab.analysis.hdr import (
     select,
 )
 from casslab.errors import AnalysisError
-from casslab.load.records import IntervalRecord, LatencyStats, SummaryRecord
 from hdr_literals import ENGINE_DIGITS, ENGINE_HIGH_NS, ENGINE_LOW_NS, encode
 
 DATA = Path(__file__).parent / "data"

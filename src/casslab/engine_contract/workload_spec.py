@@ -3,8 +3,8 @@
 Parsers (cassandra-stress syntax, YCSB property files, experiment files) produce a
 :class:`WorkloadSpec`; the engine (``engine/``) reads it as JSON from a file and mirrors
 these types with serde. The engine's output records come back as JSON lines
-(:mod:`casslab.load.records`). Both carry ``schema_version``; bump it on any incompatible
-change, on both sides.
+(:mod:`casslab.engine_contract.engine_records`). Both carry ``schema_version``; bump it on any
+incompatible change, on both sides.
 
 The rules a spec must satisfy are written here (validators) and in ``engine/src/spec/check.rs``,
 with the same messages. The fixtures in ``engine/contract/`` (specs both sides accept, and
@@ -424,7 +424,8 @@ class Verify(Record):
     """After the measured phase, read back every key an acknowledged ``write`` operation
     wrote: ``statement`` (a SELECT whose binds are functions of the key alone) at
     ``consistency``; a key whose read returns no row is a lost acknowledged write
-    (:class:`casslab.load.records.VerifyStats`; built by :mod:`casslab.load.verify`)."""
+    (:class:`casslab.engine_contract.engine_records.VerifyStats`; built by
+    :mod:`casslab.load.verify`)."""
 
     consistency: Consistency
     statement: Statement

@@ -3,8 +3,9 @@
 The engine (``engine/``) writes one JSON line per record while it runs: an
 :class:`IntervalRecord` per interval, :class:`ErrorRecord` samples of failed operations (or
 a fatal error) and a final :class:`SummaryRecord`. serde mirrors these types in
-``engine/src/spec/records.rs``; like the :class:`~casslab.load.spec.WorkloadSpec` that goes in,
-each carries ``schema_version`` (:data:`~casslab.load.spec.SCHEMA_VERSION`, shared by both
+``engine/src/spec/records.rs``; like the
+:class:`~casslab.engine_contract.workload_spec.WorkloadSpec` that goes in, each carries
+``schema_version`` (:data:`~casslab.engine_contract.workload_spec.SCHEMA_VERSION`, shared by both
 directions); bump it on any incompatible change, on both sides.
 """
 
@@ -15,7 +16,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from casslab.load.spec import SCHEMA_VERSION, Consistency
+from casslab.engine_contract.workload_spec import SCHEMA_VERSION, Consistency
 from casslab.record import Record
 
 

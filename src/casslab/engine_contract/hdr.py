@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from casslab.engine_contract.engine_records import LatencyStats
 from casslab.errors import AnalysisError
-from casslab.load.records import LatencyStats
 
 V2_COOKIE = 0x1C849303
 V2_COMPRESSED_COOKIE = 0x1C849304
@@ -376,8 +376,8 @@ def merge(histograms: Iterable[Histogram]) -> Histogram | None:
 
 def latency_stats(histogram: Histogram | None, *, unit_per_ms: float = NS_PER_MS) -> LatencyStats:
     """Count, mean, p50 / p95 / p99 / p99.9 and max in milliseconds, as the engine reports
-    them (:func:`casslab.load.records.LatencyStats`); all zero for no histogram or no value.
-    ``unit_per_ms`` is how many histogram units make a millisecond (ns: 10⁶)."""
+    them (:func:`casslab.engine_contract.engine_records.LatencyStats`); all zero for no histogram or
+    no value. ``unit_per_ms`` is how many histogram units make a millisecond (ns: 10⁶)."""
     if histogram is None or histogram.total_count == 0:
         return LatencyStats(
             count=0, mean_ms=0.0, p50_ms=0.0, p95_ms=0.0, p99_ms=0.0, p999_ms=0.0, max_ms=0.0

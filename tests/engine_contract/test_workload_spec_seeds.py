@@ -1,4 +1,5 @@
-"""casslab.load.spec: the two seeds, their range on both sides of the engine boundary.
+"""casslab.engine_contract.workload_spec: the two seeds, their range on both sides of the engine
+boundary.
 
 ``seed`` (the operation sequence) and ``data_seed`` (the values written and validated) are
 each 0 <= x < 2**63: the Python model refuses anything else with one message, and the
@@ -17,9 +18,8 @@ from typing import Any, TypeVar
 import pytest
 from pydantic import ValidationError
 
-from casslab.load import engine
-from casslab.load.records import ErrorRecord
-from casslab.load.spec import (
+from casslab.engine_contract.engine_records import ErrorRecord
+from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
     DistKind,
@@ -32,6 +32,7 @@ from casslab.load.spec import (
     Stop,
     WorkloadSpec,
 )
+from casslab.load import engine
 from cli_entry import NEEDS_ENGINE
 
 Test = TypeVar("Test", bound=Callable[..., None])
