@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from casslab.errors import ExperimentValidationError
 from casslab.experiment import loader
-from casslab.experiment.model import ExperimentValidationError
 
 
 def write_inventory(

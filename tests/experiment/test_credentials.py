@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from casslab.errors import ExperimentValidationError
 from casslab.experiment import loader
 from casslab.experiment.design import expand
-from casslab.experiment.model import Experiment, ExperimentValidationError
+from casslab.experiment.model import Experiment
 from casslab.load.credentials import MASK
 from casslab.store.runs import new_run
 

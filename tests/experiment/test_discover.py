@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 import yaml
 
-from casslab.errors import ExperimentError
+from casslab.errors import ExperimentError, ExperimentValidationError
 from casslab.experiment import loader
 from casslab.experiment.design import expand
 from casslab.experiment.discover import DiscoverSection, need_for, rate_share
 from casslab.experiment.discover_phase import measured_command
-from casslab.experiment.model import Experiment, ExperimentValidationError
+from casslab.experiment.model import Experiment
 from casslab.store.records import Discovered
 
 

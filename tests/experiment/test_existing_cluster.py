@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from casslab.cluster import ClusterSpec, ResetMode
+from casslab.errors import ExperimentValidationError
 from casslab.experiment import loader, trial_cluster
-from casslab.experiment.model import Experiment, ExperimentValidationError, ResetPolicy
+from casslab.experiment.model import Experiment, ResetPolicy
 from casslab.experiment.options import RunnerOptions
 from casslab.experiment.runner import Runner
 from casslab.store.layout import RunLayout

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from casslab.errors import ExperimentError, SetupError
+from casslab.errors import ExperimentError, ExperimentValidationError, SetupError
 from casslab.experiment import checks, loader
-from casslab.experiment.model import Experiment, ExperimentValidationError
+from casslab.experiment.model import Experiment
 
 GOOD = """
 name: demo

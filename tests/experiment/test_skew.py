@@ -9,15 +9,11 @@ from typing import Any
 import pytest
 import yaml
 
+from casslab.errors import ExperimentValidationError
 from casslab.experiment import loader
 from casslab.experiment.design import expand
 from casslab.experiment.levels import level_slug
-from casslab.experiment.model import (
-    Experiment,
-    ExperimentValidationError,
-    FactorKind,
-    parse_factor_name,
-)
+from casslab.experiment.model import Experiment, FactorKind, parse_factor_name
 from casslab.experiment.skew import LwwProbe, LwwSection, clock_offsets, resolve_probe, skewed_node
 
 

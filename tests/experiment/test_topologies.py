@@ -12,10 +12,11 @@ import yaml
 
 from casslab.cluster import BackendKind, ClusterSpec, Isolation
 from casslab.engine_contract.workload_spec import Connection
+from casslab.errors import ExperimentValidationError
 from casslab.experiment import loader
 from casslab.experiment.design import expand
 from casslab.experiment.host import cluster_warnings
-from casslab.experiment.model import Experiment, ExperimentValidationError
+from casslab.experiment.model import Experiment
 from casslab.experiment.options import RunnerOptions
 from casslab.experiment.plan_records import Plan
 from casslab.experiment.replication import replicas_per_dc, replication_for

@@ -10,10 +10,9 @@ import pytest
 
 from casslab.engine_contract.engine_records import LatencyStats, OpStats, SummaryRecord, VerifyStats
 from casslab.engine_contract.workload_spec import Connection, Consistency
-from casslab.errors import ExperimentError
+from casslab.errors import ExperimentError, ExperimentValidationError
 from casslab.experiment import loader
 from casslab.experiment.design import expand
-from casslab.experiment.model import ExperimentValidationError
 from casslab.experiment.specs import check_engine_specs
 from casslab.experiment.verification import measured_spec, verify_kpis
 from casslab.load.stress import parse_stress

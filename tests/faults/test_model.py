@@ -87,8 +87,8 @@ def test_a_target_beyond_the_cluster_and_overlaps_on_one_node() -> None:
 
 
 def test_an_experiment_file_names_the_bad_fault_before_anything_starts() -> None:
+    from casslab.errors import ExperimentValidationError
     from casslab.experiment import loader
-    from casslab.experiment.model import ExperimentValidationError
 
     text = """
 name: faulty
@@ -112,8 +112,8 @@ faults: [{at: 5s, kind: kill, target: 4, for: 10s}, {at: 5s, kind: slow-disk, ta
 def test_a_slow_disk_in_a_file_needs_isolated_nodes_in_every_trial() -> None:
     """Refused when the file loads (not when the trial's timeline is built, after the
     cluster started and the data was loaded): plain nodes have no cgroup to throttle."""
+    from casslab.errors import ExperimentValidationError
     from casslab.experiment import loader
-    from casslab.experiment.model import ExperimentValidationError
 
     text = """
 name: slow

@@ -4,7 +4,7 @@
 raises :class:`ExperimentValidationError` whose ``problems`` list every problem as
 ``<path>: <message>``, e.g. ``factors.config.memtable_flush_writers[2]: expected an
 integer, got 'ten'``. YAML syntax errors give the line and column
-(:mod:`casslab.experiment.yaml_reader`); each field's own shape is the model's
+(:mod:`casslab.yaml_reader`); each field's own shape is the model's
 (:mod:`casslab.experiment.model`), checks across fields and against other parts are in
 :mod:`casslab.experiment.checks` and, for datacenters, :mod:`casslab.experiment.topology_checks`.
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from casslab.errors import ExperimentError
+from casslab.errors import ExperimentError, ExperimentValidationError
 from casslab.experiment.checks import (
     cell_problems,
     cluster_section_problems,
@@ -32,13 +32,13 @@ from casslab.experiment.discover_checks import discover_problems
 from casslab.experiment.existing_checks import existing_problems
 from casslab.experiment.hosts_checks import hosts_problems
 from casslab.experiment.load_clients import clients_problems
-from casslab.experiment.model import Experiment, ExperimentValidationError, Factor
+from casslab.experiment.model import Experiment, Factor
 from casslab.experiment.problems import in_file_order, pydantic_problems
 from casslab.experiment.skew_checks import skew_problems
 from casslab.experiment.topology_checks import topology_problems
-from casslab.experiment.yaml_reader import parse_yaml
 from casslab.faults.model import FaultKind, timeline_problems
 from casslab.load.credentials import mask_message
+from casslab.yaml_reader import parse_yaml
 
 
 def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None) -> Experiment:
@@ -130,7 +130,7 @@ def _slow_disk_problems(experiment: Experiment) -> list[str]:
 
 def parse(text: str, source: str = "<string>", base_dir: Path | None = None) -> Experiment:
     """The experiment in YAML ``text``; ``source`` names it in messages (see :func:`check`)."""
-    return check(parse_yaml(text, source), source, base_dir)
+    return check(parse_yaml(text, source, ExperimentValidationError), source, base_dir)
 
 
 def read_text(path: Path | str, kind: str, shipped: str) -> tuple[str, Path]:

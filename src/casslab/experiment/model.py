@@ -93,7 +93,7 @@ from pydantic import (
 from casslab.analysis.records import DEFAULT_KPIS
 from casslab.cluster import Isolation
 from casslab.engine_contract.workload_spec import Consistency
-from casslab.errors import ConfigError, ExperimentError, problems_message
+from casslab.errors import ConfigError
 from casslab.experiment.base import SCHEMA_VERSION, Level, Record
 from casslab.experiment.discover import DiscoverSection
 from casslab.experiment.replication import checked_replication
@@ -103,16 +103,6 @@ from casslab.faults.model import Fault
 from casslab.load.credentials import mask_data
 from casslab.net.presets import resolve_topology
 from casslab.units import duration_s
-
-
-class ExperimentValidationError(ExperimentError):
-    """An experiment file has problems; ``problems`` lists each as ``<path>: <message>``."""
-
-    def __init__(self, source: str, problems: list[str]) -> None:
-        self.source = source
-        self.problems = list(problems)
-        super().__init__(problems_message(f"experiment {source}", self.problems))
-
 
 # ---------------------------------------------------------------- durations
 

@@ -1,5 +1,6 @@
-"""Read the YAML document of an experiment file: syntax errors and duplicate keys are
-reported with their line and column (pure: text in, data out)."""
+"""Read the YAML document of a file (an experiment, a tune file, a capacity problem): syntax
+errors and duplicate keys are reported with their line and column, as the caller's kind of
+:class:`~casslab.errors.DocumentProblemsError` (pure: text in, data out)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from casslab.experiment.model import ExperimentValidationError
+from casslab.errors import DocumentProblemsError
 
 
 class _Loader(yaml.SafeLoader):
@@ -40,8 +41,11 @@ _Loader.add_constructor(
 )
 
 
-def parse_yaml(text: str, source: str) -> Any:
-    """The YAML document in ``text``; syntax errors and duplicate keys raise with positions."""
+def parse_yaml(
+    text: str, source: str, raises: type[DocumentProblemsError] = DocumentProblemsError
+) -> Any:
+    """The YAML document in ``text``; syntax errors and duplicate keys raise ``raises`` (for
+    the file ``source``) with their positions."""
     loader = _Loader(text)
     loader.duplicates = []
     try:
@@ -50,11 +54,11 @@ def parse_yaml(text: str, source: str) -> Any:
         mark = error.problem_mark or error.context_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         problem = error.problem or error.context or "invalid YAML"
-        raise ExperimentValidationError(source, [f"{where}YAML syntax: {problem}"]) from error
+        raise raises(source, [f"{where}YAML syntax: {problem}"]) from error
     except yaml.YAMLError as error:
-        raise ExperimentValidationError(source, [f"YAML syntax: {error}"]) from error
+        raise raises(source, [f"YAML syntax: {error}"]) from error
     finally:
         loader.dispose()
     if loader.duplicates:
-        raise ExperimentValidationError(source, loader.duplicates)
+        raise raises(source, loader.duplicates)
     return data

@@ -1,4 +1,5 @@
-"""Reading an experiment file's YAML: syntax errors and duplicate keys with their lines."""
+"""Reading a file's YAML (here an experiment file's): syntax errors and duplicate keys with
+their lines."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from casslab.experiment.model import ExperimentValidationError
-from casslab.experiment.yaml_reader import parse_yaml
+from casslab.errors import ExperimentValidationError
+from casslab.yaml_reader import parse_yaml
 
 
 @pytest.mark.parametrize(
@@ -43,13 +44,17 @@ def test_parse_yaml(text: str, data: Any) -> None:
 )
 def test_duplicate_keys_are_reported_with_lines(text: str, problems: list[str]) -> None:
     with pytest.raises(ExperimentValidationError) as caught:
-        parse_yaml(text, "e.yaml")
+        parse_yaml(text, "e.yaml", ExperimentValidationError)
     assert caught.value.problems == problems
     assert caught.value.source == "e.yaml"
 
 
 def test_yaml_syntax_error_has_line_and_column() -> None:
     with pytest.raises(ExperimentValidationError) as caught:
-        parse_yaml("name: demo\nfactors:\n  threads: [1, 2\nworkload: write\n", "e.yaml")
+        parse_yaml(
+            "name: demo\nfactors:\n  threads: [1, 2\nworkload: write\n",
+            "e.yaml",
+            ExperimentValidationError,
+        )
     assert len(caught.value.problems) == 1
     assert caught.value.problems[0].startswith("line 4, column 9: YAML syntax:")
