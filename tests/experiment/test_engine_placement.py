@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from casslab.cluster.isolated.cgroups import read_hierarchy
-from casslab.cluster.isolated.engine_cgroup import host_cpus
 from casslab.errors import ExperimentError
 from casslab.experiment.engine_placement import EnginePlacement
 from casslab.experiment.model import Experiment
 from casslab.experiment.options import RunnerOptions, resume_command
 from casslab.experiment.runner import Runner
+from casslab.host.cgroups import read_hierarchy
+from casslab.host.engine_cgroup import host_cpus
 from casslab.store.layout import RunLayout
 from casslab.store.records import read_manifest
 from fakes import Calls, engine_runs, fake_factory, install_fake_engine

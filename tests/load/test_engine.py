@@ -241,7 +241,7 @@ wait
 def test_preexec_runs_in_the_engines_process_before_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The caller's placement (e.g. its cgroup, casslab.cluster.engine_cgroup) is done in
+    """The caller's placement (e.g. its cgroup, casslab.host.engine_cgroup.engine_cgroup) is done in
     the engine's own process, before the engine runs: it sees what the step left."""
     marker = tmp_path / "placed"
     fake_engine(

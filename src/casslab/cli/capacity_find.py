@@ -139,7 +139,7 @@ def _placement(engine_cpus: str | None) -> Iterator[Any]:
     if engine_cpus is None:
         yield None
         return
-    from casslab.cluster import engine_cgroup
+    from casslab.host.engine_cgroup import engine_cgroup
 
     with engine_cgroup(engine_cpus) as preexec:
         yield preexec
@@ -431,7 +431,7 @@ def find(
         credentials.require_password_env(loader.connection)
     credentials.require_password_env(command.spec.connection)
     if engine_cpus is not None:
-        from casslab.cluster import check_engine_cpus
+        from casslab.host.engine_cgroup import check_engine_cpus
 
         check_engine_cpus(engine_cpus)
     engine.engine_binary()  # built?

@@ -135,7 +135,7 @@ def workdir_for(path: Path | None) -> Iterator[Path]:
 def check_engine_cpus(engine_cpus: str | None) -> None:
     """Refuse an ``--engine-cpus`` this host or user cannot have, before anything runs."""
     if engine_cpus is not None:
-        from casslab.cluster import check_engine_cpus
+        from casslab.host.engine_cgroup import check_engine_cpus
 
         check_engine_cpus(engine_cpus)
 
@@ -153,7 +153,7 @@ def run_engine(
         return engine.run(
             spec, workdir, on_interval=on_interval, timeout_s=timeout_s, wording=words
         )
-    from casslab.cluster import engine_cgroup
+    from casslab.host.engine_cgroup import engine_cgroup
 
     with engine_cgroup(engine_cpus) as preexec:
         return engine.run(

@@ -5,7 +5,7 @@ Parse (pure, :mod:`casslab.load.stress`), run the engine (:func:`casslab.load.en
 print the rows rendered by :mod:`casslab.cli.stress_render` live, and write ``-log file=``
 and ``-graph file=`` (:mod:`casslab.cli.stress_graph`) when asked. ``--dry-run`` prints the
 engine spec and sends nothing. ``--engine-cpus`` runs the engine in a cgroup of its own
-pinned to those CPUs (:func:`casslab.cluster.engine_cgroup`). ``--clients N`` and
+pinned to those CPUs (:func:`casslab.host.engine_cgroup.engine_cgroup`). ``--clients N`` and
 ``--client-hosts FILE`` split the run over several engines
 (:mod:`casslab.cli.stress_clients`). The options both commands share are in
 :mod:`casslab.cli.load_options`.

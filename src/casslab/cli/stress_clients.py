@@ -89,7 +89,7 @@ def _placement(engine_cpus: str | None) -> Iterator[Callable[[], None] | None]:
     if engine_cpus is None:
         yield None
         return
-    from casslab.cluster import engine_cgroup
+    from casslab.host.engine_cgroup import engine_cgroup
 
     with engine_cgroup(engine_cpus) as preexec:
         yield preexec

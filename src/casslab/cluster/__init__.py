@@ -3,13 +3,11 @@
 Callers bring clusters up with :func:`up`/:func:`create`, find them with :func:`attach`,
 and use them through the :class:`Cluster` protocol; the backends (``local``, ``isolated``,
 ``external``) are registered in :mod:`casslab.cluster.registry`. :func:`attach_external`
-attaches a cluster casslab did not start. The load engine's own cgroup on this host
-(``--engine-cpus``) is :func:`engine_cgroup`.
+attaches a cluster casslab did not start.
 """
 
 from casslab.cluster.backend import Cluster, NodeView, ResetMode, UpOutcome
 from casslab.cluster.external.attach import attach_external
-from casslab.cluster.isolated.engine_cgroup import check_engine_cpus, engine_cgroup
 from casslab.cluster.isolated.records import Isolation
 from casslab.cluster.local import LocalCluster
 from casslab.cluster.model import (
@@ -65,13 +63,11 @@ __all__ = [
     "UpOutcome",
     "attach",
     "attach_external",
-    "check_engine_cpus",
     "clusters_root",
     "create",
     "current_access",
     "current_contact_points",
     "current_name",
-    "engine_cgroup",
     "limit_problems",
     "remove",
     "up",

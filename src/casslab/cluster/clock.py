@@ -30,7 +30,7 @@ from pydantic import Field
 from casslab.cluster.distribution import Distribution
 from casslab.cluster.model import Node
 from casslab.errors import ConfigError
-from casslab.javabuild import compiled
+from casslab.host.javac import compiled
 from casslab.record import Record
 from casslab.units import offset_ms
 

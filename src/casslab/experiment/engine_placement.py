@@ -1,5 +1,5 @@
 """Where a run's load engines run: anywhere (the default), or with ``--engine-cpus`` in
-one cgroup of their own pinned to those CPUs (:func:`casslab.cluster.engine_cgroup`) for
+one cgroup of their own pinned to those CPUs (:func:`casslab.host.engine_cgroup.engine_cgroup`) for
 every engine run of every trial: preload, JVM warm-up rehearsal and measure alike."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import ExitStack
 
-from casslab.cluster import engine_cgroup
+from casslab.host.engine_cgroup import engine_cgroup
 
 
 class EnginePlacement:

@@ -85,7 +85,7 @@ def cluster_warnings(trials: Iterable[Trial], engine_cpus: str | None = None) ->
 def engine_overlaps(trials: Iterable[Trial], engine_cpus: str) -> list[str]:
     """One line per cluster setup whose nodes' cpuset shares CPUs with ``--engine-cpus``:
     the engine then takes CPU from the nodes it measures, which pinning was to prevent."""
-    from casslab.cluster.isolated.sizes import cpu_ranges, parse_cpuset
+    from casslab.host.cpus import cpu_ranges, parse_cpuset
 
     try:
         engine = set(parse_cpuset(engine_cpus, "--engine-cpus"))

@@ -30,7 +30,7 @@ def new_manifest(
 ) -> RunManifest:
     """The manifest of a run that starts now (probes the JDK, the host and git)."""
     from casslab.cluster import distribution
-    from casslab.cluster.jdk import probe
+    from casslab.host.jdk import probe
 
     jdk_version = None
     with suppress(CasslabError):

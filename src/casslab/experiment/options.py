@@ -10,8 +10,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from casslab.cluster import ClusterSpec, check_engine_cpus
+from casslab.cluster import ClusterSpec
 from casslab.errors import ConfigError
+from casslab.host.engine_cgroup import check_engine_cpus
 from casslab.validation import validation_message
 
 

@@ -29,10 +29,9 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from casslab.cluster.isolated.sizes import parse_bytes
 from casslab.errors import ConfigError
 from casslab.record import Record
-from casslab.units import duration_s, offset_ms
+from casslab.units import duration_s, offset_ms, parse_bytes
 
 
 class FaultKind(StrEnum):

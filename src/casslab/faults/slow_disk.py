@@ -8,7 +8,7 @@ cgroup held for that device before (the cluster's own ``--io-read``/``--io-write
 put back at the window's end.
 
 What cgroup v1 cannot throttle: buffered writes are written back later by kernel threads
-outside the node's cgroup and pass unthrottled (see :mod:`casslab.cluster.isolated.cgroups`);
+outside the node's cgroup and pass unthrottled (see :mod:`casslab.host.cgroups`);
 reads that miss the page cache, direct I/O and the commit log's syncs are throttled. v2's
 ``io.max`` throttles writeback too.
 
@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from casslab.cluster import Cluster
-from casslab.cluster.isolated.cgroups import Hierarchy, read_hierarchy
 from casslab.errors import ClusterError, ConfigError
+from casslab.host.cgroups import Hierarchy, read_hierarchy
 from casslab.record import Record
 
 SYS_DEV_BLOCK = Path("/sys/dev/block")

@@ -23,13 +23,14 @@ import psutil
 from casslab.cluster.backend import NodeView
 from casslab.cluster.heap import default_heap
 from casslab.cluster.isolated import network, owners, sizes, wan
-from casslab.cluster.isolated.cgroups import Cgroups, block_device, join
 from casslab.cluster.isolated.checks import limits_of
-from casslab.cluster.isolated.records import Bridge, Isolated, Isolation, NodeLimits
+from casslab.cluster.isolated.records import Bridge, Isolated, Isolation
 from casslab.cluster.local import launch
 from casslab.cluster.local.cluster import LocalCluster, check_memory
 from casslab.cluster.model import ClusterSpec, Node, heap_mib
 from casslab.errors import ClusterError, ConfigError
+from casslab.host.cgroup_limits import NodeLimits
+from casslab.host.cgroups import Cgroups, block_device, join
 from casslab.net.links import all_pairs
 
 REQUIRED_TOOLS = {"ip": "iproute2", "nsenter": "util-linux"}

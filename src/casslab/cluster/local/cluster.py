@@ -19,7 +19,7 @@ from typing import Any
 
 import psutil
 
-from casslab.cluster import admin, backend, clock, distribution, jdk, jvm, node_config, state
+from casslab.cluster import admin, backend, clock, distribution, jvm, node_config, state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
 from casslab.cluster.heap import default_heap, heap_problem
 from casslab.cluster.local import captures, launch
@@ -36,6 +36,7 @@ from casslab.cluster.processes import alive, stop_group
 from casslab.cluster.settings import normalize
 from casslab.cluster.wait import port_open
 from casslab.errors import ClusterError, ConfigError, WaitTimeoutError
+from casslab.host import jdk
 from casslab.paths import private_dir
 
 

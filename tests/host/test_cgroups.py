@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from casslab.cluster.isolated.cgroups import (
+from casslab.errors import ConfigError
+from casslab.host.cgroup_limits import NodeLimits
+from casslab.host.cgroups import (
     Cgroups,
     join,
     limit_writes,
     needed_controllers,
     parse_mountinfo,
 )
-from casslab.cluster.isolated.records import NodeLimits
-from casslab.errors import ConfigError
 
 # this machine's: one mount per v1 controller, and an empty unified tree (hybrid)
 HYBRID = """\

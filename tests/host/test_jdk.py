@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from casslab.cluster.jdk import Jdk, check_supported, find_java, parse_java_version
 from casslab.errors import SetupError
+from casslab.host.jdk import Jdk, check_supported, find_java, parse_java_version
 
 
 @pytest.mark.parametrize(

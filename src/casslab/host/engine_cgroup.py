@@ -23,7 +23,9 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from casslab.cluster.isolated.cgroups import (
+from casslab.errors import ConfigError
+from casslab.host.cgroup_limits import NodeLimits
+from casslab.host.cgroups import (
     MOUNTINFO,
     Cgroups,
     Hierarchy,
@@ -32,9 +34,7 @@ from casslab.cluster.isolated.cgroups import (
     mount_hint,
     read_hierarchy,
 )
-from casslab.cluster.isolated.records import NodeLimits
-from casslab.cluster.isolated.sizes import cpu_ranges, parse_cpuset
-from casslab.errors import ConfigError
+from casslab.host.cpus import cpu_ranges, parse_cpuset
 
 OPTION = "--engine-cpus"
 PARENT = "casslab"  # the engine cgroups sit next to the isolated clusters' ones

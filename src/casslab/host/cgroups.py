@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from casslab.cluster.isolated.records import NodeLimits
 from casslab.errors import ConfigError
+from casslab.host.cgroup_limits import NodeLimits
 
 CPU_PERIOD_US = 100_000
 MOUNTINFO = Path("/proc/self/mountinfo")

@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from casslab.cluster.isolated import engine_cgroup as module
-from casslab.cluster.isolated.cgroups import Cgroups, join, read_hierarchy
-from casslab.cluster.isolated.engine_cgroup import (
+from casslab.errors import ConfigError
+from casslab.host import engine_cgroup as module
+from casslab.host.cgroup_limits import NodeLimits
+from casslab.host.cgroups import Cgroups, join, read_hierarchy
+from casslab.host.engine_cgroup import (
     CONTROLLERS,
     check_engine_cpus,
     engine_cgroup,
@@ -25,8 +27,6 @@ from casslab.cluster.isolated.engine_cgroup import (
     parse_engine_cpus,
     sweep,
 )
-from casslab.cluster.isolated.records import NodeLimits
-from casslab.errors import ConfigError
 
 
 @pytest.mark.parametrize(
