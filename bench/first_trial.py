@@ -27,7 +27,7 @@ from pathlib import Path
 from scipy.stats import t
 
 from casslab.store.layout import RunLayout
-from casslab.store.records import TrialStatus, read_trial_result
+from casslab.store.run_records import TrialStatus, read_trial_result
 
 EXPERIMENT = Path(__file__).parent / "experiments" / "first-trial.yaml"
 ITERATIONS = 5  # as in the experiment file

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from casslab.store.layout import RunLayout
-from casslab.store.records import TrialResult, read_manifest, read_trial_result
+from casslab.store.run_records import TrialResult, read_manifest, read_trial_result
 
 TARGET_SHARE = 0.15
 TARGET_RESTORE_S = 5.0

@@ -9,7 +9,7 @@ from typing import Any
 from casslab.store.io import write_record
 from casslab.store.layout import RunLayout
 from casslab.store.plan_file import write_plan_file
-from casslab.store.records import HostFacts, RunManifest, TrialResult, TrialStatus
+from casslab.store.run_records import HostFacts, RunManifest, TrialResult, TrialStatus
 
 START = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 

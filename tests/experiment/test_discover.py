@@ -16,7 +16,7 @@ from casslab.experiment.design import expand
 from casslab.experiment.discover import DiscoverSection, need_for, rate_share
 from casslab.experiment.discover_phase import measured_command
 from casslab.experiment.model import Experiment
-from casslab.store.records import Discovered
+from casslab.store.run_records import Discovered
 
 
 def _data(**fields: Any) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from casslab.experiment.runner import Runner
 from casslab.host.cgroups import read_hierarchy
 from casslab.host.engine_cgroup import host_cpus
 from casslab.store.layout import RunLayout
-from casslab.store.records import read_manifest
+from casslab.store.run_records import read_manifest
 from fakes import Calls, engine_runs, fake_factory, install_fake_engine
 
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason="cgroups need root")

@@ -18,7 +18,7 @@ from casslab.experiment.model import Experiment, ResetPolicy
 from casslab.experiment.options import RunnerOptions
 from casslab.experiment.runner import Runner
 from casslab.store.layout import RunLayout
-from casslab.store.records import TrialStatus
+from casslab.store.run_records import TrialStatus
 from cli_entry import NEEDS_ENGINE, casslab
 from fakes import Calls, FakeCluster, install_fake_engine
 

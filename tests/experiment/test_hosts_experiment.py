@@ -13,7 +13,7 @@ from casslab.cluster import BackendKind, ClusterSpec
 from casslab.experiment.options import RunnerOptions
 from casslab.experiment.runner import Runner
 from casslab.store.layout import RunLayout
-from casslab.store.records import TrialStatus
+from casslab.store.run_records import TrialStatus
 from fakes import Calls, FakeCluster, install_fake_engine
 from inventory_files import parse_in, problems_in, write_inventory
 

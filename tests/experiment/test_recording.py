@@ -21,7 +21,7 @@ from casslab.experiment.runner import Runner
 from casslab.metrics.source import Sample
 from casslab.metrics.store import load
 from casslab.store.layout import RunLayout
-from casslab.store.records import TrialStatus
+from casslab.store.run_records import TrialStatus
 from fakes import Calls, fake_factory, install_fake_engine
 
 

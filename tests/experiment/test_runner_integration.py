@@ -18,7 +18,7 @@ import pytest
 import casslab.results
 from browser_check import CHROMIUM, figure_divs, open_page, screenshot
 from casslab.store.layout import RunLayout
-from casslab.store.records import TrialResult, TrialStatus
+from casslab.store.run_records import TrialResult, TrialStatus
 
 pytestmark = [pytest.mark.integration, pytest.mark.engine]
 

@@ -12,7 +12,7 @@ import pytest
 
 from casslab.cluster.isolated import network
 from casslab.cluster.isolated.cluster import cluster_id
-from casslab.store.records import TrialResult, TrialStatus
+from casslab.store.run_records import TrialResult, TrialStatus
 from cli_entry import NEEDS_ENGINE, casslab, processes_under
 
 pytestmark = [

@@ -18,7 +18,7 @@ from casslab.experiment.options import RunnerOptions
 from casslab.experiment.plan_records import Trial
 from casslab.experiment.runner import Runner
 from casslab.store.layout import RunLayout
-from casslab.store.records import TrialResult, TrialStatus
+from casslab.store.run_records import TrialResult, TrialStatus
 from cli_entry import casslab
 
 EXPERIMENT = Path(__file__).parent / "data" / "two-cells.yaml"

@@ -17,7 +17,7 @@ from casslab.experiment.options import RunnerOptions, resume_command
 from casslab.experiment.runner import Runner
 from casslab.experiment.stored_plan import stored_plan
 from casslab.store.layout import RunLayout
-from casslab.store.records import TrialStatus, read_manifest, read_trial_result
+from casslab.store.run_records import TrialStatus, read_manifest, read_trial_result
 from fakes import Calls, engine_runs, fake_factory, install_fake_engine
 
 

@@ -28,7 +28,7 @@ from casslab.experiment.stored_plan import (
 )
 from casslab.store.layout import RunLayout
 from casslab.store.plan_file import PlanOutline, read_plan_file, write_plan_file
-from casslab.store.records import read_manifest
+from casslab.store.run_records import read_manifest
 from run_literals import manifest
 
 DATA = Path(__file__).parent / "data"

@@ -33,7 +33,7 @@ from casslab.experiment.model import Experiment
 from casslab.experiment.stored_plan import plan_json
 from casslab.store.layout import RunLayout
 from casslab.store.plan_file import write_plan_file
-from casslab.store.records import HostFacts, RunManifest, TrialResult, TrialStatus
+from casslab.store.run_records import HostFacts, RunManifest, TrialResult, TrialStatus
 
 STCS = "compaction=STCS"
 LCS = "compaction=LCS"

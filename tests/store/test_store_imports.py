@@ -12,5 +12,5 @@ def test_no_store_module_imports_a_package_above_it() -> None:
 
 
 def test_importing_the_whole_store_loads_nothing_above_it() -> None:
-    statement = "import casslab.store, casslab.store.results, casslab.results"
+    statement = "import casslab.store, casslab.store.run_data, casslab.results"
     assert loaded_by(statement, FORBIDDEN) == []

@@ -45,7 +45,7 @@ class _ProgressView:
 
     def __call__(self, event: Event) -> None:
         from casslab.experiment import events
-        from casslab.store.records import TrialStatus
+        from casslab.store.run_records import TrialStatus
 
         if isinstance(event, events.RunStarted):
             done = event.total - event.pending

@@ -33,7 +33,7 @@ from casslab.experiment.plan_records import Trial
 from casslab.experiment.specs import spec_for
 from casslab.load import defaults
 from casslab.store.layout import RunLayout
-from casslab.store.records import Discovered
+from casslab.store.run_records import Discovered
 
 Preexec = Callable[[], None] | None
 

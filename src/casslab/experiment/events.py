@@ -9,7 +9,7 @@ from pathlib import Path
 from casslab.engine_contract.engine_records import IntervalRecord
 from casslab.experiment.cluster_setup import ClusterAction
 from casslab.experiment.plan_records import Trial
-from casslab.store.records import TrialResult
+from casslab.store.run_records import TrialResult
 
 
 @dataclass(frozen=True)

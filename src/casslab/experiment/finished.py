@@ -5,7 +5,7 @@ from __future__ import annotations
 from casslab.errors import NewerSchemaError, StoreError
 from casslab.experiment.plan_records import Plan
 from casslab.store.layout import RunLayout
-from casslab.store.records import TrialResult, read_trial_result
+from casslab.store.run_records import TrialResult, read_trial_result
 
 
 def read_finished(layout: RunLayout, plan: Plan) -> tuple[dict[str, TrialResult], list[str]]:

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from casslab.errors import ConfigError
 from casslab.experiment.cluster_setup import in_file_words
 from casslab.experiment.plan_records import Trial
-from casslab.store.records import HostFacts
+from casslab.store.run_records import HostFacts
 
 
 def host_facts() -> HostFacts:

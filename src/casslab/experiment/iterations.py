@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from casslab.experiment.plan_records import Plan
-from casslab.store.records import TrialResult, TrialStatus
+from casslab.store.run_records import TrialResult, TrialStatus
 
 
 @dataclass(frozen=True)

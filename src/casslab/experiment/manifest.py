@@ -18,7 +18,7 @@ from casslab.experiment.model import Experiment
 from casslab.experiment.plan_records import Plan
 from casslab.store.io import write_record
 from casslab.store.layout import RunLayout
-from casslab.store.records import Discovered, RunManifest, read_manifest
+from casslab.store.run_records import Discovered, RunManifest, read_manifest
 
 
 def new_manifest(

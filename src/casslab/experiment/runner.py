@@ -51,7 +51,7 @@ from casslab.experiment.trial_cluster import ClusterFactory, TrialClusters
 from casslab.experiment.warmup import WarmupRule, rehearse
 from casslab.store.io import write_record
 from casslab.store.layout import RunLayout
-from casslab.store.records import TrialResult, TrialStatus
+from casslab.store.run_records import TrialResult, TrialStatus
 
 
 class Runner:

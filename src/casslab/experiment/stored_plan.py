@@ -35,7 +35,7 @@ from casslab.experiment.plan_records import PLAN_SCHEMA_VERSION, Plan
 from casslab.store.io import check_schema_version, supported_version
 from casslab.store.layout import RunLayout
 from casslab.store.plan_file import PlanOutline, read_plan_file, write_plan_file
-from casslab.store.records import RunManifest
+from casslab.store.run_records import RunManifest
 from casslab.validation import validation_message
 
 

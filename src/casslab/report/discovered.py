@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from casslab.report import text
 from casslab.report.records import Section, Table, TableRow, Tone
-from casslab.store.load import RunData
-from casslab.store.records import Discovered
+from casslab.store.run_data import RunData
+from casslab.store.run_records import Discovered
 
 
 def _number(value: float | None, digits: int = 0) -> str:

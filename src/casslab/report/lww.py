@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from casslab.analysis.proportion import wilson
 from casslab.report import text
 from casslab.report.records import Section, Table, TableRow, Tone
-from casslab.store.load import RunData
-from casslab.store.records import TrialStatus
+from casslab.store.run_data import RunData
+from casslab.store.run_records import TrialStatus
 
 
 def _sum(values: Sequence[float | None]) -> float:

@@ -27,7 +27,7 @@ from casslab.experiment.plan_records import Cell, Trial
 from casslab.experiment.runner import Runner
 from casslab.experiment.trial_cluster import ClusterFactory
 from casslab.store.layout import RunLayout
-from casslab.store.records import TrialResult, TrialStatus
+from casslab.store.run_records import TrialResult, TrialStatus
 from casslab.tune.loader import TuneFile
 from casslab.tune.records import Measurement
 from casslab.tune.space import levels_of

@@ -1,7 +1,7 @@
 """Reading a whole run directory into one :class:`RunData`.
 
-:func:`load_run` reads ``manifest.json``, ``plan.json`` (its outline), every
-``trials/<cell>/<iteration>/summary.json`` (:class:`~casslab.store.records.TrialResult`),
+:func:`read_run` reads ``manifest.json``, ``plan.json`` (its outline), every
+``trials/<cell>/<iteration>/summary.json`` (:class:`~casslab.store.run_records.TrialResult`),
 each trial's ``engine.jsonl`` interval records and, when present, its ``metrics.parquet``
 (long format: time, node, metric, value). A failed or interrupted trial may lack any of
 its files except ``summary.json``: what is missing or unreadable is noted in
@@ -38,7 +38,7 @@ from casslab.record import Record
 from casslab.store.io import check_schema_version
 from casslab.store.layout import RunLayout
 from casslab.store.plan_file import PlanOutline, plan_outline, read_plan_file
-from casslab.store.records import RunManifest, TrialResult, read_manifest, read_trial_result
+from casslab.store.run_records import RunManifest, TrialResult, read_manifest, read_trial_result
 from casslab.validation import validation_message
 
 METRICS_COLUMNS = ("time", "node", "metric", "value")
@@ -250,7 +250,7 @@ def _read_trial(layout: RunLayout, result: TrialResult) -> TrialData:
     )
 
 
-def load_run(run_dir: Path | str, *, legacy_plan: LegacyPlan | None = None) -> RunData:
+def read_run(run_dir: Path | str, *, legacy_plan: LegacyPlan | None = None) -> RunData:
     """Read a run directory (see the module docstring); trials in run order.
 
     Raises :class:`~casslab.errors.StoreError` when the manifest is missing or invalid,

@@ -1,4 +1,4 @@
-"""Pure views of a :class:`~casslab.store.load.RunData`: cells, KPIs and pandas frames.
+"""Pure views of a :class:`~casslab.store.run_data.RunData`: cells, KPIs and pandas frames.
 
 * :func:`cell_layout`: the cells in design order and the baseline cell, from the run's
   plan (``plan.json``); without a plan (a run written before plan.json existed), cells in
@@ -13,8 +13,9 @@
   one per KPI).
 * :func:`intervals_frame`: one row per measured engine interval of every trial.
 
-The store's one use of :mod:`casslab.analysis` (pure statistics, itself a leaf): the
-KPIs of a trial are the analysis package's rule, not written twice.
+The KPIs of a trial read back are the same rule the runner used (:mod:`.trial`), not
+written twice; the report, capacity's throughput table and :mod:`casslab.results` read
+runs through here.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from casslab.analysis import TrialKpis, interval_series, kpi_spec, steady_state,
 from casslab.analysis.trial import ENGINE_KPIS
 from casslab.errors import AnalysisError
 from casslab.record import Record
-from casslab.store.load import RunData, TrialData
-from casslab.store.records import TrialStatus
+from casslab.store.run_data import RunData, TrialData
+from casslab.store.run_records import TrialStatus
 
 INTERVAL_KPIS = ENGINE_KPIS  # the engine reports each of them per interval too
 

@@ -1,4 +1,4 @@
-"""load_run: a run directory as one RunData; where the plan came from, or why none."""
+"""read_run: a run directory as one RunData; where the plan came from, or why none."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 
 from casslab.engine_contract.workload_spec import SCHEMA_VERSION as ENGINE_SCHEMA_VERSION
 from casslab.errors import ExperimentError, NewerSchemaError, StoreError
-from casslab.store.load import LegacyPlan, load_run
 from casslab.store.plan_file import PlanOutline
-from casslab.store.records import RunManifest, TrialStatus
+from casslab.store.run_data import LegacyPlan, read_run
+from casslab.store.run_records import RunManifest, TrialStatus
 from run_literals import PLAN, trial, write_run
 
 OUTLINE = PlanOutline.model_validate(PLAN)
@@ -20,7 +20,7 @@ OUTLINE = PlanOutline.model_validate(PLAN)
 def test_a_run_with_its_plan(tmp_path: Path) -> None:
     write_run(tmp_path)
 
-    run = load_run(tmp_path)
+    run = read_run(tmp_path)
 
     assert run.plan == OUTLINE
     assert run.plan_note == ""
@@ -31,7 +31,7 @@ def test_a_run_with_its_plan(tmp_path: Path) -> None:
 
 def test_no_manifest_is_a_store_error(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match=r"manifest\.json not found; give the run directory"):
-        load_run(tmp_path)
+        read_run(tmp_path)
 
 
 def _never(manifest: RunManifest) -> PlanOutline:
@@ -48,7 +48,7 @@ def _legacy_fails(manifest: RunManifest) -> PlanOutline:
 
 def test_plan_json_wins_over_the_legacy_plan(tmp_path: Path) -> None:
     write_run(tmp_path)
-    assert load_run(tmp_path, legacy_plan=_never).plan == OUTLINE
+    assert read_run(tmp_path, legacy_plan=_never).plan == OUTLINE
 
 
 @pytest.mark.parametrize(
@@ -64,7 +64,7 @@ def test_a_run_written_before_plan_json(
 ) -> None:
     write_run(tmp_path, plan=None)
 
-    run = load_run(tmp_path, legacy_plan=legacy)
+    run = read_run(tmp_path, legacy_plan=legacy)
 
     assert run.plan == plan
     assert note in run.plan_note
@@ -75,7 +75,7 @@ def test_an_unreadable_plan_json_is_noted_and_the_legacy_plan_used(tmp_path: Pat
     layout = write_run(tmp_path)
     layout.plan.write_text(layout.plan.read_text()[:30])
 
-    run = load_run(tmp_path, legacy_plan=_legacy)
+    run = read_run(tmp_path, legacy_plan=_legacy)
 
     assert run.plan == OUTLINE
     assert run.plan_note.startswith("plan.json is unreadable (not valid JSON (")
@@ -88,7 +88,7 @@ def test_a_newer_plan_json_stops_the_load(tmp_path: Path) -> None:
     layout.plan.write_text(json.dumps(data))
 
     with pytest.raises(NewerSchemaError, match="upgrade casslab"):
-        load_run(tmp_path, legacy_plan=_legacy)
+        read_run(tmp_path, legacy_plan=_legacy)
 
 
 def test_an_unreadable_summary_is_a_problem_and_a_newer_one_an_error(tmp_path: Path) -> None:
@@ -96,7 +96,7 @@ def test_an_unreadable_summary_is_a_problem_and_a_newer_one_an_error(tmp_path: P
     cut = layout.trial_summary("size=big", 1)
     cut.write_text(cut.read_text()[:25])
 
-    run = load_run(tmp_path)
+    run = read_run(tmp_path)
 
     assert [t.result.trial_id for t in run.trials] == ["size=small/1"]
     (problem,) = run.problems
@@ -107,7 +107,7 @@ def test_an_unreadable_summary_is_a_problem_and_a_newer_one_an_error(tmp_path: P
     newer["schema_version"] = 2
     cut.write_text(json.dumps(newer))
     with pytest.raises(NewerSchemaError, match=r"summary\.json"):
-        load_run(tmp_path)
+        read_run(tmp_path)
 
 
 def test_a_newer_engine_record_stops_the_load(tmp_path: Path) -> None:
@@ -117,14 +117,14 @@ def test_a_newer_engine_record_stops_the_load(tmp_path: Path) -> None:
     jsonl.write_text(json.dumps(record) + "\n")
 
     with pytest.raises(NewerSchemaError, match=r"engine\.jsonl: it has schema_version 2"):
-        load_run(tmp_path)
+        read_run(tmp_path)
 
 
 def test_a_cut_engine_line_is_a_problem_of_its_trial(tmp_path: Path) -> None:
     layout = write_run(tmp_path)
     layout.engine_jsonl("size=big", 1).write_text('{"type": "interval", "t_sta\n')
 
-    run = load_run(tmp_path)
+    run = read_run(tmp_path)
 
     assert run.trials[0].problems[0].startswith("engine.jsonl line 1: unreadable record")
     assert run.trials[0].result.status is TrialStatus.OK

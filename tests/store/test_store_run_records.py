@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from casslab.errors import NewerSchemaError, StoreError
 from casslab.store.io import write_record
-from casslab.store.records import (
+from casslab.store.run_records import (
     RUN_SCHEMA_VERSION,
     read_manifest,
     read_trial_result,

@@ -6,17 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from casslab.engine_contract.engine_records import IntervalRecord, LatencyStats, OpStats
-from casslab.store.frames import (
+from casslab.analysis.run_frames import (
     TrialSteadiness,
     cell_layout,
     intervals_frame,
     trial_steadiness,
     trials_frame,
 )
-from casslab.store.load import RunData, TrialData
+from casslab.engine_contract.engine_records import IntervalRecord, LatencyStats, OpStats
 from casslab.store.plan_file import PlanOutline
-from casslab.store.records import TrialResult
+from casslab.store.run_data import RunData, TrialData
+from casslab.store.run_records import TrialResult
 from run_literals import PLAN, manifest, trial
 
 OUTLINE = PlanOutline.model_validate(PLAN)
