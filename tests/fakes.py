@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from casslab.cluster import ClusterSpec, ClusterState, Node, NodeStatus, NodeView, ResetMode
+from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 
 
 @dataclass
@@ -150,6 +151,9 @@ class FakeCluster:
 
     def close_sessions(self) -> None:
         pass
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(missing={Capability.CUT_LINKS: NO_LINKS})
 
     def __enter__(self) -> Self:
         return self

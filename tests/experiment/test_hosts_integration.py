@@ -1,5 +1,5 @@
 """An experiment on a real host over SSH (``cluster: {hosts: hosts.yaml}``): one "host" (a
-network namespace running a real OpenSSH server, :mod:`casslab.remote.testbed`) with its
+network namespace running a real OpenSSH server, :mod:`ssh_testbed` (tests/ssh_testbed.py)) with its
 own Cassandra install (``cassandra_home``: nothing copied) and one node started by the
 ssh backend; both trials run and
 record the host's and the JVM's metrics read from its /proc over SSH and the node's JMX
@@ -21,8 +21,8 @@ import pandas as pd
 import pytest
 
 from casslab.cluster.distribution import resolve
-from casslab.remote.testbed import SshLab, missing_tools, namespace_pids
 from cli_entry import NEEDS_ENGINE
+from ssh_testbed import SshLab, missing_tools, namespace_pids
 
 pytestmark = [
     pytest.mark.integration,

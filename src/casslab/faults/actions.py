@@ -22,6 +22,7 @@ from typing import Any
 
 from casslab import procgroup
 from casslab.cluster import Cluster
+from casslab.cluster.capabilities import links_of
 from casslab.cluster.model import BackendKind
 from casslab.errors import CasslabError, ClusterError, ConfigError
 from casslab.faults import slow_disk
@@ -142,7 +143,7 @@ def _cut(cluster: Cluster, target: str) -> list[str]:
     """Cut the links ``target`` names (a datacenter's, or one); their names."""
     from casslab.net import cuts
 
-    directory = cuts.links_dir(cluster)
+    directory = links_of(cluster).keeper_dir()
     chosen = cuts.chosen_links(directory, target)
     cuts.set_cut(directory, chosen, cut=True)
     return chosen
@@ -179,7 +180,7 @@ def end(
         from casslab.net import cuts
 
         links = undo if isinstance(undo, list) else []
-        cuts.set_cut(cuts.links_dir(cluster), links, cut=False)
+        cuts.set_cut(links_of(cluster).keeper_dir(), links, cut=False)
         return
     if isinstance(undo, slow_disk.Throttled):
         slow_disk.end(undo)

@@ -20,6 +20,7 @@ from typing import Any
 
 from casslab.cluster import admin, state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome, reset_mode
+from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.external import discovery
 from casslab.cluster.external.records import DiscoveredNode, External
 from casslab.cluster.external.refusals import refusal
@@ -251,6 +252,9 @@ class ExternalCluster:
 
     def close_sessions(self) -> None:
         self._sessions.close()
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(missing={Capability.CUT_LINKS: NO_LINKS})
 
     def __enter__(self) -> ExternalCluster:
         return self

@@ -21,6 +21,7 @@ from typing import Any
 import psutil
 
 from casslab.cluster.backend import NodeView
+from casslab.cluster.capabilities import Capabilities
 from casslab.cluster.heap import default_heap
 from casslab.cluster.isolated import network, owners, sizes, wan
 from casslab.cluster.isolated.checks import limits_of
@@ -122,6 +123,9 @@ class IsolatedCluster(LocalCluster):
     def datacenters(self) -> list[str]:
         topology = self.state.spec.topology
         return topology.datacenters if topology is not None else super().datacenters
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(links=wan.KeptLinks(self.isolated.cluster_id))
 
     def _cgroups(self) -> Cgroups:
         return Cgroups.detect(self.isolated.cgroup_root, self.isolated.limits)

@@ -21,6 +21,7 @@ import psutil
 
 from casslab.cluster import admin, backend, clock, distribution, jvm, node_config, state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
+from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.heap import default_heap, heap_problem
 from casslab.cluster.local import captures, launch
 from casslab.cluster.model import (
@@ -414,6 +415,9 @@ class LocalCluster:
 
     def close_sessions(self) -> None:
         self._sessions.close()
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(missing={Capability.CUT_LINKS: NO_LINKS})
 
     def user_keyspaces(self) -> list[str]:
         return admin.user_keyspaces(self.session())

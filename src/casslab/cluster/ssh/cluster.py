@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from casslab.cluster import admin, backend, distribution, node_config, state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
+from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.heap import default_heap, heap_problem
 from casslab.cluster.local.launch import STATE_DIRS
 from casslab.cluster.model import ClusterSpec, ClusterState, Node, heap_mib
@@ -432,6 +433,9 @@ class SshCluster:
         for host in self._hosts.values():
             host.close()
         self._hosts = {}
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(missing={Capability.CUT_LINKS: NO_LINKS})
 
     def reset(
         self, mode: ResetMode = ResetMode.DROP, tables: Sequence[str] | None = None

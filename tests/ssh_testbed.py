@@ -13,6 +13,9 @@ times) of its sshd servers, in ``<root>/<id>/state.json`` before it makes it;
 :func:`remove_leftovers` removes what labs of processes that have ended left behind, by
 those records only. Leaving a lab kills its sshd servers and every process still in its
 namespaces, and removes namespaces, veths, bridge and the lab's folder.
+
+Only the tests and ``bench/`` use it (a bench script puts ``tests/`` on ``sys.path``); it is
+not part of the casslab package.
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ import psutil
 import yaml
 
 from casslab import pids, procgroup
-from casslab.cluster.isolated.network import ip
 from casslab.errors import ClusterError, SetupError
+from casslab.host.ip_command import ip
 from casslab.record import Record
 
 LAB_SUBNET = ipaddress.IPv4Network("10.215.0.0/24")
