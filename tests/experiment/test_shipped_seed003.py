@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from casslab.analysis.records import TrialKpis
+from casslab.analysis.analysis_records import TrialKpis
 from casslab.capacity.answer import PlanStatus
 from casslab.capacity.plan import plan
 from casslab.capacity.plan_check import plan_violations

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from casslab.report import text
 from casslab.report.discovered import discovered_section
-from casslab.report.records import Tone
+from casslab.report.report_document import Tone
 from casslab.store.layout import RunLayout
 from casslab.store.run_data import read_run
 

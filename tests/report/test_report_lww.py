@@ -9,7 +9,7 @@ from pathlib import Path
 
 from casslab.report.build import build_report
 from casslab.report.lww import lww_section
-from casslab.report.records import Tone
+from casslab.report.report_document import Tone
 from casslab.store.layout import RunLayout
 from casslab.store.run_data import read_run
 

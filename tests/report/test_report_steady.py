@@ -13,7 +13,7 @@ import pytest
 from casslab.report import build_report, read_run, trials_frame, write_report
 from casslab.report.html import plotly_figure
 from casslab.report.png import render_png
-from casslab.report.records import FigureSpec, Report, Table, Tone
+from casslab.report.report_document import FigureSpec, Report, Table, Tone
 
 RunFactory = Callable[..., Path]
 STCS = "compaction=STCS"

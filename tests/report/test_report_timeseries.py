@@ -13,7 +13,7 @@ from casslab.report import build_report, read_run, write_report
 from casslab.report.frames import metric_series
 from casslab.report.html import plotly_figure
 from casslab.report.png import render_png
-from casslab.report.records import Band, FigureSpec, Report
+from casslab.report.report_document import Band, FigureSpec, Report
 from casslab.store.layout import RunLayout
 from cli_entry import casslab
 

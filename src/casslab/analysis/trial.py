@@ -25,9 +25,9 @@ from datetime import datetime, timedelta
 
 import pandas as pd
 
+from casslab.analysis.analysis_records import KpiWindow, SteadyState, TrialKpis
 from casslab.analysis.kpis import kpis_from_intervals, kpis_from_metrics, kpis_from_summary
 from casslab.analysis.metric_rules import METRIC_RULES, MetricRule
-from casslab.analysis.records import KpiWindow, SteadyState, TrialKpis
 from casslab.analysis.steady import measured_intervals, steady_state
 from casslab.analysis.window import window_summary
 from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord

@@ -8,7 +8,7 @@ attaches a cluster casslab did not start.
 
 from casslab.cluster.backend import Cluster, NodeView, ResetMode, UpOutcome
 from casslab.cluster.external.attach import attach_external
-from casslab.cluster.isolated.records import Isolation
+from casslab.cluster.isolated.isolated_state import Isolation
 from casslab.cluster.local import LocalCluster
 from casslab.cluster.model import (
     BackendKind,

@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import Field
 
 from casslab.analysis.proportion import Proportion, wilson
-from casslab.cluster import clock
+from casslab.cluster import clock_skew
 from casslab.cluster.backend import Cluster
 from casslab.errors import ConfigError
 from casslab.record import Record
@@ -151,13 +151,13 @@ def run_case(
     """Measure ``case`` on ``keys`` keys: node ``good`` writes v1, node ``skewed`` (its
     clock stepped to ``case.skew_ms`` for the run, then set back) writes v2."""
     _check_nodes(cluster, good, skewed)
-    if not clock.supports_clock(cluster.state.lib_dir):
-        raise clock.unsupported(cluster.state.cassandra_version)
+    if not clock_skew.supports_clock(cluster.state.lib_dir):
+        raise clock_skew.unsupported(cluster.state.cassandra_version)
     second = cluster.node(skewed)
-    before = clock.read_skew(second)
-    clock.set_offset(second, case.skew_ms)
+    before = clock_skew.read_skew(second)
+    clock_skew.set_offset(second, case.skew_ms)
     try:
-        time.sleep(clock.SETTLE_S)
+        time.sleep(clock_skew.SETTLE_S)
         outcome = probe(
             cluster,
             gap_ms=case.gap_ms,
@@ -167,7 +167,7 @@ def run_case(
             skewed=skewed,
         )
     finally:
-        clock.write_skew(second, before)
+        clock_skew.write_skew(second, before)
     return LwwResult(
         case=case,
         lost=outcome.lost,

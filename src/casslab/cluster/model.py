@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
-from casslab.cluster.external.records import External
-from casslab.cluster.isolated.records import Isolated, Isolation
-from casslab.cluster.ssh.records import SshHosts
+from casslab.cluster.external.external_state import External
+from casslab.cluster.isolated.isolated_state import Isolated, Isolation
+from casslab.cluster.ssh.ssh_state import SshHosts
 from casslab.cqlaccess import CqlAccess
 from casslab.net.links import Link, check_links, link_text, parse_link
 from casslab.net.topology import Topology, parse_topology

@@ -7,7 +7,7 @@ catalogue of the Cassandra version the file runs), the cluster backend's limits
 (:class:`casslab.cluster.ClusterSpec`, and :func:`casslab.cluster.limit_problems` for the
 nodes' isolation: node sizes, memory and I/O sizes, heap against memory), cassandra-stress
 and YCSB syntax (:mod:`casslab.load.stress`, :mod:`casslab.load.ycsb`, with the profiles
-and ``-P`` files they name) and KPI names (:data:`casslab.analysis.records.KPI_CATALOGUE`).
+and ``-P`` files they name) and KPI names (:data:`casslab.analysis.analysis_records.KPI_CATALOGUE`).
 A ``cluster.topology`` level is checked here as a topology
 (:func:`casslab.net.presets.resolve_topology`); what the topologies make with the rest of
 the file (``client_dc``, replication, consistency) is :mod:`casslab.experiment.topology_checks`.
@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from casslab.analysis.records import KPI_CATALOGUE, NODE_KPI, kpi_spec
+from casslab.analysis.analysis_records import KPI_CATALOGUE, NODE_KPI, kpi_spec
 from casslab.cluster.config import validate_settings
 from casslab.cluster.distribution import DEFAULT_VERSION
 from casslab.errors import AnalysisError, CasslabError, ConfigError, ExperimentError
@@ -72,7 +72,7 @@ def settings_problems(settings: Mapping[str, object], version: str | None) -> li
 def kpi_problem(name: str) -> str | None:
     """Why ``name`` is not a KPI (with the closest name), or None when it is one: a
     catalogue name, ``<operation>.<kpi>`` or ``node<N>.<kpi>`` (see
-    :func:`casslab.analysis.records.kpi_spec`, the one rule)."""
+    :func:`casslab.analysis.analysis_records.kpi_spec`, the one rule)."""
     try:
         kpi_spec(name)
     except AnalysisError:

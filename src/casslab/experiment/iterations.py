@@ -26,7 +26,7 @@ class IterationDecision:
 
 def iteration_decision(plan: Plan, results: Sequence[TrialResult]) -> IterationDecision:
     """The decision after the plan's rounds so far, from the results of its trials."""
-    from casslab.analysis.records import TrialKpis
+    from casslab.analysis.analysis_records import TrialKpis
     from casslab.analysis.stopping import decide
 
     adaptive = plan.adaptive

@@ -90,7 +90,7 @@ from pydantic import (
     model_validator,
 )
 
-from casslab.analysis.records import DEFAULT_KPIS
+from casslab.analysis.analysis_records import DEFAULT_KPIS
 from casslab.cluster import Isolation
 from casslab.engine_contract.workload_spec import Consistency
 from casslab.errors import ConfigError

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from casslab.analysis import trial_kpis
-from casslab.analysis.records import TrialKpis
+from casslab.analysis.analysis_records import TrialKpis
 from casslab.cluster import Cluster, ResetMode
 from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
 from casslab.engine_contract.workload_spec import Connection, Output, WorkloadSpec

@@ -3,7 +3,7 @@ and the ``lww`` probe that shows what they do to last-write-wins.
 
 ``cluster: {clock: {2: -500ms}}`` or the factor ``cluster.clock: [{}, {2: -50ms}, {2:
 -500ms}]`` sets node 2's clock 500 ms behind for the trial (the other nodes on time). The
-runner writes each node's clock file before the trial (:mod:`casslab.cluster.clock`): the
+runner writes each node's clock file before the trial (:mod:`casslab.cluster.clock_skew`): the
 nodes keep running, so a change of skew costs no restart.
 
 ``lww: {keys: 100, gap: 100ms, timestamps: server}`` runs, after each trial's measured

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from casslab.cluster import clock
+from casslab.cluster import clock_skew
 from casslab.cluster.backend import Cluster
 from casslab.experiment.phases import PhaseTimes
 from casslab.experiment.plan_records import Trial
@@ -18,14 +18,14 @@ def set_clocks(cluster: Cluster, trial: Trial) -> None:
     when it names none (no drift), then wait until the nodes use it. A cluster whose clocks
     are all on time already and a trial without offsets: nothing to do."""
     wanted = {node.number: trial.clock.get(node.number, 0.0) for node in cluster.nodes}
-    current = {node.number: clock.read_skew(node) for node in cluster.nodes}
+    current = {node.number: clock_skew.read_skew(node) for node in cluster.nodes}
     if all(s.offset_ms == wanted[n] and s.drift_ppm == 0 for n, s in current.items()):
         return
-    if not clock.supports_clock(cluster.state.lib_dir):
-        raise clock.unsupported(cluster.state.cassandra_version)
+    if not clock_skew.supports_clock(cluster.state.lib_dir):
+        raise clock_skew.unsupported(cluster.state.cassandra_version)
     for node in cluster.nodes:
-        clock.write_skew(node, clock.ClockSkew(offset_ms=wanted[node.number]))
-    time.sleep(clock.SETTLE_S)
+        clock_skew.write_skew(node, clock_skew.ClockSkew(offset_ms=wanted[node.number]))
+    time.sleep(clock_skew.SETTLE_S)
 
 
 def expired_before(cluster: Cluster, trial: Trial) -> int | None:

@@ -6,7 +6,7 @@ not start (``casslab attach``) takes no faults: casslab never stops what it does
 A kill is SIGKILL to the node's process group; a pause SIGSTOP to its JVM (SIGCONT
 ends it); a stop is ``nodetool drain`` and then SIGTERM to its group (SIGKILL after
 :data:`STOP_GRACE_S`); a clock jump steps the node's wall clock through its clock file
-(:mod:`casslab.cluster.clock`, read by the node within 100 ms) and back; a slow disk
+(:mod:`casslab.cluster.clock_skew`, read by the node within 100 ms) and back; a slow disk
 throttles the block I/O of the node's cgroup and lifts it (:mod:`.slow_disk`). A killed or
 stopped node is brought back by the cluster's own ``start`` (which starts every node that
 is not running and waits until all are ready).
@@ -151,7 +151,7 @@ def _cut(cluster: Cluster, target: str) -> list[str]:
 
 def _jump(cluster: Cluster, number: int, by_ms: float) -> float:
     """Step node ``number``'s wall clock by ``by_ms``; the offset it had."""
-    from casslab.cluster import clock
+    from casslab.cluster import clock_skew
 
     check_faultable(cluster)
     if _remote(cluster):
@@ -159,11 +159,11 @@ def _jump(cluster: Cluster, number: int, by_ms: float) -> float:
             f"node {number} runs on an SSH host: casslab does not set clocks there (the "
             "host's own clock would need stepping); clock-jump needs local or isolated nodes"
         )
-    if not clock.supports_clock(cluster.state.lib_dir):
-        raise clock.unsupported(cluster.state.cassandra_version)
+    if not clock_skew.supports_clock(cluster.state.lib_dir):
+        raise clock_skew.unsupported(cluster.state.cassandra_version)
     node = cluster.node(number)
-    before = clock.read_skew(node).at(clock.now_ms())
-    clock.set_offset(node, before + by_ms)
+    before = clock_skew.read_skew(node).at(clock_skew.now_ms())
+    clock_skew.set_offset(node, before + by_ms)
     return before
 
 
@@ -189,10 +189,10 @@ def end(
         return
     number = int(target)
     if kind is FaultKind.CLOCK_JUMP:
-        from casslab.cluster import clock
+        from casslab.cluster import clock_skew
 
         before = undo if isinstance(undo, float) else 0.0
-        clock.set_offset(cluster.node(number), before)
+        clock_skew.set_offset(cluster.node(number), before)
         return
     if kind is FaultKind.PAUSE:
         signal_node(cluster, number, signal.SIGCONT, group=False)

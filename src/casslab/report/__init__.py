@@ -23,7 +23,7 @@ from casslab.report.compare import build_comparison
 from casslab.report.html import render_html
 from casslab.report.markdown import render_markdown
 from casslab.report.png import render_png
-from casslab.report.records import FigureSpec, Report, ReportPaths, VerdictRow
+from casslab.report.report_document import FigureSpec, Report, ReportPaths, VerdictRow
 from casslab.report.tables import trials_csv, trials_parquet
 from casslab.store.io import atomic_write
 from casslab.store.layout import RunLayout

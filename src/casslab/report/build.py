@@ -45,7 +45,7 @@ from casslab.report.figures import (
 )
 from casslab.report.frames import run_kpis
 from casslab.report.lww import lww_section
-from casslab.report.records import (
+from casslab.report.report_document import (
     Report,
     Section,
     Table,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from casslab.analysis.run_frames import trial_steadiness
-from casslab.report.records import VerdictRow
+from casslab.report.report_document import VerdictRow
 from casslab.store.run_data import RunData, TrialData
 from casslab.store.run_records import TrialStatus
 

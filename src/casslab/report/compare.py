@@ -37,7 +37,7 @@ from casslab.errors import ReportError
 from casslab.report import text
 from casslab.report.build import trial_warnings
 from casslab.report.frames import run_kpis as kpis_of
-from casslab.report.records import (
+from casslab.report.report_document import (
     FigureKind,
     FigureSpec,
     Report,

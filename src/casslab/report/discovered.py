@@ -5,7 +5,7 @@ capacity the cells' rate shares are of, how it was found, and the best thread co
 from __future__ import annotations
 
 from casslab.report import text
-from casslab.report.records import Section, Table, TableRow, Tone
+from casslab.report.report_document import Section, Table, TableRow, Tone
 from casslab.store.run_data import RunData
 from casslab.store.run_records import Discovered
 

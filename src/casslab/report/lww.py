@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from casslab.analysis.proportion import wilson
 from casslab.report import text
-from casslab.report.records import Section, Table, TableRow, Tone
+from casslab.report.report_document import Section, Table, TableRow, Tone
 from casslab.store.run_data import RunData
 from casslab.store.run_records import TrialStatus
 

@@ -29,9 +29,9 @@ from casslab.experiment.trial_cluster import ClusterFactory
 from casslab.store.layout import RunLayout
 from casslab.store.run_records import TrialResult, TrialStatus
 from casslab.tune.loader import TuneFile
-from casslab.tune.records import Measurement
 from casslab.tune.space import levels_of
 from casslab.tune.spec import Goal, ParamValue
+from casslab.tune.tuning_result import Measurement
 
 
 def candidate_experiment(tune_file: TuneFile, params: Mapping[str, ParamValue]) -> Experiment:

@@ -22,7 +22,7 @@ from casslab.cluster import admin, state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome, reset_mode
 from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.external import discovery
-from casslab.cluster.external.records import DiscoveredNode, External
+from casslab.cluster.external.external_state import DiscoveredNode, External
 from casslab.cluster.external.refusals import refusal
 from casslab.cluster.model import ClusterSpec, ClusterState, Node, NodeStatus
 from casslab.cluster.wait import port_open

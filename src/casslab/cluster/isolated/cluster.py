@@ -25,7 +25,7 @@ from casslab.cluster.capabilities import Capabilities
 from casslab.cluster.heap import default_heap
 from casslab.cluster.isolated import network, owners, sizes, wan
 from casslab.cluster.isolated.checks import limits_of
-from casslab.cluster.isolated.records import Bridge, Isolated, Isolation
+from casslab.cluster.isolated.isolated_state import Bridge, Isolated, Isolation
 from casslab.cluster.local import launch
 from casslab.cluster.local.cluster import LocalCluster, check_memory
 from casslab.cluster.model import ClusterSpec, Node, heap_mib

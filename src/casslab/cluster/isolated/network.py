@@ -23,7 +23,7 @@ import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from casslab.cluster.isolated.records import Bridge
+from casslab.cluster.isolated.isolated_state import Bridge
 from casslab.errors import ClusterError, ConfigError
 from casslab.host.ip_command import ip
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from casslab.cluster.isolated import network
-from casslab.cluster.isolated.records import Bridge
+from casslab.cluster.isolated.isolated_state import Bridge
 from casslab.errors import ClusterError, ConfigError
 from casslab.net import keeper
 from casslab.net.keeper import KeeperPlan, LinkPlan

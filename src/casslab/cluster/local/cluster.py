@@ -19,7 +19,7 @@ from typing import Any
 
 import psutil
 
-from casslab.cluster import admin, backend, clock, distribution, jvm, node_config, state
+from casslab.cluster import admin, backend, clock_skew, distribution, jvm, node_config, state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
 from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.heap import default_heap, heap_problem
@@ -106,7 +106,7 @@ class LocalCluster:
             jdk.check_supported(java, spec.version)  # before any download
         dist = distribution.resolve(spec.version)
         jdk.check_supported(java, dist.version)
-        clock.check_request(spec.clock, list(range(1, spec.nodes + 1)), dist)
+        clock_skew.check_request(spec.clock, list(range(1, spec.nodes + 1)), dist)
         settings = normalize(spec.settings, distribution.settings_catalogue(dist))
         reserved = sorted(set(settings) & node_config.RESERVED)
         if reserved:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import psutil
 
-from casslab.cluster import clock as skew
+from casslab.cluster import clock_skew as skew
 from casslab.cluster import jvm, node_config
 from casslab.cluster.model import ClusterState, Node, heap_mib
 from casslab.cluster.processes import create_time, stop_group

@@ -28,11 +28,11 @@ from casslab.cluster.local.launch import STATE_DIRS
 from casslab.cluster.model import ClusterSpec, ClusterState, Node, heap_mib
 from casslab.cluster.settings import normalize
 from casslab.cluster.ssh import deploy, nodes, render
-from casslab.cluster.ssh.records import SshHosts, SshNode
+from casslab.cluster.ssh.ssh_state import SshHosts, SshNode
 from casslab.errors import CasslabError, ClusterError, ConfigError
 from casslab.paths import private_dir
 from casslab.remote.inventory import HostSpec, Inventory, load_inventory
-from casslab.remote.records import RemoteProcess
+from casslab.remote.remote_records import RemoteProcess
 
 if TYPE_CHECKING:
     from casslab.remote.ssh import RemoteHost

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from casslab.metrics.clock import ClockReading, Exchange, estimate
+from casslab.metrics.clock_offset import ClockReading, Exchange, estimate
 
 
 def test_the_quickest_exchange_gives_the_offset() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from casslab.cluster import clock
+from casslab.cluster import clock_skew
 from casslab.cluster.model import ClusterSpec, Node
 from casslab.errors import ConfigError
 
@@ -29,63 +29,63 @@ def _node(tmp_path: Path) -> Node:
     ("text", "ms"), [("-500ms", -500.0), ("+1.5s", 1500.0), ("250ms", 250.0), ("-2s", -2000.0)]
 )
 def test_an_offset_is_a_signed_duration_with_its_unit(text: str, ms: float) -> None:
-    assert clock.parse_offset(text) == ms
+    assert clock_skew.parse_offset(text) == ms
 
 
 @pytest.mark.parametrize("text", ["500", "-500", "-500xs", "ms", "-2d"])
 def test_an_offset_without_a_unit_or_beyond_a_day_is_refused(text: str) -> None:
     with pytest.raises(ConfigError, match=rf"clock offset '{text}'"):
-        clock.parse_offset(text)
+        clock_skew.parse_offset(text)
 
 
 def test_a_drift_is_parts_per_million_with_the_unit() -> None:
-    assert clock.parse_drift("+50ppm") == 50.0
-    assert clock.parse_drift("-20ppm") == -20.0
+    assert clock_skew.parse_drift("+50ppm") == 50.0
+    assert clock_skew.parse_drift("-20ppm") == -20.0
     with pytest.raises(ConfigError, match="give parts per million with the unit"):
-        clock.parse_drift("50")
+        clock_skew.parse_drift("50")
 
 
 def test_a_drift_accumulates_from_when_it_was_set_and_a_change_does_not_jump(
     tmp_path: Path,
 ) -> None:
-    since = clock.now_ms() - 10_000
-    skew = clock.ClockSkew(offset_ms=-500, drift_ppm=100, since_ms=since)
+    since = clock_skew.now_ms() - 10_000
+    skew = clock_skew.ClockSkew(offset_ms=-500, drift_ppm=100, since_ms=since)
     assert skew.at(since) == -500
     assert skew.at(since + 10_000) == pytest.approx(-499.0)  # 10 s at 100 ppm: +1 ms
     node = _node(tmp_path)
-    clock.write_skew(node, skew)
-    assert clock.read_skew(node) == skew
-    assert clock.clock_file(node).read_text() == f"-500 100 {since}\n"
-    drifting = clock.set_drift(node, 50)
+    clock_skew.write_skew(node, skew)
+    assert clock_skew.read_skew(node) == skew
+    assert clock_skew.clock_file(node).read_text() == f"-500 100 {since}\n"
+    drifting = clock_skew.set_drift(node, 50)
     assert drifting.offset_ms == pytest.approx(skew.at(drifting.since_ms), abs=0.01)
-    stepped = clock.set_offset(node, 200)
+    stepped = clock_skew.set_offset(node, 200)
     assert (stepped.offset_ms, stepped.drift_ppm) == (200, 50)  # the drift stays
 
 
 def test_a_missing_or_broken_clock_file_means_no_skew(tmp_path: Path) -> None:
     node = _node(tmp_path)
-    assert clock.read_skew(node) == clock.ClockSkew()
-    clock.clock_file(node).parent.mkdir(parents=True)
-    clock.clock_file(node).write_text("garbage\n")
-    assert clock.read_skew(node) == clock.ClockSkew()
+    assert clock_skew.read_skew(node) == clock_skew.ClockSkew()
+    clock_skew.clock_file(node).parent.mkdir(parents=True)
+    clock_skew.clock_file(node).write_text("garbage\n")
+    assert clock_skew.read_skew(node) == clock_skew.ClockSkew()
 
 
 def test_a_cassandra_without_the_pluggable_clock_is_named(tmp_path: Path) -> None:
     with zipfile.ZipFile(tmp_path / "apache-cassandra-4.0.13.jar", "w") as jar:
         jar.writestr("org/apache/cassandra/utils/Clock.class", b"")  # 4.0: a class
-    assert not clock.supports_clock(tmp_path)
-    assert clock.clock_classes(Path("/usr/bin/java"), tmp_path) is None
-    message = str(clock.unsupported("4.0.13"))
+    assert not clock_skew.supports_clock(tmp_path)
+    assert clock_skew.clock_classes(Path("/usr/bin/java"), tmp_path) is None
+    message = str(clock_skew.unsupported("4.0.13"))
     assert "Cassandra 4.0.13 has no pluggable clock" in message
     assert "use 4.1 or later" in message
     with zipfile.ZipFile(tmp_path / "cassandra-all-5.0.9.jar", "w") as jar:
-        jar.writestr(clock.CLOCK_INTERFACE, b"")
-    assert clock.supports_clock(tmp_path)
+        jar.writestr(clock_skew.CLOCK_INTERFACE, b"")
+    assert clock_skew.supports_clock(tmp_path)
 
 
 def test_the_node_runs_casslabs_clock_reading_its_file(tmp_path: Path) -> None:
     node = _node(tmp_path)
-    assert clock.jvm_flags(node) == [
+    assert clock_skew.jvm_flags(node) == [
         "-Dcassandra.clock=casslab.SkewedClock",
         f"-Dcasslab.clock.file={tmp_path / 'node2' / 'conf' / 'clock'}",
         # internode message ages see a skew within a second, not Cassandra's default 10 s
@@ -96,9 +96,9 @@ def test_the_node_runs_casslabs_clock_reading_its_file(tmp_path: Path) -> None:
 def test_clock_offsets_in_the_spec_name_real_nodes_with_units() -> None:
     assert ClusterSpec(nodes=3, clock=["2=-500ms", "3=+1s"]).clock == {2: -500.0, 3: 1000.0}
     assert ClusterSpec(nodes=2, clock={2: "-250ms"}).clock == {2: -250.0}
-    clock.check_nodes({2: -500.0}, [1, 2, 3])
+    clock_skew.check_nodes({2: -500.0}, [1, 2, 3])
     with pytest.raises(ConfigError, match=r"--clock: node\(s\) 4 do not exist; the cluster has"):
-        clock.check_nodes({4: -500.0, 2: 1.0}, [1, 2, 3])
+        clock_skew.check_nodes({4: -500.0, 2: 1.0}, [1, 2, 3])
     with pytest.raises(ValueError, match="give a number with its unit"):
         ClusterSpec(nodes=3, clock=["2=-500"])
     with pytest.raises(ValueError, match="expected NODE=OFFSET"):

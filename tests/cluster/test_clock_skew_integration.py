@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from casslab.cluster import ClusterSpec, clock, create
+from casslab.cluster import ClusterSpec, clock_skew, create
 from casslab.cluster.backend import Cluster
 from casslab.cluster.lww import LwwCase, probe, run_case
 from casslab.metrics.cql import CqlSource
@@ -63,7 +63,7 @@ def test_a_change_at_run_time_shows_in_the_next_seconds_of_the_metric(skewed: Cl
         assert seen[-1] == pytest.approx(250, abs=5), seen
     finally:
         source.close()
-        clock.set_offset(node, -500.0)
+        clock_skew.set_offset(node, -500.0)
         time.sleep(0.3)
 
 
@@ -83,7 +83,7 @@ def test_a_clock_behind_loses_acknowledged_updates_and_none_without_skew(
     client = run_case(skewed, LwwCase(skew_ms=-500, gap_ms=100, client_timestamps=True), keys=10)
     assert client.lost is not None
     assert client.lost.hits == 0  # the control: the driver's clock stamps the writes
-    assert clock.read_skew(skewed.node(2)).offset_ms == -500  # set back after each case
+    assert clock_skew.read_skew(skewed.node(2)).offset_ms == -500  # set back after each case
 
 
 def test_bad_clock_input_is_named(skewed: Cluster) -> None:
