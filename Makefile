@@ -75,6 +75,7 @@ lint: venv
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
+	$(BIN)/python scripts/long_modules.py
 	@if [ -f Cargo.toml ]; then cargo fmt --all -- --check && cargo clippy --quiet --all-targets -- -D warnings; fi
 
 # The tests that need no Cassandra node run on two workers; the real-node tests one at a
