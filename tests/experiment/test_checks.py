@@ -7,13 +7,11 @@ from typing import Any
 
 import pytest
 
-from casslab.errors import ExperimentError
 from casslab.experiment.checks import (
     cell_problems,
     cluster_problems,
     command_problem,
     factor_problems,
-    file_reader,
     kpi_problem,
     kpis_problems,
     workload_problems,
@@ -166,14 +164,3 @@ def test_command_problem(command: str, problem: str | None, tmp_path: Path) -> N
     else:
         assert found is not None
         assert problem in found
-
-
-def test_file_reader_looks_next_to_the_experiment_then_in_the_shipped_workloads(
-    tmp_path: Path,
-) -> None:
-    (tmp_path / "mine").write_text("recordcount=10\n", encoding="utf-8")
-    read = file_reader(tmp_path)
-    assert read("mine") == "recordcount=10\n"
-    assert "recordcount" in read("workloada")
-    with pytest.raises(ExperimentError, match=r"nope: no such file \(nor relative to"):
-        read("nope")

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from casslab.errors import ExperimentError
-from casslab.experiment.commands import Command, Tool
+from casslab.experiment.commands import Command
 from casslab.experiment.design import expand
 from casslab.experiment.model import Experiment
 
@@ -181,9 +181,9 @@ def test_trial_resolves_settings_table_and_command() -> None:
         "AND gc_grace_seconds = 0"
     )
     assert trial.workload == Command(
-        tool=Tool.STRESS, text="mixed ratio(write=9,read=1) duration=30s cl=ONE -rate threads=32"
+        tool="stress", text="mixed ratio(write=9,read=1) duration=30s cl=ONE -rate threads=32"
     )
-    assert trial.preload == Command(tool=Tool.STRESS, text="write n=1000 -rate threads=8")
+    assert trial.preload == Command(tool="stress", text="write n=1000 -rate threads=8")
     assert trial.warmup_s == 10.0
     assert (trial.nodes, trial.heap, trial.keyspace) == (1, "1G", "keyspace1")
     assert trial.reset.value == "recreate"

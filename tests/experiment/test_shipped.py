@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from casslab.experiment import loader
-from casslab.experiment.commands import Tool
 from casslab.experiment.design import expand
 from casslab.experiment.model import Design, parse_duration_s
 from casslab.experiment.plan_records import Plan
@@ -85,7 +84,7 @@ def test_shipped_commands_build_engine_specs(path: Path) -> None:
     plan = expand(loader.load(path))
     commands = {t.workload for t in plan.trials} | {t.preload for t in plan.trials if t.preload}
     for command in commands:
-        if command.tool is Tool.YCSB:
+        if command.tool == "ycsb":
             parsed = ycsb.parse_ycsb(command.text.split())
             spec = ycsb.build_ycsb_spec(parsed, connection)
         else:

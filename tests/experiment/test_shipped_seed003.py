@@ -22,7 +22,6 @@ from casslab.capacity.throughput_fit import (
 )
 from casslab.cluster.isolated.sizes import PROFILES
 from casslab.experiment import loader
-from casslab.experiment.commands import Tool
 from casslab.experiment.design import expand
 from casslab.experiment.plan_records import Plan
 
@@ -63,7 +62,7 @@ def test_full_size_follows_seed_003() -> None:
     assert (len(plan.cells), plan.iterations, len(plan.trials)) == (108, 10, 1080)
     assert sum(t.restart for t in plan.trials) == 6  # one cluster per size x node count
     for trial in plan.trials:
-        assert trial.workload.tool is Tool.YCSB
+        assert trial.workload.tool == "ycsb"
         assert trial.replication["replication_factor"] == 3
         assert trial.node_isolation.cpu_scale == 1.0
         text = trial.workload.text

@@ -19,11 +19,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from casslab.capacity.find import Probe
-from casslab.capacity.probe_spec import READ_KINDS, LoadCommand, open_loop_spec
+from casslab.capacity.probe_spec import open_loop_spec
 from casslab.engine_contract.engine_records import ErrorRecord, IntervalRecord, SummaryRecord
 from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.errors import ClusterError, EngineError
 from casslab.load import engine
+from casslab.load.front_end import READ_KINDS, SearchLoad
+from casslab.load.front_ends import front_end
 
 GRACE_S = 20.0  # engine start, connection and (first run) schema, beyond the run itself
 HARD_TIMEOUT_EXTRA_S = 60.0  # the engine's own timeout, past the deadline: a stuck read
@@ -100,7 +102,7 @@ def probe_from_intervals(
     )
 
 
-def check_data(command: LoadCommand, summary: SummaryRecord) -> None:
+def check_data(command: SearchLoad, summary: SummaryRecord) -> None:
     """Refuse a read workload that finds no data: reads of missing rows are cheap, and the
     capacity they show is not the workload's."""
     kinds = {op.name: op.kind for op in command.spec.operations}
@@ -108,7 +110,7 @@ def check_data(command: LoadCommand, summary: SummaryRecord) -> None:
     count = sum(s.count for s in reads)
     missing = sum(s.not_found for s in reads)
     if count and missing > NOT_FOUND_LIMIT * count:
-        load = "ycsb load ..." if command.tool.value == "ycsb" else "write -pop seq=1..N ..."
+        load = front_end(command.front_end).preload_example
         raise ClusterError(
             f"capacity find: {missing:,} of {count:,} reads found no row: the table is empty "
             f"or holds other keys; load it first, e.g. --preload '{load}' with the same "
@@ -126,7 +128,7 @@ class EngineMeasure:
 
     def __init__(
         self,
-        command: LoadCommand,
+        command: SearchLoad,
         workdir: Path,
         *,
         step_duration_s: float,

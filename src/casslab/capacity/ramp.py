@@ -18,10 +18,11 @@ from typing import Final, Literal
 
 from pydantic import Field
 
-from casslab.capacity.probe_spec import LoadCommand, ramp_spec
+from casslab.capacity.probe_spec import ramp_spec
 from casslab.engine_contract.engine_records import SummaryRecord
 from casslab.errors import EngineError
 from casslab.load import engine
+from casslab.load.front_end import SearchLoad
 from casslab.record import Record
 
 SCHEMA_VERSION: Final[Literal[1]] = 1
@@ -76,7 +77,7 @@ def ramp_result(summary: SummaryRecord, p99_slo_ms: float | None) -> RampResult:
 
 
 def run_ramp(
-    command: LoadCommand,
+    command: SearchLoad,
     workdir: Path,
     *,
     step_duration_s: float,

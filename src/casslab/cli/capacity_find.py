@@ -32,7 +32,7 @@ from casslab.capacity.find_settings import (
     settings,
 )
 from casslab.capacity.probe import EngineMeasure, check_reachable, run_preload
-from casslab.capacity.probe_spec import LoadCommand, parse_command, preload_spec, split_words
+from casslab.capacity.probe_spec import parse_command, preload_spec, split_words
 from casslab.capacity.ramp import RampResult, run_ramp
 from casslab.cli.interrupt import Interrupted
 from casslab.cli.load_options import (
@@ -45,6 +45,7 @@ from casslab.cli.load_options import (
 from casslab.cli.metrics import parse_duration_s
 from casslab.errors import CasslabError, ConfigError
 from casslab.load import credentials, engine
+from casslab.load.front_end import SearchLoad
 
 RESULT_FILE = "find.json"
 FIGURE_FILE = "find.png"
@@ -278,7 +279,7 @@ def _finish(view: _View, result: FindResult, out: Path, title: str) -> None:
 
 def _search(
     view: _View,
-    command: LoadCommand,
+    command: SearchLoad,
     find: FindSettings,
     measure: EngineMeasure,
     out: Path,
@@ -313,7 +314,7 @@ def _search(
 
 def _ramp(
     view: _View,
-    command: LoadCommand,
+    command: SearchLoad,
     out: Path,
     step_s: float,
     warmup_s: float,
@@ -422,9 +423,9 @@ def find(
     command = command.model_copy(update={"spec": with_current_access(command.spec, contact)})
     loader = None
     if preload is not None:
-        if split_words([preload])[0] is not command.tool:
+        if split_words([preload])[0].name != command.front_end:
             raise ConfigError(
-                f"--preload {preload!r}: use the workload's tool ({command.tool.value}) for it"
+                f"--preload {preload!r}: use the workload's tool ({command.front_end}) for it"
             )
         loader = preload_spec([preload], contact_points=contact, data_seed=data_seed)
         loader = with_current_access(loader, contact)

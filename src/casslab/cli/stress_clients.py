@@ -22,15 +22,17 @@ from pathlib import Path
 
 import typer
 
-from casslab.cli import stress_render
 from casslab.engine_contract.engine_records import SummaryRecord
 from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.errors import ConfigError, EngineError, WorkloadSyntaxError
+from casslab.load import run_outcome
 from casslab.load.clients import LocalLauncher, run_clients
 from casslab.load.engine import EngineResult, Wording
 from casslab.load.merge import Merged, MergedRun
 from casslab.load.shares import split
 from casslab.load.stress import StressCommand
+from casslab.load.stress import console as stress_console
+from casslab.load.ycsb import console as ycsb_console
 from casslab.remote.inventory import Inventory, load_inventory
 
 MERGED_LOG = "latency.hlog"
@@ -165,19 +167,19 @@ def stress_text(
     command: StressCommand, run: MergedRun, text: Callable[[str], None], json_lines: bool
 ) -> None:
     """The merged intervals, summary and client lines, as ``casslab stress`` prints one run."""
-    progress = stress_render.StressProgress()
+    progress = stress_console.StressProgress()
     for record in run.intervals:
         if json_lines:
             typer.echo(record.model_dump_json())
-        progress = stress_render.advance(progress, record)
-        for row in stress_render.stress_interval_rows(record, progress):
+        progress = stress_console.advance(progress, record)
+        for row in stress_console.stress_interval_rows(record, progress):
             text(row)
     summary = summary_or_fail(run)
     if json_lines:
         typer.echo(summary.model_dump_json())
     if not command.log.no_summary:
         text("")
-        for line in stress_render.stress_results(summary):
+        for line in stress_console.stress_results(summary):
             text(line)
         text("END")
     for line in client_lines(run):
@@ -193,10 +195,10 @@ def ycsb_text(run: MergedRun, json_lines: bool, *, verify: bool = False) -> None
             typer.echo(record.model_dump_json())
         typer.echo(summary.model_dump_json())
     else:
-        for line in stress_render.ycsb_summary(summary):
+        for line in ycsb_console.ycsb_summary(summary):
             typer.echo(line)
         if verify:
-            typer.echo(stress_render.verify_line(summary))
+            typer.echo(run_outcome.verify_line(summary))
     for line in client_lines(run):
         typer.echo(line, err=json_lines)
 
@@ -246,6 +248,6 @@ def run_ycsb(
     for error in run.errors[:10]:
         typer.echo(f"engine error: {error.op}: {error.message}", err=True)
     report_failures(run)
-    failed = stress_render.failed_operations(summary, run.errors)
+    failed = run_outcome.failed_operations(summary, run.errors)
     if failed is not None:
         raise EngineError(f"{failed}; casslab ycsb exits non-zero when any operation fails")

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import difflib
 import re
-import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +26,9 @@ from pydantic import ValidationError
 from casslab.analysis.analysis_records import KPI_CATALOGUE, NODE_KPI, kpi_spec
 from casslab.cluster.config import validate_settings
 from casslab.cluster.distribution import DEFAULT_VERSION
-from casslab.errors import AnalysisError, CasslabError, ConfigError, ExperimentError
+from casslab.errors import AnalysisError, CasslabError, ConfigError
 from casslab.experiment.cluster_setup import in_file_words
-from casslab.experiment.commands import Tool, compose_command, tool_of
+from casslab.experiment.commands import compose_command, measure_mapping
 from casslab.experiment.discover import rate_level_problems, threads_level_problems
 from casslab.experiment.discover_checks import absolute_levels
 from casslab.experiment.levels import find_level, level_key
@@ -37,7 +36,6 @@ from casslab.experiment.model import (
     ClusterSection,
     Factor,
     FactorKind,
-    MeasureByTool,
     NodeIsolation,
     parse_factor_name,
 )
@@ -45,9 +43,7 @@ from casslab.experiment.problems import pydantic_problems
 from casslab.experiment.skew_checks import skew_level_problems
 from casslab.experiment.table import TableOptions
 from casslab.load.credentials import password_env_problem
-from casslab.load.stress import parse_stress
-from casslab.load.stress.profile import load_profile
-from casslab.load.ycsb import BUILTIN_WORKLOADS, builtin_workload_text, parse_ycsb
+from casslab.load.front_ends import FRONT_ENDS, front_end_for, name_of
 from casslab.net.presets import resolve_topology
 from casslab.validation import validation_problems
 
@@ -114,56 +110,23 @@ def until_problems(iterations: Any) -> list[str]:
     return [f"iterations.until.{p}" for p in kpis_problems(until.get("kpis"))]
 
 
-def file_reader(base_dir: Path | None) -> Callable[[str], str]:
-    """Reads a file named in a command: relative to the experiment file, then as given,
-    then a workload shipped with casslab (YCSB ``workloada`` .. ``workloadf``)."""
-
-    def read(name: str) -> str:
-        for path in ([base_dir / name] if base_dir else []) + [Path(name).expanduser()]:
-            if path.is_file():
-                return path.read_text(encoding="utf-8")
-        if Path(name).name in BUILTIN_WORKLOADS:
-            return builtin_workload_text(Path(name).name)
-        where = f" (nor relative to {base_dir})" if base_dir else ""
-        raise ExperimentError(
-            f"{name}: no such file{where}; name a file, or one of the shipped workloads "
-            f"{', '.join(BUILTIN_WORKLOADS)}"
-        )
-
-    return read
-
-
 def command_problem(command: str, base_dir: Path | None = None) -> str | None:
     """Why a load command does not parse, or None.
 
-    A ``user`` command's profile and YCSB ``-P`` files are read relative to ``base_dir``
-    (the experiment file's folder), so a file that is missing or malformed is caught too.
+    Its front end reads the files it names (a ``user`` command's profile, YCSB ``-P``
+    files) relative to ``base_dir`` (the experiment file's folder), so a file that is
+    missing or malformed is caught too; so is a ``password-env=VAR`` whose variable is not
+    set (the run would fail at its first trial, after starting the cluster).
     """
     try:
-        if tool_of(command) is Tool.YCSB:
-            return _secret_problem(
-                parse_ycsb(shlex.split(command), read_file=file_reader(base_dir))
-            )
-        parsed = parse_stress(command)
-        profile = getattr(parsed, "profile", None)
-        if isinstance(profile, str):
-            path = (base_dir / profile) if base_dir else Path(profile)
-            if not path.is_file():
-                return (
-                    f"profile {profile!r}: no such file {path}; a profile path is relative "
-                    "to the experiment file"
-                )
-            load_profile(path)
-        return _secret_problem(parsed)
+        parsed = front_end_for(command).parse(command, base_dir=base_dir)
+        problem = parsed.file_problem()
+        if problem is not None:
+            return problem
     except CasslabError as error:
         return str(error)
-
-
-def _secret_problem(parsed: object) -> str | None:
-    """A ``password-env=VAR`` whose variable is not set: the run would fail at its first
-    trial, after starting the cluster."""
-    name = getattr(parsed, "password_env", None)
-    return password_env_problem(name) if isinstance(name, str) else None
+    name = parsed.password_env
+    return password_env_problem(name) if name is not None else None
 
 
 # ---------------------------------------------------------------- across fields
@@ -383,24 +346,30 @@ def workload_problems(
             'workload: "mixed ratio(write=9,read=1)"'
         )
     measure = data.get("measure", "")
-    if not isinstance(measure, str | Mapping):
-        return problems  # reported by the model
-    if isinstance(measure, Mapping):
-        try:
-            measure = MeasureByTool.model_validate(measure)
-        except ValidationError:
+    if not isinstance(measure, str):
+        measure = measure_mapping(measure)
+        if measure is None:
             return problems  # reported by the model
+        unknown = [name for name in measure if name not in FRONT_ENDS]
+        for name in unknown:
+            close = difflib.get_close_matches(name, list(FRONT_ENDS), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            known = ", ".join(sorted(FRONT_ENDS))
+            problems.append(f"measure.{name}: not a load front end{hint}; known: {known}")
+        if unknown:
+            return problems
     commands: list[tuple[str, str]] = []
     if workload_factor is not None:
         levels = workload_factor.levels
         commands = [(f"factors.workload[{i}]", str(w)) for i, w in enumerate(levels)]
     elif isinstance(default, str) and default.strip() and not has_workload_factor:
         commands = [("workload", default)]
-    tools = {tool_of(text) for _, text in commands}
+    tools = sorted({name_of(text) for _, text in commands})
     if len(tools) > 1 and isinstance(measure, str) and measure.strip():
+        per_tool = ", ".join(f'{name}: "..."' for name in tools)
         problems.append(
-            "measure: the workloads mix cassandra-stress and YCSB commands, which take "
-            'different options; write measure: {stress: "...", ycsb: "..."}'
+            f"measure: the workloads mix {' and '.join(tools)} commands, which take "
+            f"different options; write measure: {{{per_tool}}}"
         )
         return problems
     threads, rate = absolute_levels(good)

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from casslab.cluster import Isolation
 from casslab.errors import ConfigError, ExperimentError
 from casslab.experiment.base import Level
-from casslab.experiment.commands import Command, compose_command, tool_of
+from casslab.experiment.commands import Command, compose_command
 from casslab.experiment.discover import is_best, need_for
 from casslab.experiment.levels import factor_labels, find_level, level_key, level_slugs
 from casslab.experiment.model import (
@@ -38,6 +38,7 @@ from casslab.experiment.ordering import round_order, trial_order, with_restarts
 from casslab.experiment.plan_records import Cell, Plan, Trial
 from casslab.experiment.replication import replication_for
 from casslab.experiment.skew import LwwSection, clock_offsets, resolve_probe
+from casslab.load.front_ends import name_of
 from casslab.net.presets import TopologyChoice, resolve_topology
 from casslab.validation import validation_message
 
@@ -225,7 +226,7 @@ def _trial_for(
         keyspace=experiment.schema_.keyspace,
         replication=replication,
         table=table,
-        preload=Command(tool=tool_of(preload), text=preload.strip()) if preload else None,
+        preload=Command(tool=name_of(preload), text=preload.strip()) if preload else None,
         warmup_s=parse_duration_s(experiment.warmup),
         workload=compose_command(workload, experiment.measure, threads, rate),
         reset=experiment.reset,

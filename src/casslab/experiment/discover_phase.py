@@ -22,16 +22,15 @@ from pathlib import Path
 from casslab.capacity.find import FindResult, FindStatus, find_capacity
 from casslab.capacity.find_settings import FindSettings, parse_error_share, parse_slo_ms
 from casslab.capacity.probe import EngineMeasure
-from casslab.capacity.probe_spec import LoadCommand, Tool
 from casslab.capacity.ramp import RampResult, run_ramp
 from casslab.engine_contract.workload_spec import ClosedLoop, Connection, OpenLoop, ThreadRamp
 from casslab.errors import ExperimentError, StoreError
 from casslab.experiment.commands import Command, compose_command
-from casslab.experiment.commands import Tool as CommandTool
 from casslab.experiment.discover import DiscoverNeed, DiscoverSection, step_seconds
 from casslab.experiment.plan_records import Trial
 from casslab.experiment.specs import spec_for
 from casslab.load import defaults
+from casslab.load.front_end import SearchLoad
 from casslab.store.layout import RunLayout
 from casslab.store.run_records import Discovered
 
@@ -60,7 +59,7 @@ def _dir_name(group: str) -> str:
 
 def load_command(
     spec_command: Command, connection: Connection, base_dir: Path | None, data_seed: int
-) -> LoadCommand:
+) -> SearchLoad:
     """The trial's workload as a search's command: its engine spec (the search replaces the
     rate and the stop), its concurrency bound and the ramp's thread bounds."""
     spec = spec_for(spec_command, connection, 0, base_dir, data_seed=data_seed)
@@ -73,8 +72,8 @@ def load_command(
         in_flight = rate.max_in_flight
     elif isinstance(rate, ThreadRamp):
         low, high = rate.min, rate.max
-    return LoadCommand(
-        tool=Tool.YCSB if spec_command.tool is CommandTool.YCSB else Tool.STRESS,
+    return SearchLoad(
+        front_end=spec_command.tool,
         display=spec_command.text,
         spec=spec,
         max_in_flight=in_flight,
@@ -84,7 +83,7 @@ def load_command(
 
 
 def _search(
-    command: LoadCommand, section: DiscoverSection, workdir: Path, preexec: Preexec
+    command: SearchLoad, section: DiscoverSection, workdir: Path, preexec: Preexec
 ) -> FindResult:
     step_s, warmup_s = step_seconds(section)
     settings = FindSettings(
@@ -110,7 +109,7 @@ def _search(
 
 
 def _ramp(
-    command: LoadCommand, section: DiscoverSection, workdir: Path, preexec: Preexec
+    command: SearchLoad, section: DiscoverSection, workdir: Path, preexec: Preexec
 ) -> RampResult:
     step_s, warmup_s = step_seconds(section)
     slo = parse_slo_ms(section.p99, option="discover.p99") if section.p99 else None
@@ -130,7 +129,7 @@ def discover(
     trial: Trial,
     need: DiscoverNeed,
     section: DiscoverSection,
-    command: LoadCommand,
+    command: SearchLoad,
     workdir: Path,
     preexec: Preexec,
 ) -> Discovered:

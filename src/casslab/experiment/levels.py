@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Sequence
 
 from casslab.errors import ConfigError
 from casslab.experiment.base import Level
-from casslab.experiment.commands import Tool, number_text, tool_of
 from casslab.experiment.discover import rate_share
 from casslab.experiment.model import Factor, FactorKind
 from casslab.experiment.skew import clock_offsets
 from casslab.experiment.table import Compaction, option_text, strategy_alias
+from casslab.load.command_words import clean_slug as _clean
+from casslab.load.command_words import number_text
 from casslab.load.credentials import mask_text
+from casslab.load.front_ends import front_end_for
 from casslab.net.presets import resolve_topology
 
 
@@ -74,22 +75,9 @@ def find_level(factor: Factor, level: Level) -> int | None:
 _SLUG_MAX = 40
 
 
-def _clean(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._+]+", "-", text).strip("-.") or "x"
-
-
 def _workload_slug(command: str) -> str:
     command = mask_text(command)  # a cell id names a directory: no password in it
-    if tool_of(command) is Tool.YCSB:
-        words = [w for w in command.split() if w.lower() not in {"ycsb", "run", "load", "-p"}]
-        return _clean("ycsb-" + "-".join(w.rsplit("/", 1)[-1] for w in words))
-
-    # "ratio(write=9,read=1)" -> "9,1": keep the values of key=value pairs in brackets
-    def values(match: re.Match[str]) -> str:
-        items = [item.partition("=")[2] or item for item in match.group(1).split(",")]
-        return ",".join(items)
-
-    return _clean(re.sub(r"\b\w+\(([^)]*)\)", values, command))
+    return front_end_for(command).slug(command)
 
 
 def level_slug(factor: Factor, level: Level) -> str:

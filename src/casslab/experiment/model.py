@@ -261,13 +261,6 @@ class ResetPolicy(StrEnum):
     NONE = "none"  # keep the data (the preload writes over it): an existing cluster's default
 
 
-class MeasureByTool(Record):
-    """Measure options per tool, when the workload factor mixes stress and YCSB commands."""
-
-    stress: str = ""
-    ycsb: str = ""
-
-
 class Until(Record):
     """When adaptive iterations stop: every cell's CI on every named KPI is this narrow."""
 
@@ -318,7 +311,7 @@ class Experiment(Record):
     preload: str | None = None
     warmup: str | int | float = "0s"
     workload: str | None = None
-    measure: str | MeasureByTool = ""
+    measure: str | dict[str, str] = ""  # a mapping: options by front end (mixed workloads)
     iterations: Annotated[
         Annotated[Annotated[StrictInt, Field(ge=1)], Tag("fixed")]
         | Annotated[AdaptiveIterations, Tag("adaptive")],

@@ -16,7 +16,6 @@ from pydantic import BaseModel, ValidationError
 from casslab.experiment.model import (
     ClusterSection,
     Experiment,
-    MeasureByTool,
     Order,
     SchemaSection,
 )
@@ -28,7 +27,6 @@ _SECTIONS: dict[str, type[BaseModel]] = {
     "schema": SchemaSection,
     "table": TableOptions,
     "order": Order,
-    "measure": MeasureByTool,
 }
 
 _PATTERN_HELP = {

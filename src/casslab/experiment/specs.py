@@ -7,17 +7,17 @@ in ``casslab plan``), not at trial 37: :func:`check_engine_specs` asks the engin
 
 from __future__ import annotations
 
-import shlex
 import tempfile
 from pathlib import Path
 
 from casslab.engine_contract.workload_spec import Connection, Consistency, WorkloadSpec
 from casslab.errors import CasslabError, ExperimentError, SpecRejectedError
-from casslab.experiment.commands import Command, Tool
+from casslab.experiment.commands import Command
 from casslab.experiment.plan_records import Plan
 from casslab.experiment.verification import measured_spec
 from casslab.load import engine
 from casslab.load.credentials import mask_text
+from casslab.load.front_ends import front_end
 from casslab.load.shares import split
 
 # --check parses and compiles a spec without connecting: any address will do.
@@ -32,31 +32,20 @@ def spec_for(
     *,
     data_seed: int = 0,
 ) -> WorkloadSpec:
-    """The engine spec of a stress or YCSB command; files it names (a user profile, a
-    YCSB ``-P`` file) are read relative to ``base_dir``, the experiment file's folder.
+    """The engine spec of a command, built by its front end; files it names (a user
+    profile, a YCSB ``-P`` file) are read relative to ``base_dir``, the experiment file's
+    folder.
 
     ``seed`` draws the operation sequence (a trial's iteration); ``data_seed`` the values
     written and validated, fixed for a run, so that a measured phase reads back what the
     preload wrote."""
-    if command.tool is Tool.YCSB:
-        from casslab.experiment.checks import file_reader
-        from casslab.load.ycsb import parse_ycsb
-
-        tokens = shlex.split(command.text)
-        if tokens and tokens[0].lower() == "ycsb":
-            tokens = tokens[1:]
-        parsed = parse_ycsb(tokens, read_file=file_reader(base_dir))
-        return parsed.to_spec(connection, seed=seed, data_seed=data_seed)
-    from casslab.load.stress import parse_stress
-
-    return parse_stress(command.text).to_spec(
-        connection, seed=seed, data_seed=data_seed, profile_dir=base_dir
-    )
+    parsed = front_end(command.tool).parse(command.text, base_dir=base_dir)
+    return parsed.to_spec(connection, seed=seed, data_seed=data_seed)
 
 
 def distinct_commands(plan: Plan) -> list[Command]:
     """Every preload and measured command of the plan, each once, in plan order."""
-    seen: dict[tuple[Tool, str], Command] = {}
+    seen: dict[tuple[str, str], Command] = {}
     for trial in plan.trials:
         for command in (trial.preload, trial.workload):
             if command is not None:

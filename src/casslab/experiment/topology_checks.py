@@ -32,9 +32,9 @@ from typing import Any
 from casslab.cluster.model import LOCAL_DATACENTER
 from casslab.engine_contract.workload_spec import Connection, Consistency
 from casslab.errors import CasslabError, ConfigError
-from casslab.experiment.commands import Command, compose_command, tool_of
+from casslab.experiment.commands import Command, compose_command, measure_mapping
 from casslab.experiment.discover_checks import absolute_levels
-from casslab.experiment.model import Factor, FactorKind, MeasureByTool
+from casslab.experiment.model import Factor, FactorKind
 from casslab.experiment.replication import (
     NETWORK,
     SIMPLE,
@@ -46,6 +46,7 @@ from casslab.experiment.replication import (
     strategy_of,
 )
 from casslab.experiment.specs import spec_for
+from casslab.load.front_ends import name_of
 from casslab.net.presets import TopologyChoice, resolve_topology
 
 Level = tuple[str, TopologyChoice | None]  # the path of a topology level, and it resolved
@@ -199,13 +200,10 @@ def _commands(data: Mapping[str, Any], good: Sequence[Factor]) -> list[tuple[str
     """The preload and each measured command as composed (those that compose: the rest
     are reported by :func:`casslab.experiment.checks.workload_problems`)."""
     measure = data.get("measure", "")
-    if isinstance(measure, Mapping):
-        try:
-            measure = MeasureByTool.model_validate(measure)
-        except ValueError:
+    if not isinstance(measure, str):
+        measure = measure_mapping(measure)
+        if measure is None:
             return []
-    if not isinstance(measure, str | MeasureByTool):
-        return []
     workload = next((f for f in good if f.kind is FactorKind.WORKLOAD), None)
     texts: list[tuple[str, str]] = []
     if workload is not None:
@@ -221,7 +219,7 @@ def _commands(data: Mapping[str, Any], good: Sequence[Factor]) -> list[tuple[str
             continue
     preload = data.get("preload")
     if isinstance(preload, str) and preload.strip():
-        out.append(("preload", Command(tool=tool_of(preload), text=preload.strip())))
+        out.append(("preload", Command(tool=name_of(preload), text=preload.strip())))
     return out
 
 

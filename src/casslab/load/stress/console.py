@@ -1,8 +1,8 @@
-"""The terminal text of ``casslab stress`` and ``casslab ycsb``: engine records rendered as
-cassandra-stress and YCSB print them. Pure: records in, strings out.
+"""The terminal text of a cassandra-stress run: engine records rendered as cassandra-stress
+prints them. Pure: records in, strings out (the CLI prints them).
 
-cassandra-stress shape: a header, then per interval one row per operation type (when more
-than one) and a ``total`` row::
+A header, then per interval one row per operation type (when more than one) and a
+``total`` row::
 
     type,      total ops,    op/s,    pk/s,   row/s,    mean,     med,     .95, ...
     total,         10000,   16386,   16386,   16386,     0.6,     0.4,     1.3, ...
@@ -11,10 +11,6 @@ and a ``Results:`` block. Latencies are milliseconds and are *response* times (f
 intended start in an open loop), so queueing is never hidden; when service time differs
 (open loop) the Results block adds ``Service ...`` lines. The client is not a JVM, so
 the ``gc`` columns are 0 and the GC summary lines are omitted.
-
-YCSB shape: ``[OVERALL], RunTime(ms), ...``, ``[OVERALL], Throughput(ops/sec), ...`` and
-per operation ``[READ], Operations, ...`` with latencies in microseconds, plus ``-s``
-status lines.
 """
 
 from __future__ import annotations
@@ -23,12 +19,7 @@ import math
 
 from pydantic import Field
 
-from casslab.engine_contract.engine_records import (
-    ErrorRecord,
-    IntervalRecord,
-    OpStats,
-    SummaryRecord,
-)
+from casslab.engine_contract.engine_records import IntervalRecord, OpStats, SummaryRecord
 from casslab.record import Record
 
 _PREDEFINED = {"write", "read", "counter_write", "counter_read"}
@@ -271,100 +262,3 @@ def stress_ramp(summary: SummaryRecord) -> list[str]:
     if summary.best_threads is not None:
         lines.append(f"Best thread count         : {summary.best_threads}")
     return lines
-
-
-# ---------------------------------------------------------------- YCSB
-
-
-def _us(ms: float) -> int:
-    return round(ms * 1000)
-
-
-def ycsb_summary(summary: SummaryRecord) -> list[str]:
-    """``[OVERALL]`` and per-operation lines, latencies in microseconds. As in YCSB,
-    ``Operations`` and the throughput count every operation done, failed ones too
-    (``Return=ERROR``); the engine's ``count`` is the successful ones (``Return=OK``)."""
-    runtime_ms = summary.duration_s * 1000
-    done = summary.total.count + summary.total.errors
-    throughput = done / summary.duration_s if summary.duration_s > 0 else 0.0
-    lines = [
-        f"[OVERALL], RunTime(ms), {runtime_ms:.0f}",
-        f"[OVERALL], Throughput(ops/sec), {throughput}",
-    ]
-    for name in sorted(summary.ops):
-        stats = summary.ops[name]
-        lat = stats.response
-        lines += [
-            f"[{name}], Operations, {stats.count + stats.errors}",
-            f"[{name}], AverageLatency(us), {lat.mean_ms * 1000}",
-            f"[{name}], MaxLatency(us), {_us(lat.max_ms)}",
-            f"[{name}], 50thPercentileLatency(us), {_us(lat.p50_ms)}",
-            f"[{name}], 95thPercentileLatency(us), {_us(lat.p95_ms)}",
-            f"[{name}], 99thPercentileLatency(us), {_us(lat.p99_ms)}",
-            f"[{name}], 99.9thPercentileLatency(us), {_us(lat.p999_ms)}",
-            f"[{name}], Return=OK, {stats.count}",
-        ]
-        if stats.errors:
-            lines.append(f"[{name}], Return=ERROR, {stats.errors}")
-        if stats.service != stats.response:
-            lines.append(
-                f"[{name}], ServiceTime99thPercentileLatency(us), {_us(stats.service.p99_ms)}"
-            )
-    return lines
-
-
-def ycsb_status(record: IntervalRecord, total_ops: int) -> str:
-    """A ``-s`` status line: ``10 sec: 1234 operations; 123.4 current ops/sec; [READ: ...]``."""
-    parts = []
-    for name in sorted(record.ops):
-        stats = record.ops[name]
-        lat = stats.response
-        parts.append(
-            f"[{name}: Count={stats.count}, Max={_us(lat.max_ms)}, Avg={lat.mean_ms * 1000:.2f}, "
-            f"95={_us(lat.p95_ms)}, 99={_us(lat.p99_ms)}, 99.9={_us(lat.p999_ms)}]"
-        )
-    return (
-        f"{record.t_end_s:.0f} sec: {total_ops} operations; "
-        f"{record.total.op_rate:.2f} current ops/sec; {' '.join(parts)}".rstrip()
-    )
-
-
-FIRST_ERROR_KINDS = 3
-_ERROR_KIND_CHARS = 240
-
-
-def failed_operations(summary: SummaryRecord, errors: list[ErrorRecord]) -> str | None:
-    """How many operations failed of how many (per operation type when several failed) and
-    the first distinct error messages sampled; None when every operation succeeded."""
-    failed = summary.total.errors
-    if failed == 0:
-        return None
-    line = f"{failed:,} of {summary.total.count + failed:,} operations failed"
-    by_op = [(name, stats.errors) for name, stats in sorted(summary.ops.items()) if stats.errors]
-    if len(summary.ops) > 1:
-        line += " (" + ", ".join(f"{name}: {count:,}" for name, count in by_op) + ")"
-    by_kind = summary.total.errors_by_kind
-    if by_kind:
-        line += "; by kind: " + ", ".join(f"{k.value}: {n:,}" for k, n in by_kind.items())
-    kinds: list[str] = []
-    for record in errors:
-        message = record.message
-        if len(message) > _ERROR_KIND_CHARS:
-            message = message[: _ERROR_KIND_CHARS - 1] + "…"
-        kind = (f"{record.op}: " if record.op else "") + message
-        if kind not in kinds:
-            kinds.append(kind)
-    if kinds:
-        line += "; first errors: " + "; ".join(kinds[:FIRST_ERROR_KINDS])
-    return line
-
-
-def verify_line(summary: SummaryRecord) -> str:
-    """The read-back of acknowledged writes in one line (``--verify``)."""
-    v = summary.verify
-    if v is None:
-        return "acknowledged writes not verified: the run was interrupted"
-    return (
-        f"verified {v.checked:,} acknowledged writes at {v.consistency.value}: {v.lost:,} lost, "
-        f"{v.errors:,} unverified (read errors), {v.duration_s:.1f} s"
-    )

@@ -1,14 +1,14 @@
-"""casslab.cli.stress_graph: the -graph page, its embedded data and revisions."""
+"""casslab.load.stress.graph: the -graph page, its embedded data and revisions."""
 
 from __future__ import annotations
 
-from casslab.cli.stress_graph import (
+from casslab.engine_contract.engine_records import IntervalRecord, LatencyStats, OpStats
+from casslab.load.stress.graph import (
     add_revision,
     render_graph_html,
     revision_from_intervals,
     revisions_from_html,
 )
-from casslab.engine_contract.engine_records import IntervalRecord, LatencyStats, OpStats
 
 LAT = LatencyStats(
     count=100, mean_ms=1.25, p50_ms=1.0, p95_ms=2.5, p99_ms=5.0, p999_ms=9.9, max_ms=12.3
