@@ -167,6 +167,17 @@ class FakeCluster:
         self.stop()
 
 
+class FakeBackend:
+    """A backend class for the registry (``BACKENDS[kind]``): ``casslab run`` in a test
+    makes fake clusters through it, recording into :attr:`calls`."""
+
+    calls = Calls()
+
+    @classmethod
+    def create(cls, spec: ClusterSpec, root: Path | None = None, **_: Any) -> FakeCluster:
+        return FakeCluster(spec, root or Path("/nonexistent"), cls.calls)
+
+
 def fake_factory(calls: Calls) -> Any:
     """A ``create_cluster`` for :class:`casslab.experiment.runner.Runner`."""
 
@@ -236,4 +247,11 @@ def engine_runs(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
 
 
-__all__ = ["Calls", "FakeCluster", "engine_runs", "fake_factory", "install_fake_engine"]
+__all__ = [
+    "Calls",
+    "FakeBackend",
+    "FakeCluster",
+    "engine_runs",
+    "fake_factory",
+    "install_fake_engine",
+]

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from casslab.errors import ExperimentError
-from casslab.experiment.engine_placement import EnginePlacement
 from casslab.experiment.model import Experiment
 from casslab.experiment.options import RunnerOptions, resume_command
 from casslab.experiment.runner import Runner
 from casslab.host.cgroups import read_hierarchy
 from casslab.host.engine_cgroup import host_cpus
+from casslab.load.session import LoadSession
 from casslab.store.layout import RunLayout
 from casslab.store.run_records import read_manifest
 from fakes import Calls, engine_runs, fake_factory, install_fake_engine
@@ -81,7 +81,7 @@ def test_without_the_option_no_engine_is_moved(
     _runner(tmp_path, None).run()
     assert not any(r["cpuset"].startswith("/casslab/") for r in engine_runs(log))
     assert read_manifest(RunLayout(root=tmp_path / "run").manifest).engine_cpus is None
-    assert EnginePlacement().preexec(None) is None
+    assert LoadSession().place() is None
 
 
 def test_a_resume_must_place_the_engine_as_the_run_did(

@@ -14,16 +14,16 @@ import pytest
 from typer.testing import CliRunner
 
 from casslab.cli.main import app
-from casslab.cluster.model import BackendKind, ClusterSpec
+from casslab.cluster.model import BackendKind
 from casslab.cluster.registry import BACKENDS
 from casslab.engine_contract.workload_spec import Connection, WorkloadSpec
 from casslab.errors import WorkloadSyntaxError
 from casslab.experiment import recording
-from casslab.load import front_ends
+from casslab.load import engine, front_ends
 from casslab.load.command_words import clean_slug
 from casslab.load.engine import Wording
 from casslab.load.front_end import SearchLoad
-from fakes import Calls, FakeCluster, engine_runs, install_fake_engine
+from fakes import FakeBackend, engine_runs, install_fake_engine
 
 # "echo write N": N sequential keys written once each, at one thread (or the level's)
 EXPERIMENT = """
@@ -116,16 +116,6 @@ def echo_registered() -> Iterator[None]:
     front_ends.FRONT_ENDS.pop("echo")
 
 
-class FakeBackend:
-    """The local backend's place in the registry, making fake clusters."""
-
-    calls = Calls()
-
-    @classmethod
-    def create(cls, spec: ClusterSpec, root: Path | None = None, **_: Any) -> FakeCluster:
-        return FakeCluster(spec, root or Path("/nonexistent"), cls.calls)
-
-
 def test_a_front_end_defined_here_runs_through_casslab_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, echo_registered: None
 ) -> None:
@@ -161,3 +151,32 @@ def test_an_unregistered_front_end_is_not_guessed(echo_registered: None) -> None
     assert front_ends.front_end_for("echo write 5").name == "echo"
     with pytest.raises(Exception, match=r"'ehco' is not known \(did you mean 'echo'\?\)"):
         front_ends.front_end("ehco")
+
+
+def test_casslab_run_asks_the_engine_about_each_distinct_spec_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``casslab run`` checks every spec before it makes its run directory; its runner's
+    own check asks the engine nothing more."""
+    install_fake_engine(tmp_path, monkeypatch)
+    monkeypatch.setitem(BACKENDS, BackendKind.LOCAL, FakeBackend)
+    monkeypatch.setattr(recording, "default_sources", lambda _cluster, _pid=None: [])
+    checked: list[str] = []
+    real_check = engine.check
+
+    def counted(spec: WorkloadSpec, workdir: Path, **kwargs: Any) -> None:
+        checked.append(spec.model_dump_json())
+        real_check(spec, workdir, **kwargs)
+
+    monkeypatch.setattr(engine, "check", counted)
+    file = tmp_path / "two.yaml"
+    file.write_text(
+        'name: two\npreload: "write n=50"\nworkload: write\nmeasure: "n=20"\n'
+        "factors: {threads: [1, 2]}\niterations: 1\norder: sequential\n",
+        encoding="utf-8",
+    )
+    ran = CliRunner().invoke(
+        app, ["run", str(file), "--results", str(tmp_path / "r"), "--jvm-warmup", "0"]
+    )
+    assert ran.exit_code == 0, ran.output
+    assert len(checked) == len(set(checked)) == 3  # the preload and two measured commands

@@ -9,8 +9,9 @@ import pytest
 
 from casslab.errors import ExperimentError
 from casslab.experiment.design import expand
-from casslab.experiment.load_clients import TrialClients, clients_of
+from casslab.experiment.load_clients import clients_of
 from casslab.experiment.specs import check_engine_specs
+from casslab.load.session import LoadClients
 from inventory_files import parse_in, problems_in, write_inventory
 
 FILE = """
@@ -26,7 +27,7 @@ iterations: 1
 def test_one_engine_here_unless_the_file_asks_for_more(tmp_path: Path) -> None:
     assert clients_of(parse_in(FILE, tmp_path), tmp_path) is None
     assert clients_of(parse_in(FILE + "clients: 1\n", tmp_path), tmp_path) is None
-    assert clients_of(parse_in(FILE + "clients: 3\n", tmp_path), tmp_path) == TrialClients(3)
+    assert clients_of(parse_in(FILE + "clients: 3\n", tmp_path), tmp_path) == LoadClients(3)
 
 
 def test_an_inventory_runs_one_engine_on_each_of_its_clients(tmp_path: Path) -> None:

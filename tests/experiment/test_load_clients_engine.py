@@ -10,7 +10,8 @@ import pytest
 
 from casslab.engine_contract.workload_spec import Connection
 from casslab.errors import ExperimentError
-from casslab.experiment.load_clients import TrialClients, run_merged
+from casslab.experiment.load_clients import run_merged
+from casslab.load.session import LoadClients, LoadSession
 from casslab.load.stress import parse_stress
 from cli_entry import NEEDS_ENGINE, casslab, flat
 
@@ -29,8 +30,9 @@ def test_failed_clients_fail_the_phase_by_name_and_keep_what_was_written(
     with pytest.raises(ExperimentError) as caught:
         run_merged(
             spec,
-            TrialClients(2),
+            LoadClients(2),
             tmp_path / "clients",
+            session=LoadSession(),
             records=records,
             hdr_log=None,
             timeout_s=60,

@@ -136,8 +136,8 @@ def test_client_hosts_set_the_number_of_engines(tmp_path: Path) -> None:
     plan = check_clients(spec(Connection(contact_points=["a"])), 1, _inventory(tmp_path, True))
     assert plan is not None
     assert plan.n == 2
-    assert plan.hosts is not None
-    assert [h.address for h in plan.hosts.clients] == ["10.0.0.21", "10.0.0.22"]
+    assert plan.inventory is not None
+    assert [h.address for h in plan.inventory.clients] == ["10.0.0.21", "10.0.0.22"]
     assert check_clients(spec(Connection(contact_points=["a"])), 1) is None
 
 

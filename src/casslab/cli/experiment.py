@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from casslab.experiment.events import Event, EventSink
     from casslab.experiment.model import Experiment
     from casslab.experiment.options import RunnerOptions
+    from casslab.load.session import LoadSession
     from casslab.metrics.prom_store import LatestValues
     from casslab.store.layout import RunLayout
 
@@ -166,6 +167,7 @@ def run(
     from casslab.experiment.loader import load
     from casslab.experiment.options import RunnerOptions, check_options
     from casslab.experiment.specs import check_engine_specs
+    from casslab.load.session import LoadSession
     from casslab.store.runs import open_run
 
     experiment = load(file)
@@ -183,8 +185,10 @@ def run(
     clients = clients_of(experiment, options.base_dir)
     shares = clients.n if clients else 1
     verify = experiment.verify
-    check_engine_specs(expand(experiment), options.base_dir, shares, verify)  # no run dir yet
     with contextlib.ExitStack() as stack:
+        session = stack.enter_context(LoadSession(engine_cpus))  # every engine of the run
+        # no run dir yet; the runner's own check asks the engine nothing asked here
+        check_engine_specs(expand(experiment), options.base_dir, shares, verify, session=session)
         store = None
         if serve_metrics:
             store = _serve(
@@ -195,7 +199,7 @@ def run(
                 allow_remote=metrics_allow_remote,
             )
         layout = open_run(results, experiment.name, resume=resume_dir or resume)
-        failed = _run(experiment, layout, options, store)
+        failed = _run(experiment, layout, options, store, session)
     if failed:
         raise typer.Exit(2)
 
@@ -230,7 +234,11 @@ def _serving(view: EventSink, store: LatestValues) -> EventSink:
 
 
 def _run(
-    experiment: Experiment, layout: RunLayout, options: RunnerOptions, store: LatestValues | None
+    experiment: Experiment,
+    layout: RunLayout,
+    options: RunnerOptions,
+    store: LatestValues | None,
+    session: LoadSession,
 ) -> int:
     """Run every trial with a progress view; the number of failed trials."""
     from casslab.experiment.options import resume_command
@@ -256,6 +264,7 @@ def _run(
             on_event=view if store is None else _serving(view, store),
             metrics_sources=None if store is None else ServedSources(store),
             engine_source=None if store is None else served_engine_source(store),
+            session=session,
         )
         try:
             runner.run()

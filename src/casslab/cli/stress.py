@@ -36,7 +36,6 @@ from casslab.cli.load_options import (
     check_engine_cpus,
     default_contact_points,
     report_errors,
-    run_engine,
     with_current_access,
     workdir_for,
 )
@@ -46,6 +45,7 @@ from casslab.engine_contract.workload_spec import Connection, Output
 from casslab.errors import EngineError
 from casslab.load import credentials, run_outcome
 from casslab.load.front_ends import front_end
+from casslab.load.session import LoadSession
 from casslab.load.stress import StressCommand, parse_stress
 from casslab.load.stress import console as stress_console
 from casslab.load.stress.graph import (
@@ -142,7 +142,11 @@ def stress(
     progress = stress_console.StressProgress()
     intervals: list[IntervalRecord] = []
     threads = 0
-    with _open_log(command.log.file) as log, workdir_for(workdir) as work:
+    with (
+        _open_log(command.log.file) as log,
+        workdir_for(workdir) as work,
+        LoadSession(engine_cpus) as session,
+    ):
 
         def text(line: str) -> None:
             """Text goes to the terminal, or only to -log file= when --json is on."""
@@ -175,11 +179,13 @@ def stress(
             from casslab.cli import stress_clients
 
             result, run = stress_clients.run_stress(
-                command, spec, merged, work, text, json_lines, (timeout, words, engine_cpus)
+                command, spec, merged, work, text, json_lines, (timeout, words, session)
             )
             intervals = list(result.intervals)
         else:
-            result = run_engine(spec, work, on_interval, timeout, words, engine_cpus)
+            result = session.run(
+                spec, work, on_interval=on_interval, timeout_s=timeout, wording=words
+            )
             summary: SummaryRecord = result.summary
             if json_lines:
                 typer.echo(summary.model_dump_json())

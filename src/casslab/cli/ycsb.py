@@ -25,7 +25,6 @@ from casslab.cli.load_options import (
     check_engine_cpus,
     default_contact_points,
     report_errors,
-    run_engine,
     with_current_access,
     workdir_for,
 )
@@ -34,6 +33,7 @@ from casslab.engine_contract.workload_spec import Connection
 from casslab.errors import EngineError
 from casslab.load import credentials, run_outcome
 from casslab.load.front_ends import front_end
+from casslab.load.session import LoadSession
 from casslab.load.verify import with_verify
 from casslab.load.ycsb import YcsbPhase, parse_ycsb
 from casslab.load.ycsb import console as ycsb_console
@@ -70,13 +70,12 @@ def _ycsb(
     if merged:
         from casslab.cli.stress_clients import run_ycsb
 
-        with workdir_for(workdir) as work:
+        with workdir_for(workdir) as work, LoadSession(engine_cpus) as session:
             words = front_end("ycsb").wording(files_kept=workdir is not None)
-            limits = (timeout, words, engine_cpus)
-            run_ycsb(spec, merged, work, json_lines, limits)
+            run_ycsb(spec, merged, work, json_lines, (timeout, words, session))
         return
     total = 0
-    with workdir_for(workdir) as work:
+    with workdir_for(workdir) as work, LoadSession(engine_cpus) as session:
 
         def on_interval(record: IntervalRecord) -> None:
             nonlocal total
@@ -89,7 +88,7 @@ def _ycsb(
                 typer.echo(ycsb_console.ycsb_status(record, total), err=True)
 
         words = front_end("ycsb").wording(files_kept=workdir is not None)
-        result = run_engine(spec, work, on_interval, timeout, words, engine_cpus)
+        result = session.run(spec, work, on_interval=on_interval, timeout_s=timeout, wording=words)
     summary: SummaryRecord = result.summary
     if json_lines:
         typer.echo(summary.model_dump_json())

@@ -16,7 +16,6 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from casslab.capacity.find import FindResult, FindStatus, find_capacity
@@ -31,10 +30,9 @@ from casslab.experiment.plan_records import Trial
 from casslab.experiment.specs import spec_for
 from casslab.load import defaults
 from casslab.load.front_end import SearchLoad
+from casslab.load.session import LoadSession
 from casslab.store.layout import RunLayout
 from casslab.store.run_records import Discovered
-
-Preexec = Callable[[], None] | None
 
 
 def read_discovered(layout: RunLayout) -> dict[str, Discovered]:
@@ -83,7 +81,7 @@ def load_command(
 
 
 def _search(
-    command: SearchLoad, section: DiscoverSection, workdir: Path, preexec: Preexec
+    command: SearchLoad, section: DiscoverSection, workdir: Path, session: LoadSession
 ) -> FindResult:
     step_s, warmup_s = step_seconds(section)
     settings = FindSettings(
@@ -97,7 +95,7 @@ def _search(
         max_runs=section.max_runs,
     )
     measure = EngineMeasure(
-        command, workdir, step_duration_s=step_s, warmup_s=warmup_s, preexec=preexec
+        command, workdir, step_duration_s=step_s, warmup_s=warmup_s, session=session
     )
 
     def save(_point: object, so_far: FindResult) -> None:
@@ -109,7 +107,7 @@ def _search(
 
 
 def _ramp(
-    command: SearchLoad, section: DiscoverSection, workdir: Path, preexec: Preexec
+    command: SearchLoad, section: DiscoverSection, workdir: Path, session: LoadSession
 ) -> RampResult:
     step_s, warmup_s = step_seconds(section)
     slo = parse_slo_ms(section.p99, option="discover.p99") if section.p99 else None
@@ -119,7 +117,7 @@ def _ramp(
         step_duration_s=step_s,
         warmup_s=warmup_s,
         p99_slo_ms=slo,
-        preexec=preexec,
+        session=session,
     )
     (workdir / "ramp.json").write_text(result.model_dump_json(indent=1) + "\n")
     return result
@@ -131,7 +129,7 @@ def discover(
     section: DiscoverSection,
     command: SearchLoad,
     workdir: Path,
-    preexec: Preexec,
+    session: LoadSession,
 ) -> Discovered:
     """Run the group's step: the thread ramp and/or the search its levels need. With
     ``threads: best`` the search's operations in flight are bounded by the best thread
@@ -141,7 +139,7 @@ def discover(
     error: str | None = None
     workdir.mkdir(parents=True, exist_ok=True)
     if need.ramp:  # first: the search then bounds its concurrency as the trials will
-        ramp = _ramp(command, section, workdir / "ramp", preexec)
+        ramp = _ramp(command, section, workdir / "ramp", session)
         found |= {
             "best_threads": ramp.best_threads,
             "best_op_rate": ramp.op_rate,
@@ -153,7 +151,7 @@ def discover(
         elif need.best_threads:
             command = command.model_copy(update={"max_in_flight": ramp.best_threads})
     if need.open_loop and error is None:
-        search = _search(command, section, workdir / "search", preexec)
+        search = _search(command, section, workdir / "search", session)
         found |= {
             "p99_slo_ms": search.settings.p99_slo_ms,
             "search_status": search.status.value,
@@ -214,7 +212,7 @@ class Discoverer:
         connection: Connection,
         base_dir: Path | None,
         data_seed: int,
-        preexec: Preexec,
+        session: LoadSession,
     ) -> Discovered:
         """Run the step of ``trial``'s group and keep what it found (errors of the engine
         or the cluster propagate: the trial fails, the next one of the group tries again)."""
@@ -223,7 +221,7 @@ class Discoverer:
             raise ExperimentError(f"trial {trial.trial_id}: no discover step to run")
         command = load_command(trial.workload, connection, base_dir, data_seed)
         workdir = self.layout.discover_dir / _dir_name(need.group)
-        found = discover(trial, need, section, command, workdir, preexec)
+        found = discover(trial, need, section, command, workdir, session)
         self.found[need.group] = found
         data = {g: d.model_dump(mode="json") for g, d in self.found.items()}
         self.layout.discovered.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")

@@ -4,7 +4,7 @@ host of an inventory (``clients: clients.yaml``; and, when ``clients`` is not gi
 ``clients:`` of the inventory a ``cluster: {hosts: ...}`` experiment runs on).
 
 The workload is split into disjoint shares and the clients' output merged exactly
-(:mod:`casslab.load.clients`, :mod:`casslab.load.merge`); the trial keeps the merged
+(the run's :class:`casslab.load.session.LoadSession`); the trial keeps the merged
 records in its ``engine.jsonl`` and the merged HDR log as its ``latency.hlog``, as one
 engine's, and each client's own output under ``clients/`` (preload: ``preload/clients/``).
 A client that fails fails the trial, named with its reason; what the others measured is
@@ -14,8 +14,7 @@ engines' own processes are not sampled (one engine's are, under node ``engine``)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,47 +22,17 @@ from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.errors import ConfigError, ExperimentError
 from casslab.experiment.hosts_checks import hosts_of, hosts_path
 from casslab.experiment.model import Experiment
-from casslab.load.clients import Launcher, LocalLauncher, run_clients
 from casslab.load.engine import RECORDS_FILE
 from casslab.load.merge import MergedRun
-from casslab.remote.inventory import Inventory, load_inventory
+from casslab.load.session import LoadClients, LoadSession
+from casslab.remote.inventory import load_inventory
 
 CLIENTS_FIELD = "clients"
 CLIENTS_DIR = "clients"
 MERGED_RUN = "merged.json"
 
 
-@dataclass(frozen=True)
-class TrialClients:
-    """How many engines run each loading phase, and where: the ``clients:`` hosts of
-    ``inventory``, or this machine when it is None."""
-
-    n: int
-    inventory: Inventory | None = None
-
-    @property
-    def where(self) -> str:
-        """For messages: ``2 clients on this machine`` / ``the 2 clients: of hosts.yaml``."""
-        if self.inventory is None:
-            return f"{self.n} load clients on this machine"
-        return f"the {self.n} clients: hosts of {self.inventory.path}"
-
-    def launcher(
-        self,
-        workdir: Path,
-        *,
-        timeout_s: float | None,
-        preexec: Callable[[], None] | None,
-    ) -> Launcher:
-        """A launcher for one phase's clients, writing under ``workdir``."""
-        if self.inventory is None:
-            return LocalLauncher(workdir, timeout_s=timeout_s, preexec=preexec)
-        from casslab.load.remote_clients import RemoteLauncher
-
-        return RemoteLauncher(self.inventory, workdir, timeout_s=timeout_s)
-
-
-def _inventory_clients(path: Path, what: str) -> TrialClients:
+def _inventory_clients(path: Path, what: str) -> LoadClients:
     inventory = load_inventory(path)
     if not inventory.clients:
         raise ConfigError(
@@ -71,10 +40,10 @@ def _inventory_clients(path: Path, what: str) -> TrialClients:
             "the load engine as clients: [{address: 10.0.0.21, user: root, key: "
             "~/.ssh/id_ed25519}] (docs/clients.md)"
         )
-    return TrialClients(len(inventory.clients), inventory)
+    return LoadClients(len(inventory.clients), inventory)
 
 
-def clients_of(experiment: Experiment, base_dir: Path | None) -> TrialClients | None:
+def clients_of(experiment: Experiment, base_dir: Path | None) -> LoadClients | None:
     """The trial's load clients (None: one engine on this machine). Raises
     :class:`ConfigError` for an inventory that does not read or lists no ``clients:``."""
     value = experiment.clients
@@ -84,7 +53,7 @@ def clients_of(experiment: Experiment, base_dir: Path | None) -> TrialClients | 
             return None
         return _inventory_clients(hosts, "cluster.hosts")
     if isinstance(value, int):
-        return None if value == 1 else TrialClients(value)
+        return None if value == 1 else LoadClients(value)
     return _inventory_clients(hosts_path(value, base_dir), f"clients: {value}")
 
 
@@ -102,12 +71,12 @@ def clients_problems(data: Mapping[str, Any], base_dir: Path | None) -> list[str
 
 def run_in(
     spec: WorkloadSpec,
-    clients: TrialClients,
+    clients: LoadClients,
     folder: Path,
     *,
+    session: LoadSession,
     hdr_log: Path | None,
     timeout_s: float | None,
-    preexec: Callable[[], None] | None = None,
 ) -> MergedRun:
     """:func:`run_merged` into a phase's ``folder`` as one engine's output lies there: the
     merged records its ``engine.jsonl``, each client's output under ``clients/``."""
@@ -115,30 +84,30 @@ def run_in(
         spec,
         clients,
         folder / CLIENTS_DIR,
+        session=session,
         records=folder / RECORDS_FILE,
         hdr_log=hdr_log,
         timeout_s=timeout_s,
-        preexec=preexec,
     )
 
 
 def run_merged(
     spec: WorkloadSpec,
-    clients: TrialClients,
+    clients: LoadClients,
     workdir: Path,
     *,
+    session: LoadSession,
     records: Path,
     hdr_log: Path | None,
     timeout_s: float | None,
-    preexec: Callable[[], None] | None = None,
 ) -> MergedRun:
-    """Run ``spec`` from ``clients`` (each client's output under ``workdir``), write the
-    merged records to ``records`` and the merged HDR log to ``hdr_log``, then raise
-    :class:`ExperimentError` naming every client that failed."""
-    launcher = clients.launcher(workdir, timeout_s=timeout_s, preexec=preexec)
+    """Run ``spec`` from ``clients`` in ``session`` (each client's output under
+    ``workdir``), write the merged records to ``records`` and the merged HDR log to
+    ``hdr_log``, then raise :class:`ExperimentError` naming every client that failed."""
     workdir.mkdir(parents=True, exist_ok=True)
     output = spec.output.model_copy(update={"hdr_log": None})  # each client's own
-    merged = run_clients(spec.model_copy(update={"output": output}), clients.n, launcher)
+    alone = spec.model_copy(update={"output": output})
+    merged = session.run_clients(alone, clients, workdir, timeout_s=timeout_s)
     run = merged.run
     (workdir / MERGED_RUN).write_text(run.model_dump_json(indent=2) + "\n", encoding="utf-8")
     lines = [*run.intervals, *([run.summary] if run.summary else []), *run.errors]

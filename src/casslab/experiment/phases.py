@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -24,18 +24,16 @@ from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
 from casslab.engine_contract.workload_spec import Connection, Output, WorkloadSpec
 from casslab.errors import ExperimentError
 from casslab.experiment import events, load_clients
-from casslab.experiment.load_clients import TrialClients
 from casslab.experiment.model import ResetPolicy
 from casslab.experiment.plan_records import Trial
 from casslab.experiment.schema import trial_schema
-from casslab.load import credentials, engine
+from casslab.load import credentials
 from casslab.load.merge import MergedRun
+from casslab.load.session import LoadClients, LoadSession
 
 if TYPE_CHECKING:
     from casslab.experiment.recording import LazyRecording
     from casslab.faults.timeline import FaultTimeline
-
-Preexec = Callable[[], None]  # runs in the engine's process before it does: its cgroup
 
 
 @dataclass
@@ -137,17 +135,17 @@ def preload(
     trial_dir: Path,
     *,
     timeout_s: float | None,
-    preexec: Preexec | None = None,
-    clients: TrialClients | None = None,
+    session: LoadSession,
+    clients: LoadClients | None = None,
 ) -> None:
     """Load the trial's data with its preload command (the schema exists already), from
-    ``clients`` when given; ``preexec`` places local engines (``--engine-cpus``)."""
+    ``clients`` when given, through the run's ``session``."""
     spec = spec.model_copy(update={"schema_cql": []})
     work = trial_dir / "preload"
     if clients is None:
-        engine.run(spec, work, timeout_s=timeout_s, preexec=preexec)
+        session.run(spec, work, timeout_s=timeout_s)
         return
-    load_clients.run_in(spec, clients, work, hdr_log=None, timeout_s=timeout_s, preexec=preexec)
+    load_clients.run_in(spec, clients, work, session=session, hdr_log=None, timeout_s=timeout_s)
 
 
 def measure(
@@ -162,13 +160,13 @@ def measure(
     recording: LazyRecording,
     timeout_s: float | None,
     emit: events.EventSink,
-    preexec: Preexec | None = None,
-    clients: TrialClients | None = None,
+    session: LoadSession,
+    clients: LoadClients | None = None,
     faults: FaultTimeline | None = None,
 ) -> SummaryRecord:
     """Run the measured workload while ``recording`` samples the nodes and the engine into
-    ``metrics_path``; ``clock`` gets the measured phase's bounds and intervals; ``preexec``
-    places local engines (``--engine-cpus``); ``clients``: several load clients, merged
+    ``metrics_path``; ``clock`` gets the measured phase's bounds and intervals; the engines
+    run in the run's ``session``; ``clients``: several load clients, merged
     (:mod:`casslab.experiment.load_clients`); ``faults``: a timeline started with the
     measured phase (the engine's start plus its warm-up; the caller stops it). Raises
     :class:`ExperimentError` when the engine ends without a summary or a client fails.
@@ -197,14 +195,12 @@ def measure(
             if faults is not None:
                 faults.start(time.monotonic() + trial.warmup_s)
             run = load_clients.run_in(
-                spec, clients, trial_dir, hdr_log=hdr_log, timeout_s=timeout_s, preexec=preexec
+                spec, clients, trial_dir, session=session, hdr_log=hdr_log, timeout_s=timeout_s
             )
             _merged_clock(run, clock, trial, emit)
             assert run.summary is not None  # run_merged raises without one
             return run.summary
-        records = engine.stream(
-            spec, trial_dir, timeout_s=timeout_s, on_start=started, preexec=preexec
-        )
+        records = session.stream(spec, trial_dir, timeout_s=timeout_s, on_start=started)
         for record in records:
             if isinstance(record, IntervalRecord):
                 if record.phase == "warmup":

@@ -33,7 +33,6 @@ from casslab.experiment import (
 from casslab.experiment.cluster_setup import ClusterAction, ClusterSetup
 from casslab.experiment.design import add_round
 from casslab.experiment.discover_phase import Discoverer
-from casslab.experiment.engine_placement import EnginePlacement
 from casslab.experiment.failures import RunStop, blocked, setup_of
 from casslab.experiment.finished import read_finished
 from casslab.experiment.host import cluster_warnings
@@ -49,6 +48,7 @@ from casslab.experiment.specs import check_engine_specs, spec_for
 from casslab.experiment.stored_plan import plan_for_run, save_plan, update_plan
 from casslab.experiment.trial_cluster import ClusterFactory, TrialClusters
 from casslab.experiment.warmup import WarmupRule, rehearse
+from casslab.load.session import LoadSession
 from casslab.store.io import write_record
 from casslab.store.layout import RunLayout
 from casslab.store.run_records import TrialResult, TrialStatus
@@ -67,6 +67,7 @@ class Runner:
         create_cluster: ClusterFactory = create,
         metrics_sources: recording.SourceFactory | None = None,
         engine_source: recording.EngineSourceFactory | None = None,
+        session: LoadSession | None = None,
     ) -> None:
         """``create_cluster`` makes the trial's cluster (default: the backend registry);
         ``metrics_sources`` the metrics samplers of a cluster's nodes, asked for as
@@ -96,7 +97,9 @@ class Runner:
         )
         self._failed_setups: set[ClusterSetup] = set()  # setups whose cluster did not start
         self._engine_version: str | None = None  # of the last trial that ran the engine
-        self._engine = EnginePlacement()  # the engine's cgroup (--engine-cpus), if asked
+        # every engine of the run, in the --engine-cpus cgroup if asked; specs checked once
+        self._session = session or LoadSession(options.engine_cpus)
+        self._own_session = session is None
         self._results: dict[str, TrialResult] = {}  # by trial id: on disk, and kept here
         self._discoverer = Discoverer(layout, experiment.discover)  # rate shares, best threads
         self._clients = clients_of(experiment, options.base_dir)  # None: one local engine
@@ -116,7 +119,9 @@ class Runner:
         """
         clients = self._clients.n if self._clients else 1
         verify = self.experiment.verify
-        check_engine_specs(self.plan, self.options.base_dir, clients, verify)  # first second
+        check_engine_specs(  # first second; not again for what the caller checked
+            self.plan, self.options.base_dir, clients, verify, session=self._session
+        )
         manifest = start_manifest(
             self.layout,
             self.experiment,
@@ -138,7 +143,7 @@ class Runner:
         stop: tuple[Trial, str, int] | None = None
         rule: IterationDecision | None = None
         try:
-            self._engine.preexec(self.options.engine_cpus)  # made before the first trial
+            self._session.place()  # the engine's cgroup, made before the first trial
             while True:
                 stop = self._run_trials(todo)
                 if stop is not None:
@@ -167,7 +172,7 @@ class Runner:
                 stop_rule=rule.sentence if rule is not None else None,
                 discovered=self._discoverer.found,
             )
-            self._engine.close()
+            self._close_session()
         if stop is not None:
             raise ExperimentError(self._stopped(*stop).message())
         self._write_outputs()
@@ -221,7 +226,12 @@ class Runner:
             self._recording.close()
             self._clusters.finish()
         finally:
-            self._engine.close()
+            self._close_session()
+
+    def _close_session(self) -> None:
+        """Remove the engine's cgroup, when the session is the runner's own."""
+        if self._own_session:
+            self._session.close()
 
     # ------------------------------------------------------------------ one trial
 
@@ -311,7 +321,7 @@ class Runner:
                     recording=self._recording,
                     timeout_s=timeout_s,
                     emit=self._emit,
-                    preexec=self._engine.preexec(self.options.engine_cpus),
+                    session=self._session,
                     clients=self._clients,
                     faults=timeline,
                 )
@@ -390,7 +400,7 @@ class Runner:
                 trial_dir / "jvm-warmup",
                 rule=rule,
                 timeout_s=self.options.trial_timeout_s,
-                preexec=self._engine.preexec(self.options.engine_cpus),
+                session=self._session,
             )
         (trial_dir / "jvm-warmup" / "warmup.json").write_text(
             json.dumps(dataclasses.asdict(outcome), indent=1) + "\n"
@@ -429,7 +439,7 @@ class Runner:
                 connection,
                 self.options.base_dir,
                 self.experiment.data_seed,
-                self._engine.preexec(self.options.engine_cpus),
+                self._session,
             )
         return True
 
@@ -455,7 +465,7 @@ class Runner:
                 preload,
                 trial_dir,
                 timeout_s=self.options.trial_timeout_s,
-                preexec=self._engine.preexec(self.options.engine_cpus),
+                session=self._session,
                 clients=self._clients,
             )
         if not self._clusters.captures_data:

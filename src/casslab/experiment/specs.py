@@ -15,9 +15,9 @@ from casslab.errors import CasslabError, ExperimentError, SpecRejectedError
 from casslab.experiment.commands import Command
 from casslab.experiment.plan_records import Plan
 from casslab.experiment.verification import measured_spec
-from casslab.load import engine
 from casslab.load.credentials import mask_text
 from casslab.load.front_ends import front_end
+from casslab.load.session import LoadSession
 from casslab.load.shares import split
 
 # --check parses and compiles a spec without connecting: any address will do.
@@ -58,11 +58,18 @@ def check_engine_specs(
     base_dir: Path | None = None,
     clients: int = 1,
     verify: Consistency | None = None,
+    *,
+    session: LoadSession | None = None,
 ) -> int:
     """Ask the engine about the spec of every distinct command of ``plan`` (a measured one
     reading back its writes at ``verify``: the file's ``verify:``), and check that it
     splits among ``clients`` load clients; raise :class:`ExperimentError` naming the
-    command and the reason for the first it rejects. Returns how many were checked."""
+    command and the reason for the first it rejects. Returns how many were checked.
+
+    The engine's ``--check`` runs once per distinct spec of ``session`` (a ``casslab run``
+    checks before it makes its run directory, then its runner again: the second asks
+    nothing the first asked)."""
+    session = session or LoadSession()
     commands = distinct_commands(plan)
     measured = {(t.workload.tool, t.workload.text) for t in plan.trials}
     keyspaces = {trial.keyspace for trial in plan.trials}
@@ -86,7 +93,7 @@ def check_engine_specs(
                     f"{clients} load clients: {error} (nothing was run)"
                 ) from error
             try:
-                engine.check(spec, Path(tmp) / str(index))
+                session.check(spec, Path(tmp) / str(index))
             except SpecRejectedError as error:
                 raise ExperimentError(
                     f"workload {mask_text(command.text)!r}: the load engine rejects it: "

@@ -57,14 +57,14 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from casslab.cluster import Cluster
 from casslab.engine_contract.engine_records import IntervalRecord
 from casslab.engine_contract.workload_spec import Output, Stop, WorkloadSpec
-from casslab.load import engine
+from casslab.load.session import LoadSession
 
 COMPILER_THREADS = ("C1 CompilerThre", "C2 CompilerThre")  # HotSpot names, cut to 15 chars
 BOOST_NICE = -10  # the compiler threads' nice value during the rehearsal (default 0)
@@ -203,10 +203,10 @@ def rehearse(
     *,
     rule: WarmupRule,
     timeout_s: float | None,
-    preexec: Callable[[], None] | None = None,
+    session: LoadSession,
 ) -> WarmupOutcome:
     """Run ``measure`` on the trial's data until the JIT is quiet (see the module
-    docstring), the engine placed by ``preexec`` as the trial's will be (``--engine-cpus``).
+    docstring), its engine in the run's ``session`` as the trial's will be (``--engine-cpus``).
     The schema and the preloaded data must be there; the caller resets the data
     afterwards."""
     started = time.monotonic()
@@ -222,7 +222,7 @@ def rehearse(
     )
     watch = _CompilerWatch([n.pid for n in cluster.nodes if n.pid is not None], boost)
     try:
-        records = engine.stream(spec, workdir, timeout_s=timeout_s, preexec=preexec)
+        records = session.stream(spec, workdir, timeout_s=timeout_s)
         try:
             for record in records:
                 if not isinstance(record, IntervalRecord) or not watch.watching:

@@ -9,6 +9,8 @@
   words what any run's summary says went wrong; :mod:`.command_words` the words of a line.
 * The contract with the engine (the spec, its records, the HDR log) is
   :mod:`casslab.engine_contract`.
+* :mod:`.session`: the one load session every command and run spawns its engines through
+  (one engine or several clients, the ``--engine-cpus`` cgroup, ``--check`` once per spec).
 * :mod:`.engine`: spawning the engine and reading its records; :mod:`.credentials`:
   passwords kept off disk and command lines; :mod:`.defaults`: the default schemas;
   :mod:`.verify`: the read-back of acknowledged writes.
