@@ -21,6 +21,7 @@ from typing import Any, Self
 
 from casslab.cluster import ClusterSpec, ClusterState, Node, NodeStatus, NodeView, ResetMode
 from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
+from casslab.cluster.local.node_capabilities import LocalClock, LocalProcesses
 
 
 @dataclass
@@ -153,7 +154,13 @@ class FakeCluster:
         pass
 
     def capabilities(self) -> Capabilities:
-        return Capabilities(missing={Capability.CUT_LINKS: NO_LINKS})
+        """Those of local nodes: processes signalled by PID (a fake node has none, so a
+        signal finds it not running) and clocks skewed through their clock files."""
+        return Capabilities(
+            processes=LocalProcesses(self),
+            clock=LocalClock(self),
+            missing={Capability.CUT_LINKS: NO_LINKS},
+        )
 
     def __enter__(self) -> Self:
         return self

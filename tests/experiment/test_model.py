@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from casslab.cluster import Isolation
+from casslab.cluster import Isolation, NodeIsolation
 from casslab.experiment.model import (
     ClusterSection,
     Experiment,
     FactorKind,
-    NodeIsolation,
     Order,
     OrderKind,
     parse_duration_s,

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from casslab.cluster import Isolation
+from casslab.cluster import Isolation, NodeIsolation
 from casslab.errors import ClusterError, ExperimentError, NewerSchemaError
 from casslab.experiment import loader
 from casslab.experiment.design import expand, experiment_digest
-from casslab.experiment.model import Experiment, NodeIsolation
+from casslab.experiment.model import Experiment
 from casslab.experiment.options import RunnerOptions
 from casslab.experiment.ordering import with_restarts
 from casslab.experiment.plan_records import PLAN_SCHEMA_VERSION, Plan, Trial

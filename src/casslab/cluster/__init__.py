@@ -8,6 +8,7 @@ attaches a cluster casslab did not start.
 
 from casslab.cluster.backend import Cluster, NodeView, ResetMode, UpOutcome
 from casslab.cluster.external.attach import attach_external
+from casslab.cluster.isolated.isolated_spec import ISOLATION_FIELDS, NodeIsolation
 from casslab.cluster.isolated.isolated_state import Isolation
 from casslab.cluster.local import LocalCluster
 from casslab.cluster.model import (
@@ -50,6 +51,7 @@ def limit_problems(spec: ClusterSpec) -> list[tuple[str, str]]:
 
 
 __all__ = [
+    "ISOLATION_FIELDS",
     "BackendKind",
     "Cluster",
     "ClusterSpec",
@@ -57,6 +59,7 @@ __all__ = [
     "Isolation",
     "LocalCluster",
     "Node",
+    "NodeIsolation",
     "NodeStatus",
     "NodeView",
     "ResetMode",

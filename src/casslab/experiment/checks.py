@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from casslab.analysis.analysis_records import KPI_CATALOGUE, NODE_KPI, kpi_spec
+from casslab.cluster import NodeIsolation
 from casslab.cluster.config import validate_settings
 from casslab.cluster.distribution import DEFAULT_VERSION
 from casslab.errors import AnalysisError, CasslabError, ConfigError
@@ -32,13 +33,7 @@ from casslab.experiment.commands import compose_command, measure_mapping
 from casslab.experiment.discover import rate_level_problems, threads_level_problems
 from casslab.experiment.discover_checks import absolute_levels
 from casslab.experiment.levels import find_level, level_key
-from casslab.experiment.model import (
-    ClusterSection,
-    Factor,
-    FactorKind,
-    NodeIsolation,
-    parse_factor_name,
-)
+from casslab.experiment.model import ClusterSection, Factor, FactorKind, parse_factor_name
 from casslab.experiment.problems import pydantic_problems
 from casslab.experiment.skew_checks import skew_level_problems
 from casslab.experiment.table import TableOptions

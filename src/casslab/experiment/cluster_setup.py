@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from casslab.cluster import ISOLATION_FIELDS, NodeIsolation
 from casslab.net.links import Link, link_text
 from casslab.net.presets import TopologyChoice
 from casslab.net.topology import Topology
@@ -28,20 +29,6 @@ class ClusterAction(StrEnum):
     RESTART = "restart"  # cassandra.yaml settings changed: restart, data kept
 
 
-ISOLATION_FIELDS = (
-    "isolation",
-    "node_size",
-    "cpus",
-    "memory",
-    "cpu_scale",
-    "cpuset",
-    "io_read",
-    "io_write",
-)
-"""The nodes' isolation and limits: the :class:`casslab.cluster.ClusterSpec` fields of
-these names (a trial's :class:`~casslab.experiment.model.NodeIsolation`)."""
-
-
 @dataclass(frozen=True)
 class ClusterSetup:
     """What a trial's cluster is built from; trials with equal setups get equal clusters."""
@@ -50,14 +37,7 @@ class ClusterSetup:
     heap: str | None
     version: str | None
     settings: str  # the cassandra.yaml settings as canonical JSON
-    isolation: str = "process"  # process | netns
-    node_size: str | None = None
-    cpus: float | None = None
-    memory: str | None = None
-    cpu_scale: float = 1.0
-    cpuset: str | None = None
-    io_read: str | None = None
-    io_write: str | None = None
+    node_isolation: NodeIsolation = field(default_factory=NodeIsolation)  # isolation, limits
     # datacenters and the links between them (None: one datacenter, no links)
     topology: Topology | None = None
     links: tuple[Link, ...] = ()
@@ -73,24 +53,32 @@ class ClusterSetup:
         isolation: Mapping[str, Any] | None = None,
         topology: TopologyChoice | None = None,
     ) -> ClusterSetup:
-        """``isolation``: values of :data:`ISOLATION_FIELDS` (missing ones: the default)."""
+        """``isolation``: values of :data:`~casslab.cluster.ISOLATION_FIELDS` (missing
+        ones: the default)."""
         given = {k: v for k, v in (isolation or {}).items() if k in ISOLATION_FIELDS}
-        if "isolation" in given:
-            given["isolation"] = str(given["isolation"])
+        shape: dict[str, Any] = {}
         if topology is not None:
-            given |= {
+            shape = {
                 "topology": topology.topology,
                 "links": topology.links,
                 "topology_name": topology.name,
             }
         settings_text = json.dumps(dict(settings), sort_keys=True, default=str)
-        return cls(nodes, heap, version, settings_text, **given)
+        return cls(
+            nodes, heap, version, settings_text, NodeIsolation.model_validate(given), **shape
+        )
+
+    def value(self, name: str) -> Any:
+        """The value of the setup's field ``name``, an isolation field's too."""
+        if name in ISOLATION_FIELDS:
+            return getattr(self.node_isolation, name)
+        return getattr(self, name)
 
     def spec_fields(self) -> dict[str, Any]:
         """The :class:`casslab.cluster.ClusterSpec` fields this setup fixes, but for the
         settings (the trial has them as given, not as JSON)."""
         fields: dict[str, Any] = {"nodes": self.nodes, "heap": self.heap, "version": self.version}
-        fields |= {name: getattr(self, name) for name in ISOLATION_FIELDS}
+        fields |= {name: getattr(self.node_isolation, name) for name in ISOLATION_FIELDS}
         if self.topology is not None:
             fields |= {"topology": self.topology, "links": self.links}
         return fields
@@ -107,10 +95,10 @@ class ClusterSetup:
     def isolation_values(self) -> dict[str, str]:
         """The isolation fields that are not at their defaults, as text (empty: plain
         processes without limits)."""
-        default = ClusterSetup(0, None, None, "{}")
+        default = NodeIsolation()
         values: dict[str, str] = {}
         for name in ISOLATION_FIELDS:
-            value = getattr(self, name)
+            value = getattr(self.node_isolation, name)
             if value != getattr(default, name):
                 values[name] = f"{value:g}" if isinstance(value, float) else str(value)
         if self.topology is not None:
@@ -144,9 +132,9 @@ topology comes first: a change of it is the reason, not the node count it brings
 
 def shape_change(current: ClusterSetup, wanted: ClusterSetup) -> str | None:
     """The first of :data:`SHAPE_FIELDS` that differs, or None."""
-    for field in SHAPE_FIELDS:
-        if getattr(current, field) != getattr(wanted, field):
-            return field
+    for name in SHAPE_FIELDS:
+        if current.value(name) != wanted.value(name):
+            return name
     return None
 
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import ValidationError
 
-from casslab.cluster import Isolation
+from casslab.cluster import Isolation, NodeIsolation
 from casslab.errors import ConfigError, ExperimentError
 from casslab.experiment.base import Level
 from casslab.experiment.commands import Command, compose_command
@@ -30,7 +30,6 @@ from casslab.experiment.model import (
     Experiment,
     Factor,
     FactorKind,
-    NodeIsolation,
     factors_of,
     parse_duration_s,
 )

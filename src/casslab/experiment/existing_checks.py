@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from casslab.cluster import ISOLATION_FIELDS
 from casslab.experiment.model import FactorKind, parse_factor_name
 
 USE_FIELD = "use"
@@ -23,14 +24,7 @@ FIXED_BY_THE_CLUSTER = (
     "config",
     "topology",
     "clock",
-    "isolation",
-    "node_size",
-    "cpus",
-    "memory",
-    "cpu_scale",
-    "cpuset",
-    "io_read",
-    "io_write",
+    *ISOLATION_FIELDS,
 )
 """The ``cluster:`` fields an existing cluster has already: a file that uses one gives none."""
 

@@ -94,14 +94,15 @@ def engine_overlaps(trials: Iterable[Trial], engine_cpus: str) -> list[str]:
     out = []
     for setup in dict.fromkeys(trial.setup for trial in trials):
         try:
-            shared = engine & set(parse_cpuset(setup.cpuset)) if setup.cpuset else set()
+            cpuset = setup.node_isolation.cpuset
+            shared = engine & set(parse_cpuset(cpuset)) if cpuset else set()
         except ConfigError:
             continue  # the loader reports a bad cpuset
         if shared:
             out.append(
                 f"cluster of {setup.describe(settings=False)}: --engine-cpus {engine_cpus} "
                 f"shares CPU(s) {cpu_ranges(sorted(shared))} with the nodes' cpuset "
-                f"{setup.cpuset}: the load engine takes CPU from the nodes it measures; give "
+                f"{cpuset}: the load engine takes CPU from the nodes it measures; give "
                 "the engine CPUs outside the nodes' cpuset"
             )
     return out

@@ -10,20 +10,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from casslab.cluster import ISOLATION_FIELDS
 from casslab.errors import ConfigError
 from casslab.experiment.existing_checks import refused_factors
 from casslab.experiment.model import Experiment, FactorKind
 
 HOSTS_FIELD = "hosts"
 NOT_ON_HOSTS = (
-    "isolation",
-    "node_size",
-    "cpus",
-    "memory",
-    "cpu_scale",
-    "cpuset",
-    "io_read",
-    "io_write",
+    *ISOLATION_FIELDS,
     "topology",
     "clock",
     "use",

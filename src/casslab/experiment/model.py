@@ -91,7 +91,7 @@ from pydantic import (
 )
 
 from casslab.analysis.analysis_records import DEFAULT_KPIS
-from casslab.cluster import Isolation
+from casslab.cluster import NodeIsolation
 from casslab.engine_contract.workload_spec import Consistency
 from casslab.errors import ConfigError
 from casslab.experiment.base import SCHEMA_VERSION, Level, Record
@@ -125,30 +125,6 @@ def parse_duration_s(value: object) -> float:
 
 _HEAP_RE = re.compile(r"^\d+[MmGg]$")
 _VERSION_RE = re.compile(r"^\d+\.\d+\.\d+$")
-
-
-class NodeIsolation(Record):
-    """How each node of a trial's cluster is isolated and limited: the fields of the same
-    names of :class:`casslab.cluster.ClusterSpec`, whose rules apply (checked by
-    :mod:`casslab.experiment.checks`). The defaults are a plain process on 127.0.0.n;
-    anything else runs the nodes on the isolated backend."""
-
-    isolation: Isolation = Isolation.PROCESS  # netns: its own network namespace and address
-    node_size: str | None = None  # a VM-size profile, e.g. t2.small (1 vCPU, 2 GiB)
-    cpus: float | None = None  # CPU quota per node, in cores
-    memory: str | None = None  # memory limit per node, e.g. 2GiB
-    cpu_scale: float = 1.0  # times every CPU limit, for a host too small for the profile
-    cpuset: str | None = None  # host CPUs the nodes may run on, e.g. 0-1
-    io_read: str | None = None  # block-I/O read limit per node and second, e.g. 50MiB
-    io_write: str | None = None  # block-I/O write limit per node and second
-
-    @property
-    def plain(self) -> bool:
-        """True when the nodes are plain processes without limits (the defaults)."""
-        default = NodeIsolation()
-        return all(
-            getattr(self, name) == getattr(default, name) for name in NodeIsolation.model_fields
-        )
 
 
 CLUSTER_FACTOR_FIELDS = ("isolation", "node_size", "cpus", "memory", "topology")

@@ -12,18 +12,13 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from casslab.cluster import NodeIsolation
 from casslab.errors import ExperimentError
 from casslab.experiment.base import Level, Record
 from casslab.experiment.cluster_setup import ClusterSetup
 from casslab.experiment.commands import Command
 from casslab.experiment.discover import DiscoverNeed
-from casslab.experiment.model import (
-    AdaptiveIterations,
-    Design,
-    NodeIsolation,
-    Order,
-    ResetPolicy,
-)
+from casslab.experiment.model import AdaptiveIterations, Design, Order, ResetPolicy
 from casslab.experiment.skew import LwwProbe
 from casslab.experiment.table import TableOptions
 from casslab.net.presets import TopologyChoice

@@ -18,15 +18,10 @@ from typing import Protocol
 
 from pydantic import ValidationError
 
-from casslab.cluster import Cluster, ClusterSpec, attach
+from casslab.cluster import ISOLATION_FIELDS, Cluster, ClusterSpec, attach
 from casslab.errors import ClusterError, ConfigError
 from casslab.experiment import events
-from casslab.experiment.cluster_setup import (
-    ISOLATION_FIELDS,
-    ClusterAction,
-    ClusterSetup,
-    cluster_action,
-)
+from casslab.experiment.cluster_setup import ClusterAction, ClusterSetup, cluster_action
 from casslab.experiment.options import OPTION_NAMES, RunnerOptions
 from casslab.experiment.plan_records import Trial
 from casslab.validation import validation_message

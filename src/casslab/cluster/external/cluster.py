@@ -23,7 +23,7 @@ from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOu
 from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.external import discovery
 from casslab.cluster.external.external_state import DiscoveredNode, External
-from casslab.cluster.external.refusals import refusal
+from casslab.cluster.external.refusals import NOT_OURS, refusal
 from casslab.cluster.model import ClusterSpec, ClusterState, Node, NodeStatus
 from casslab.cluster.wait import port_open
 from casslab.cqlaccess import CqlAccess
@@ -254,7 +254,13 @@ class ExternalCluster:
         self._sessions.close()
 
     def capabilities(self) -> Capabilities:
-        return Capabilities(missing={Capability.CUT_LINKS: NO_LINKS})
+        return Capabilities(
+            missing={
+                Capability.NODE_PROCESSES: NOT_OURS,
+                Capability.SKEWABLE_CLOCK: NOT_OURS,
+                Capability.CUT_LINKS: NO_LINKS,
+            }
+        )
 
     def __enter__(self) -> ExternalCluster:
         return self

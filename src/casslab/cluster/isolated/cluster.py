@@ -28,6 +28,7 @@ from casslab.cluster.isolated.checks import limits_of
 from casslab.cluster.isolated.isolated_state import Bridge, Isolated, Isolation
 from casslab.cluster.local import launch
 from casslab.cluster.local.cluster import LocalCluster, check_memory
+from casslab.cluster.local.node_capabilities import LocalClock, LocalProcesses
 from casslab.cluster.model import ClusterSpec, Node, heap_mib
 from casslab.errors import ClusterError, ConfigError
 from casslab.host.cgroup_limits import NodeLimits
@@ -125,7 +126,11 @@ class IsolatedCluster(LocalCluster):
         return topology.datacenters if topology is not None else super().datacenters
 
     def capabilities(self) -> Capabilities:
-        return Capabilities(links=wan.KeptLinks(self.isolated.cluster_id))
+        return Capabilities(
+            processes=LocalProcesses(self),
+            clock=LocalClock(self),
+            links=wan.KeptLinks(self.isolated.cluster_id),
+        )
 
     def _cgroups(self) -> Cgroups:
         return Cgroups.detect(self.isolated.cgroup_root, self.isolated.limits)

@@ -24,6 +24,7 @@ from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOu
 from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.heap import default_heap, heap_problem
 from casslab.cluster.local import captures, launch
+from casslab.cluster.local.node_capabilities import LocalClock, LocalProcesses
 from casslab.cluster.model import (
     LOCAL_DATACENTER,
     ClusterSpec,
@@ -417,7 +418,11 @@ class LocalCluster:
         self._sessions.close()
 
     def capabilities(self) -> Capabilities:
-        return Capabilities(missing={Capability.CUT_LINKS: NO_LINKS})
+        return Capabilities(
+            processes=LocalProcesses(self),
+            clock=LocalClock(self),
+            missing={Capability.CUT_LINKS: NO_LINKS},
+        )
 
     def user_keyspaces(self) -> list[str]:
         return admin.user_keyspaces(self.session())

@@ -28,6 +28,7 @@ from casslab.cluster.local.launch import STATE_DIRS
 from casslab.cluster.model import ClusterSpec, ClusterState, Node, heap_mib
 from casslab.cluster.settings import normalize
 from casslab.cluster.ssh import deploy, nodes, render
+from casslab.cluster.ssh.node_capabilities import NO_CLOCK, RemoteProcesses, SshNodeHosts
 from casslab.cluster.ssh.ssh_state import SshHosts, SshNode
 from casslab.errors import CasslabError, ClusterError, ConfigError
 from casslab.paths import private_dir
@@ -435,7 +436,11 @@ class SshCluster:
         self._hosts = {}
 
     def capabilities(self) -> Capabilities:
-        return Capabilities(missing={Capability.CUT_LINKS: NO_LINKS})
+        return Capabilities(
+            processes=RemoteProcesses(self),
+            node_hosts=SshNodeHosts(self),
+            missing={Capability.CUT_LINKS: NO_LINKS, Capability.SKEWABLE_CLOCK: NO_CLOCK},
+        )
 
     def reset(
         self, mode: ResetMode = ResetMode.DROP, tables: Sequence[str] | None = None
