@@ -292,13 +292,8 @@ class Runner:
                     command, connection, trial.iteration, base_dir, data_seed=data_seed
                 )
             measure = verification.measured_spec(measure, verify, trial.workload.text)
-            if warm or fresh or action in (ClusterAction.KEEP, ClusterAction.RESTART):
-                with times.phase("reset"):
-                    phases.reset_data(cluster, trial, owned=self._clusters.use is None)
-            with times.phase("schema", announce=False):
-                phases.create_schema(cluster, trial, specs)
-            if preload is not None:
-                self._load_data(cluster, trial, preload, specs, times)
+            used = warm or fresh or action in (ClusterAction.KEEP, ClusterAction.RESTART)
+            self._prepare(cluster, trial, preload, specs, times, reset=used)
             expired = skew_phase.expired_before(cluster, trial)
             timeline = fault_phase.timeline(cluster, self.experiment.faults)
             with (
@@ -381,15 +376,8 @@ class Runner:
         :mod:`casslab.experiment.warmup`): its data, its reset and the data restored (their
         first run sets the JIT off again, measured there), then its measured workload;
         the caller resets after."""
-        phases.create_schema(cluster, trial, specs)
-        if preload is not None:
-            self._load_data(cluster, trial, preload, specs, times)
-        with times.phase("reset"):
-            phases.reset_data(cluster, trial)
-        with times.phase("schema", announce=False):
-            phases.create_schema(cluster, trial, specs)
-        if preload is not None:
-            self._load_data(cluster, trial, preload, specs, times)
+        self._prepare(cluster, trial, preload, specs, times, reset=False)
+        self._prepare(cluster, trial, preload, specs, times, reset=True, owned=True)
         limit = self.options.jvm_warmup_s
         rule = WarmupRule(min_s=min(WarmupRule.min_s, limit), max_s=limit)
         trial_dir = self.layout.trial_dir(trial.cell_id, trial.iteration)
@@ -428,11 +416,7 @@ class Runner:
         (reset and loaded as for the trial), which the trial resets after (True)."""
         if not self._discoverer.pending(trial):
             return False
-        with times.phase("reset"):
-            phases.reset_data(cluster, trial, owned=self._clusters.use is None)
-        phases.create_schema(cluster, trial, specs)
-        if preload is not None:
-            self._load_data(cluster, trial, preload, specs, times)
+        self._prepare(cluster, trial, preload, specs, times, reset=True)
         with times.phase("discover"):
             self._discoverer.run(
                 trial,
@@ -442,6 +426,30 @@ class Runner:
                 self._session,
             )
         return True
+
+    def _prepare(
+        self,
+        cluster: Cluster,
+        trial: Trial,
+        preload: WorkloadSpec | None,
+        specs: list[WorkloadSpec],
+        times: phases.PhaseTimes,
+        *,
+        reset: bool,
+        owned: bool | None = None,
+    ) -> None:
+        """The one trial-preparation sequence the JVM warm-up, the discover step and the
+        trial start from: the data reset when ``reset`` (on a cluster casslab does not own,
+        ``owned`` False by default, only the trial's keyspace is truncated), the trial's
+        schema, then its data (preloaded, or restored from a capture)."""
+        if reset:
+            with times.phase("reset"):
+                owns = self._clusters.use is None if owned is None else owned
+                phases.reset_data(cluster, trial, owned=owns)
+        with times.phase("schema", announce=False):
+            phases.create_schema(cluster, trial, specs)
+        if preload is not None:
+            self._load_data(cluster, trial, preload, specs, times)
 
     def _load_data(
         self,
