@@ -186,7 +186,7 @@ class FakeBackend:
 
 
 def fake_factory(calls: Calls) -> Any:
-    """A ``create_cluster`` for :class:`casslab.experiment.runner.Runner`."""
+    """A ``create_cluster`` for :class:`casslab.experiment.run.runner.Runner`."""
 
     def create(spec: ClusterSpec, root: Path | None, *, fresh: bool) -> FakeCluster:
         assert fresh, "the runner always asks for a fresh cluster of its own"

@@ -13,8 +13,8 @@ from casslab.store.run_records import HostFacts, RunManifest, TrialResult, Trial
 
 START = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 
-# the JSON of a plan as casslab.experiment.plan_records.Plan writes it (fields the outline ignores
-# included): two cells, "size=small" the baseline, listed after "size=big" in design order
+# the JSON of a plan as casslab.experiment.design.plan_records.Plan writes it (fields the outline
+# ignores included): two cells, "size=small" the baseline, listed after "size=big" in design order
 PLAN: dict[str, Any] = {
     "schema_version": 1,
     "experiment": "literal",

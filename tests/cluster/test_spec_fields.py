@@ -9,8 +9,8 @@ import json
 import pytest
 
 from casslab.cluster import ISOLATION_FIELDS, ClusterSpec, NodeIsolation
-from casslab.experiment.model import ClusterSection
-from casslab.experiment.plan_records import RestartReason
+from casslab.experiment.design.plan_records import RestartReason
+from casslab.experiment.file.experiment_model import ClusterSection
 
 
 def test_the_isolation_fields_are_the_isolated_backends_own() -> None:

@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 
 from casslab.cli.report import register
 from casslab.errors import NewerSchemaError
-from casslab.experiment.design import expand
-from casslab.experiment.model import Experiment
-from casslab.experiment.stored_plan import outline_of_manifest, save_plan
+from casslab.experiment.design.plan_expansion import expand
+from casslab.experiment.design.stored_plan import outline_of_manifest, save_plan
+from casslab.experiment.file.experiment_model import Experiment
 from casslab.report import build_report, write_report
 from casslab.store.layout import RunLayout
 from casslab.store.run_data import read_run

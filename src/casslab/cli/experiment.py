@@ -23,9 +23,9 @@ from rich.table import Table
 from casslab.cli.interrupt import Interrupted
 
 if TYPE_CHECKING:
-    from casslab.experiment.events import Event, EventSink
-    from casslab.experiment.model import Experiment
-    from casslab.experiment.options import RunnerOptions
+    from casslab.experiment.file.experiment_model import Experiment
+    from casslab.experiment.run.events import Event, EventSink
+    from casslab.experiment.run.runner_options import RunnerOptions
     from casslab.load.session import LoadSession
     from casslab.metrics.prom_store import LatestValues
     from casslab.store.layout import RunLayout
@@ -45,7 +45,7 @@ class _ProgressView:
         self.failed = 0
 
     def __call__(self, event: Event) -> None:
-        from casslab.experiment import events
+        from casslab.experiment.run import events
         from casslab.store.run_records import TrialStatus
 
         if isinstance(event, events.RunStarted):
@@ -162,11 +162,11 @@ def run(
     ] = False,
 ) -> None:
     """Run an experiment: every trial, then statistics and the report."""
-    from casslab.experiment.design import expand
-    from casslab.experiment.load_clients import clients_of
-    from casslab.experiment.loader import load
-    from casslab.experiment.options import RunnerOptions, check_options
-    from casslab.experiment.specs import check_engine_specs
+    from casslab.experiment.design.plan_expansion import expand
+    from casslab.experiment.file.experiment_loader import load
+    from casslab.experiment.run.engine_specs import check_engine_specs
+    from casslab.experiment.run.load_clients import clients_of
+    from casslab.experiment.run.runner_options import RunnerOptions, check_options
     from casslab.load.session import LoadSession
     from casslab.store.runs import open_run
 
@@ -222,7 +222,7 @@ def _serve(
 
 def _serving(view: EventSink, store: LatestValues) -> EventSink:
     """``view``, and the engine's intervals handed to the served ``store`` too."""
-    from casslab.experiment import events
+    from casslab.experiment.run import events
 
     def sink(event: Event) -> None:
         view(event)
@@ -241,8 +241,8 @@ def _run(
     session: LoadSession,
 ) -> int:
     """Run every trial with a progress view; the number of failed trials."""
-    from casslab.experiment.options import resume_command
-    from casslab.experiment.runner import Runner
+    from casslab.experiment.run.runner import Runner
+    from casslab.experiment.run.runner_options import resume_command
     from casslab.metrics.prom_cluster import ServedSources, served_engine_source
 
     start = time.monotonic()
@@ -282,12 +282,12 @@ def _run(
 
 def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) -> None:
     """Check an experiment file and show its cells and trial order without running it."""
-    from casslab.experiment.design import expand
-    from casslab.experiment.host import cluster_warnings
-    from casslab.experiment.load_clients import clients_of
-    from casslab.experiment.loader import load
-    from casslab.experiment.plan_records import RestartReason
-    from casslab.experiment.specs import check_engine_specs
+    from casslab.experiment.design.plan_expansion import expand
+    from casslab.experiment.design.plan_records import RestartReason
+    from casslab.experiment.file.experiment_loader import load
+    from casslab.experiment.run.engine_specs import check_engine_specs
+    from casslab.experiment.run.host_facts import cluster_warnings
+    from casslab.experiment.run.load_clients import clients_of
     from casslab.load.credentials import mask_text
 
     experiment = load(file)

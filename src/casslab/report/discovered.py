@@ -1,6 +1,7 @@
 """The report's "Discovered capacity" section (pure): what the run's discover step found
-for each group of cells (:mod:`casslab.experiment.discover`), from the manifest: the
-capacity the cells' rate shares are of, how it was found, and the best thread count."""
+for each group of cells (:mod:`casslab.experiment.steps.discover.discover_section`), from the
+manifest: the capacity the cells' rate shares are of, how it was found, and the best thread
+count."""
 
 from __future__ import annotations
 

@@ -12,10 +12,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from casslab.errors import ExperimentValidationError
-from casslab.experiment import loader as experiment_loader
-from casslab.experiment.model import Experiment
-from casslab.experiment.problems import pydantic_problems
-from casslab.experiment.table import TableOptions
+from casslab.experiment.file import experiment_loader
+from casslab.experiment.file.experiment_model import Experiment
+from casslab.experiment.file.file_problems import pydantic_problems
+from casslab.experiment.file.table_options import TableOptions
 from casslab.record import Record
 from casslab.tune.space_parse import parse_space
 from casslab.tune.spec import TuneSection

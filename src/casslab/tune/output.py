@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from casslab.experiment.table import TableOptions
+from casslab.experiment.file.table_options import TableOptions
 from casslab.store.io import atomic_write
 from casslab.tune.tuning_result import TuningResult
 
