@@ -72,21 +72,23 @@ ssh:
 	  || echo "openssh-server not installed: the ssh tests will be skipped"; }
 
 lint: venv
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/ruff format --check src tests bench scripts
 	$(BIN)/mypy
-	$(BIN)/python scripts/long_modules.py
+	$(BIN)/python scripts/module_sizes.py
 	@if [ -f Cargo.toml ]; then cargo fmt --all -- --check && cargo clippy --quiet --all-targets -- -D warnings; fi
 
-# The tests that need no Cassandra node run on two workers; the real-node tests one at a
-# time: they measure rates and latencies, and share the machine's cores with the nodes.
-test: setup browser isolation wan ssh lint
-	@if [ -f Cargo.toml ]; then cargo test --quiet; fi
-	$(BIN)/pytest -m "not integration" -n 2 --durations=10
-	$(BIN)/pytest -m integration --durations=40
+# Lint, the engine's tests, then three pytest phases (scripts/test.sh): the tests that
+# need no Cassandra node and the real-node tests that only need Cassandra to answer, each
+# on two workers, then the tests that measure rates or latencies (marked `measuring`)
+# alone on the machine. Prints each phase's time and the 30 slowest tests, and fails if
+# anything was left running (scripts/leftovers.py).
+test: setup browser isolation wan ssh
+	BIN=$(BIN) bash scripts/test.sh
 
+# The inner loop: the tests that need no Cassandra node, on two workers (under 3 minutes).
 test-fast: venv
-	$(BIN)/pytest -m "not integration" -n 2
+	$(BIN)/pytest -m "not integration" -n 2 -q
 
 demo: setup
 	$(BIN)/casslab run experiments/quick-compaction.yaml

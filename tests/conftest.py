@@ -1,4 +1,17 @@
-"""Shared fixtures: real Cassandra clusters for integration tests, always stopped."""
+"""Shared fixtures: the session's casslab home, and the real Cassandra clusters that test
+modules share (always stopped).
+
+A test module that only needs "a node" uses :func:`shared_node`'s cluster through a
+module fixture made by :func:`emptied`: every user keyspace and snapshot is dropped before
+and after the module, so each module starts on an empty node as it did on a node of its
+own, and no module pays a node start of its own. A module that changes what a node is
+(settings, a restart, a killed or paused node, authentication, TLS, limits, clocks) makes
+its own cluster and says why in its docstring.
+
+Under pytest-xdist each worker has its own shared clusters (:mod:`shared_clusters`);
+``make test`` gives a test module to one worker (``--dist loadfile``), so a module's fixed
+addresses are never in use twice.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import LocalCluster
+from shared_clusters import shared_spec
 
 
 @pytest.fixture(scope="session")
@@ -16,12 +30,17 @@ def clusters_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("clusters")
 
 
+@pytest.fixture(scope="session")
+def casslab_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's ``CASSLAB_HOME``: the shared clusters live in its ``clusters/``."""
+    return tmp_path_factory.mktemp("casslab-home")
+
+
 @pytest.fixture(scope="session", autouse=True)
-def _isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+def _isolated_home(casslab_home: Path) -> Iterator[None]:
     """Tests never touch the user's clusters (the Cassandra jar cache is shared)."""
-    home = tmp_path_factory.mktemp("casslab-home")
     old = os.environ.get("CASSLAB_HOME")
-    os.environ["CASSLAB_HOME"] = str(home)
+    os.environ["CASSLAB_HOME"] = str(casslab_home)
     yield
     if old is None:
         os.environ.pop("CASSLAB_HOME", None)
@@ -29,11 +48,31 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         os.environ["CASSLAB_HOME"] = old
 
 
-@pytest.fixture(scope="module")
-def one_node(clusters_dir: Path) -> Iterator[LocalCluster]:
-    """A one-node cluster on 127.0.0.1 (512M heap), shared by a test module."""
-    spec = ClusterSpec(
-        name="one", nodes=1, heap="512M", base_address="127.0.100.1", jmx_port_base=7600
-    )
-    with LocalCluster.create(spec, clusters_dir, remove_on_exit=True) as cluster:
+@pytest.fixture(scope="session")
+def shared_node(casslab_home: Path) -> Iterator[LocalCluster]:
+    """One plain node (512M heap, stock settings) for the whole session, started when a
+    module first asks for it; use it through :func:`shared_clusters.emptied`."""
+    spec = shared_spec("node")
+    with LocalCluster.create(spec, casslab_home / "clusters", remove_on_exit=True) as cluster:
         yield cluster
+
+
+@pytest.fixture(scope="session")
+def shared_three(casslab_home: Path) -> Iterator[LocalCluster]:
+    """Three plain nodes (512M heaps, stock settings) for the whole session; use it through
+    :func:`shared_clusters.emptied`."""
+    spec = shared_spec("three")
+    with LocalCluster.create(spec, casslab_home / "clusters", remove_on_exit=True) as cluster:
+        yield cluster
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that measures the machine is a real-node test too (`make test` runs the
+    `measuring` ones alone, after the others)."""
+    wrong = [
+        item.nodeid
+        for item in items
+        if item.get_closest_marker("measuring") and not item.get_closest_marker("integration")
+    ]
+    if wrong:
+        raise pytest.UsageError(f"marked measuring but not integration: {', '.join(wrong)}")

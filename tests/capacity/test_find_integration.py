@@ -9,7 +9,7 @@ the node's GC pauses stay under 40 ms), but reached within a run once the node f
 behind: an open loop above capacity queues the surplus, and 7 s in (2 s warm-up, 5 s
 measured) the queue's delay passes 500 ms once the rate is 7% over. With a 200 ms SLO,
 runs below the knee failed by chance, and the answer moved by 25% from one search to the
-next. Address 127.0.237.1, JMX 9400 (reserved for these tests).
+next. On the session's shared node (in `make test`'s measuring phase, alone), emptied.
 """
 
 from __future__ import annotations
@@ -26,13 +26,15 @@ from casslab.capacity.find import Probe, Verdict, judge
 from casslab.capacity.find_settings import FindSettings
 from casslab.capacity.probe import EngineMeasure
 from casslab.capacity.probe_spec import parse_command
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import LocalCluster
 from cli_entry import NEEDS_ENGINE
 from cli_entry import casslab as run_casslab
+from shared_clusters import SHARED_NODE, emptied
 
-pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
+# measuring: the search finds this machine's knee; nothing else may run beside it
+pytestmark = [pytest.mark.integration, pytest.mark.measuring, *NEEDS_ENGINE]
 
-NODE = "127.0.237.1"
+NODE = SHARED_NODE
 SLO_MS = 500.0
 KEYS = 20_000
 POP = f"-pop dist=UNIFORM(1..{KEYS})"
@@ -52,11 +54,8 @@ ATTEMPTS = 2  # of the search and its checks: see the first test
 
 
 @pytest.fixture(scope="module")
-def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    spec = ClusterSpec(name="capfind", nodes=1, heap="512M", base_address=NODE, jmx_port_base=9399)
-    root = tmp_path_factory.mktemp("capfind-clusters")
-    with LocalCluster.create(spec, root, remove_on_exit=True) as running:
-        yield running
+def node(shared_node: LocalCluster) -> Iterator[LocalCluster]:
+    yield from emptied(shared_node)
 
 
 def casslab(*args: str) -> subprocess.CompletedProcess[str]:

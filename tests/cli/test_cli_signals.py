@@ -8,9 +8,9 @@ load engine, JMX helper or temporary directory (TMPDIR of the child is a test di
 SIGKILL runs no clean-up: the engine must stop by itself within 2 s, and the nodes of `up`
 and `run` are found and stopped by the next `casslab down`.
 
-`stress` and `metrics record` share one node (module fixture); `up` and `run` start their
+`stress` and `metrics record` use the session's shared node; `up` and `run` start their
 own node for each signal, as small as it goes (512M heap, a one-trial experiment without
-JVM warm-up). Addresses 127.0.160.1-127.0.168.1, JMX ports 8200-8280.
+JVM warm-up). Addresses 127.0.161.1-127.0.168.1, JMX ports 8210-8280.
 """
 
 from __future__ import annotations
@@ -26,31 +26,28 @@ from pathlib import Path
 import psutil
 import pytest
 
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import LocalCluster
 from casslab.load.engine import ENGINE_NAME
 from cli_entry import NEEDS_ENGINE
+from shared_clusters import emptied, shared_spec
 
 pytestmark = [
     pytest.mark.integration,
     *NEEDS_ENGINE,
 ]
 
-SHARED_NODE = "127.0.160.1"
-SHARED_CLUSTER = "signals"
+SHARED_NODE = shared_spec("node").base_address
+SHARED_CLUSTER = shared_spec("node").name
 SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL]
 NAMES = [s.name for s in SIGNALS]
 ORPHAN_LIMIT_S = 2.0  # an engine whose casslab was killed stops loading within this
 
 
 @pytest.fixture(scope="module")
-def shared_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """CASSLAB_HOME holding one running node, cluster ``signals`` (127.0.160.1)."""
-    home = tmp_path_factory.mktemp("signals-home")
-    spec = ClusterSpec(
-        name=SHARED_CLUSTER, nodes=1, heap="512M", base_address=SHARED_NODE, jmx_port_base=8200
-    )
-    with LocalCluster.create(spec, home / "clusters", remove_on_exit=True):
-        yield home
+def shared_home(shared_node: LocalCluster, casslab_home: Path) -> Iterator[Path]:
+    """CASSLAB_HOME holding the session's shared node, running and emptied."""
+    for _ in emptied(shared_node):
+        yield casslab_home
 
 
 class Child:

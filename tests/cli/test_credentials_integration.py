@@ -58,10 +58,13 @@ def _create_role(address: str) -> None:
 
 
 class _ArgvWatch:
-    """Polls every process's command line while a run goes on: which ones held the
-    password, and whether the engine was seen at all (so the check means something)."""
+    """Polls the command lines of one run's processes (``root`` and what it starts) while
+    the run goes on: which ones held the password, and whether the engine was seen at all
+    (so the check means something). Other processes on the machine (another test's, on
+    another worker) are not this run's business."""
 
-    def __init__(self, allowed_pid: int | None = None) -> None:
+    def __init__(self, root: int, allowed_pid: int | None = None) -> None:
+        self.root = root
         self.allowed_pid = allowed_pid
         self.leaks: list[str] = []
         self.engine_seen = False
@@ -76,16 +79,24 @@ class _ArgvWatch:
         self._stop.set()
         self._thread.join(timeout=10)
 
+    def _tree(self) -> list[psutil.Process]:
+        try:
+            root = psutil.Process(self.root)
+            return [root, *root.children(recursive=True)]
+        except psutil.Error:
+            return []
+
     def _poll(self) -> None:
         while not self._stop.is_set():
-            for process in psutil.process_iter(["pid", "name", "cmdline"]):
-                cmdline = process.info["cmdline"] or []
-                if process.info["name"] == ENGINE_NAME or any(
-                    c.endswith(ENGINE_NAME) for c in cmdline[:1]
-                ):
+            for process in self._tree():
+                try:
+                    pid, name, cmdline = process.pid, process.name(), process.cmdline()
+                except psutil.Error:
+                    continue  # ended meanwhile
+                if name == ENGINE_NAME or any(c.endswith(ENGINE_NAME) for c in cmdline[:1]):
                     self.engine_seen = True
-                if process.info["pid"] != self.allowed_pid and any(SECRET in c for c in cmdline):
-                    self.leaks.append(f"{process.info['pid']}: {' '.join(cmdline)[:200]}")
+                if pid != self.allowed_pid and any(SECRET in c for c in cmdline):
+                    self.leaks.append(f"{pid}: {' '.join(cmdline)[:200]}")
             time.sleep(0.05)
 
 
@@ -121,7 +132,7 @@ def _stress(
         args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment
     )
     # the CLI's own argv holds a password typed as password=: the user put it there
-    with _ArgvWatch(allowed_pid=proc.pid if SECRET in mode else None) as watch:
+    with _ArgvWatch(proc.pid, allowed_pid=proc.pid if SECRET in mode else None) as watch:
         try:
             stdout, stderr = proc.communicate(timeout=180)
         finally:

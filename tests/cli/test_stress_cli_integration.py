@@ -2,7 +2,7 @@
 
 Each run is small (a few thousand operations, a few seconds). Checks: operation counts,
 rows in the tables, counter sums, and that the summary count equals the sum of the
-interval counts. Address block 127.0.20.x (JMX 7200+).
+interval counts. On the session's shared node, emptied before and after.
 """
 
 from __future__ import annotations
@@ -15,26 +15,24 @@ from typing import Any
 
 import pytest
 
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import LocalCluster
 from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
 from casslab.load.stress.graph import revisions_from_html
 from cli_entry import NEEDS_ENGINE
 from cli_entry import casslab as run_casslab
+from shared_clusters import SHARED_NODE, emptied
 
 pytestmark = [
     pytest.mark.integration,
     *NEEDS_ENGINE,
 ]
 
-NODE = "127.0.20.1"
+NODE = SHARED_NODE
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    spec = ClusterSpec(name="k20load", nodes=1, heap="512M", base_address=NODE, jmx_port_base=7200)
-    root = tmp_path_factory.mktemp("k20-clusters")
-    with LocalCluster.create(spec, root, remove_on_exit=True) as running:
-        yield running
+def cluster(shared_node: LocalCluster) -> Iterator[LocalCluster]:
+    yield from emptied(shared_node)
 
 
 def casslab(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

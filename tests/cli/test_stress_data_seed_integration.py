@@ -1,6 +1,6 @@
 """`--data-seed` against one real node: the values a read validates depend on the data seed
 only, so a read with another `--seed` validates a population written before, and a read with
-another `--data-seed` does not. Address block 127.0.210.x (JMX 8700+).
+another `--data-seed` does not. On the shared node, emptied before and after.
 """
 
 from __future__ import annotations
@@ -11,26 +11,24 @@ from collections.abc import Iterator
 
 import pytest
 
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import LocalCluster
 from casslab.engine_contract.engine_records import SummaryRecord
 from cli_entry import NEEDS_ENGINE
 from cli_entry import casslab as run_casslab
+from shared_clusters import SHARED_NODE, emptied
 
 pytestmark = [
     pytest.mark.integration,
     *NEEDS_ENGINE,
 ]
 
-NODE = "127.0.210.1"
+NODE = SHARED_NODE
 COMMON = ("-rate", "threads=8", "-node", NODE)
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    spec = ClusterSpec(name="k210seed", nodes=1, heap="512M", base_address=NODE, jmx_port_base=8700)
-    root = tmp_path_factory.mktemp("k210-clusters")
-    with LocalCluster.create(spec, root, remove_on_exit=True) as running:
-        yield running
+def cluster(shared_node: LocalCluster) -> Iterator[LocalCluster]:
+    yield from emptied(shared_node)
 
 
 def stress(*args: str) -> tuple[SummaryRecord, subprocess.CompletedProcess[str]]:

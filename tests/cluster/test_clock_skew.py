@@ -5,12 +5,15 @@ test_clock_integration.py)."""
 from __future__ import annotations
 
 import zipfile
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from casslab.cluster import clock_skew
-from casslab.cluster.model import ClusterSpec, Node
+from casslab.cluster.distribution import Distribution
+from casslab.cluster.local import launch
+from casslab.cluster.model import ClusterSpec, ClusterState, Node
 from casslab.errors import ConfigError
 
 
@@ -103,3 +106,64 @@ def test_clock_offsets_in_the_spec_name_real_nodes_with_units() -> None:
         ClusterSpec(nodes=3, clock=["2=-500"])
     with pytest.raises(ValueError, match="expected NODE=OFFSET"):
         ClusterSpec(nodes=3, clock=["-500ms"])
+
+
+def _state(tmp_path: Path, **spec: object) -> ClusterState:
+    made = ClusterSpec(name="c", nodes=2, **spec)  # type: ignore[arg-type]
+    return ClusterState(
+        spec=made,
+        cassandra_version="5.0.9",
+        lib_dir=tmp_path / "lib",
+        java=Path("/usr/bin/java"),
+        java_feature=17,
+        heap="512M",
+        directory=tmp_path,
+        nodes=[_node(tmp_path)],
+        settings={},
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
+    )
+
+
+def test_nodes_run_cassandras_own_clock_unless_a_skew_or_the_flag_asks_for_casslabs() -> None:
+    assert not ClusterSpec(nodes=2).injectable_clock
+    assert ClusterSpec(nodes=2, injectable_clock=True).injectable_clock
+    assert ClusterSpec(nodes=2, clock=["2=-500ms"]).injectable_clock  # offsets need it
+    assert not ClusterSpec(nodes=2, clock=[]).injectable_clock
+
+
+def test_a_stock_node_has_no_casslab_class_and_no_changed_clock_property(tmp_path: Path) -> None:
+    state = _state(tmp_path)
+    node = state.nodes[0]
+    command = launch.node_command(state, node)
+    assert command[command.index("-cp") + 1] == f"{tmp_path / 'lib'}/*"
+    assert not [a for a in command if "casslab." in a and not a.startswith("-Dcasslab.node=")]
+    assert not [a for a in command if a.startswith(("-Dcassandra.clock", "-Dcassandra.NANO"))]
+    skewed = launch.node_command(state, node, clock_dir=tmp_path / "clock")
+    assert skewed[skewed.index("-cp") + 1] == f"{tmp_path / 'lib'}/*:{tmp_path / 'clock'}"
+    assert set(clock_skew.jvm_flags(node)) <= set(skewed)
+
+
+def test_skewing_a_stock_cluster_says_how_to_start_it_with_the_clock(tmp_path: Path) -> None:
+    with zipfile.ZipFile(tmp_path / "cassandra-all-5.0.9.jar", "w") as jar:
+        jar.writestr(clock_skew.CLOCK_INTERFACE, b"")
+    state = _state(tmp_path).model_copy(update={"lib_dir": tmp_path})
+    with pytest.raises(ConfigError) as refused:
+        clock_skew.require_injectable(state)
+    assert "runs Cassandra's own clock (stock nodes)" in str(refused.value)
+    assert "`casslab up --name c --injectable-clock`" in str(refused.value)
+    enabled = clock_skew.with_injectable_clock(state)
+    clock_skew.require_injectable(enabled)  # no error
+    assert enabled.spec.injectable_clock
+
+
+def test_the_injectable_clock_needs_cassandra_4_1(tmp_path: Path) -> None:
+    with zipfile.ZipFile(tmp_path / "apache-cassandra-4.0.13.jar", "w") as jar:
+        jar.writestr("org/apache/cassandra/utils/Clock.class", b"")
+    dist = Distribution(
+        version="4.0.13", lib_dir=tmp_path, source="maven", main_jar=tmp_path / "x.jar"
+    )
+    clock_skew.check_request({}, 2, dist, injectable=False)  # stock: fine on 4.0
+    with pytest.raises(ConfigError, match=r"4\.0\.13 has no pluggable clock"):
+        clock_skew.check_request({}, 2, dist, injectable=True)
+    with pytest.raises(ConfigError, match=r"node\(s\) 3 do not exist"):
+        clock_skew.check_request({3: 1.0}, 2, dist, injectable=True)

@@ -35,6 +35,7 @@ def skewed() -> Iterator[Cluster]:
         yield cluster
 
 
+@pytest.mark.measuring  # offsets measured over CQL round trips within 5 ms
 def test_an_injected_offset_is_measured_on_its_node_only(skewed: Cluster) -> None:
     shown = casslab(None, "clock", "--name", "skewed", "--json")
     assert shown.returncode == 0, shown.stderr
@@ -49,6 +50,7 @@ def _metric(source: CqlSource) -> float:
     return samples["clock.offset_ms"]
 
 
+@pytest.mark.measuring  # offsets measured over CQL round trips within 5 ms
 def test_a_change_at_run_time_shows_in_the_next_seconds_of_the_metric(skewed: Cluster) -> None:
     node = skewed.node(2)
     source = CqlSource(node.address, node.address, node.native_port)
@@ -112,6 +114,7 @@ def test_the_lww_study_prints_each_case_and_the_control(skewed: Cluster) -> None
     ]
 
 
+@pytest.mark.measuring  # offsets measured over CQL round trips within 5 ms
 def test_up_of_the_stopped_cluster_with_a_clock_sets_it(skewed: Cluster) -> None:
     down = casslab(None, "down", "--name", "skewed")
     assert down.returncode == 0, down.stderr

@@ -1,7 +1,11 @@
-"""Real Cassandra nodes: up, write/read, settings, reset, down."""
+"""Real Cassandra nodes: up, write/read, settings, reset, down.
+
+The module's own node (127.0.100.1) is restarted with changed settings, so it is not the
+session's shared node; the three-node test uses the session's shared three nodes."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -10,8 +14,24 @@ from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
 
 from casslab.cluster import ClusterSpec, LocalCluster, NodeStatus, ResetMode
+from shared_clusters import emptied
 
 pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def one_node(clusters_dir: Path) -> Iterator[LocalCluster]:
+    """A one-node cluster on 127.0.100.1 (512M heap) of this module's."""
+    spec = ClusterSpec(
+        name="one", nodes=1, heap="512M", base_address="127.0.100.1", jmx_port_base=7600
+    )
+    with LocalCluster.create(spec, clusters_dir, remove_on_exit=True) as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def three(shared_three: LocalCluster) -> Iterator[LocalCluster]:
+    yield from emptied(shared_three)
 
 
 def _jvm_pids_under(directory: Path) -> list[int]:
@@ -69,34 +89,29 @@ def test_reset_leaves_no_user_keyspace_and_no_snapshot(one_node: LocalCluster) -
     assert "There are no snapshots" in one_node.nodetool(1, "listsnapshots")
 
 
-def test_three_nodes_write_all_through_node1_read_through_node3(clusters_dir: Path) -> None:
-    spec = ClusterSpec(
-        name="three", nodes=3, heap="512M", base_address="127.0.101.1", jmx_port_base=7610
+def test_three_nodes_write_all_through_node1_read_through_node3(three: LocalCluster) -> None:
+    cluster = three  # the session's shared nodes: they stay up for later modules
+    assert [v.status for v in cluster.status()] == [NodeStatus.UP] * 3
+    status = cluster.nodetool(3, "status")
+    assert all(f"UN  {node.address}" in status for node in cluster.nodes)
+    first = cluster.session(node=1)
+    first.execute(
+        "CREATE KEYSPACE rf3 WITH replication = {'class': 'SimpleStrategy', "
+        "'replication_factor': 3}"
     )
-    with LocalCluster.create(spec, clusters_dir, remove_on_exit=True) as cluster:
-        assert [v.status for v in cluster.status()] == [NodeStatus.UP] * 3
-        status = cluster.nodetool(3, "status")
-        assert all(f"UN  127.0.101.{n}" in status for n in (1, 2, 3))
-        first = cluster.session(node=1)
-        first.execute(
-            "CREATE KEYSPACE rf3 WITH replication = {'class': 'SimpleStrategy', "
-            "'replication_factor': 3}"
-        )
-        first.execute("CREATE TABLE rf3.kv (k int PRIMARY KEY, v text)")
-        write = SimpleStatement(
-            "INSERT INTO rf3.kv (k, v) VALUES (42, 'everywhere')",
-            consistency_level=ConsistencyLevel.ALL,
-        )
-        first.execute(write)
-        third = cluster.session(node=3)
-        read = SimpleStatement(
-            "SELECT v FROM rf3.kv WHERE k = 42", consistency_level=ConsistencyLevel.ALL
-        )
-        row = third.execute(read).one()
-        assert row.v == "everywhere"
-        assert third.execute("SELECT v FROM rf3.kv WHERE k = 42").response_future is not None
-        directory = cluster.directory
-    assert _jvm_pids_under(directory) == []
+    first.execute("CREATE TABLE rf3.kv (k int PRIMARY KEY, v text)")
+    write = SimpleStatement(
+        "INSERT INTO rf3.kv (k, v) VALUES (42, 'everywhere')",
+        consistency_level=ConsistencyLevel.ALL,
+    )
+    first.execute(write)
+    third = cluster.session(node=3)
+    read = SimpleStatement(
+        "SELECT v FROM rf3.kv WHERE k = 42", consistency_level=ConsistencyLevel.ALL
+    )
+    row = third.execute(read).one()
+    assert row.v == "everywhere"
+    assert third.execute("SELECT v FROM rf3.kv WHERE k = 42").response_future is not None
 
 
 def test_down_survives_a_node_that_died_on_its_own(clusters_dir: Path) -> None:

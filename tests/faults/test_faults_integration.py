@@ -60,7 +60,17 @@ kpis: [op_rate, fault_errors, fault_unavailable, fault_timeouts, fault_recovery_
 def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     folder = tmp_path_factory.mktemp("faults-home")
     up = casslab(
-        folder, "up", "--nodes", "3", "--name", NAME, *PLACE, *SETTINGS, "--timeout", "400"
+        folder,
+        "up",
+        "--nodes",
+        "3",
+        "--name",
+        NAME,
+        *PLACE,
+        *SETTINGS,
+        "--injectable-clock",  # for the clock-jump test
+        "--timeout",
+        "400",
     )
     try:
         assert up.returncode == 0, up.stdout + up.stderr

@@ -27,8 +27,10 @@ from casslab.faults.slow_disk import data_device
 from casslab.faults.timeline import FaultTimeline
 from casslab.host.cgroups import join, read_hierarchy
 
+# measuring: an unthrottled disk must write 8 MiB direct within 1.5 s
 pytestmark = [
     pytest.mark.integration,
+    pytest.mark.measuring,
     pytest.mark.skipif(os.geteuid() != 0, reason="cgroups need root"),
 ]
 

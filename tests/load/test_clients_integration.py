@@ -4,8 +4,8 @@ and two real engines (issue 17, "Load from several clients").
 A preload ``n=4000 -pop seq=1..4000`` split over two clients writes every key exactly once;
 an open-loop read from two clients gives a merged HDR log whose histogram is, bucket for
 bucket, the merge of the two clients' logs, whose p99 is the merged summary's, and which
-HdrHistogram's own Java log processor reads. Address 127.0.241.1, JMX 9600 (reserved for
-these tests).
+HdrHistogram's own Java log processor reads. On the session's shared node, emptied
+before and after.
 """
 
 from __future__ import annotations
@@ -21,25 +21,23 @@ from pathlib import Path
 
 import pytest
 
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import LocalCluster
 from casslab.engine_contract.engine_records import SummaryRecord
 from casslab.engine_contract.hdr import latency_stats, merge, parse_interval_log
 from casslab.load.engine import RECORDS_FILE
 from cli_entry import NEEDS_ENGINE, flat, processes_under
 from cli_entry import casslab as run_casslab
+from shared_clusters import SHARED_NODE, emptied
 
 pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
-NODE = "127.0.241.1"
+NODE = SHARED_NODE
 KEYS = 4000
 
 
 @pytest.fixture(scope="module")
-def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    spec = ClusterSpec(name="clients", nodes=1, heap="512M", base_address=NODE, jmx_port_base=9600)
-    root = tmp_path_factory.mktemp("clients-clusters")
-    with LocalCluster.create(spec, root, remove_on_exit=True) as running:
-        yield running
+def node(shared_node: LocalCluster) -> Iterator[LocalCluster]:
+    yield from emptied(shared_node)
 
 
 @pytest.fixture(scope="module")

@@ -39,6 +39,7 @@ from casslab.engine_contract.workload_spec import (
 from casslab.errors import EngineError
 from casslab.load import engine
 from node_freeze import frozen_during
+from shared_clusters import emptied
 
 pytestmark = [pytest.mark.integration, pytest.mark.engine]
 
@@ -91,15 +92,10 @@ def have_engine() -> bool:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+def cluster(request: pytest.FixtureRequest) -> Iterator[LocalCluster]:
     if not have_engine():
         pytest.skip("engine not built: run `make engine`")
-    spec = ClusterSpec(
-        name="engine", nodes=1, heap="512M", base_address="127.0.10.1", jmx_port_base=7100
-    )
-    root = tmp_path_factory.mktemp("engine-clusters")
-    with LocalCluster.create(spec, root, remove_on_exit=True) as c:
-        yield c
+    yield from emptied(request.getfixturevalue("shared_node"))
 
 
 def workload(
@@ -195,6 +191,7 @@ def test_ramp_reports_a_curve_and_best_threads(cluster: LocalCluster, tmp_path: 
     assert result.summary.ops["write"].count > 5 * result.summary.ops["read"].count
 
 
+@pytest.mark.measuring  # service-time p99.9 under 300 ms
 def test_paused_node_shows_in_response_time_not_service_time(
     cluster: LocalCluster, tmp_path: Path
 ) -> None:

@@ -11,7 +11,7 @@ them lost; the others are found.
 Failed operations by kind, from real errors of the same node: QUORUM writes to a keyspace
 of replication factor 2 on one node are refused by the coordinator (``unavailable``), and
 writes to the node frozen (SIGSTOP) past the driver's request timeout give up
-(``client_timeout``). Address 127.0.245.1, JMX 9800 (reserved for these tests).
+(``client_timeout``). On the session's shared node, emptied before and after.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import LocalCluster
 from casslab.engine_contract.engine_records import ErrorKind, SummaryRecord, VerifyStats
 from casslab.engine_contract.workload_spec import (
     ClosedLoop,
@@ -45,21 +45,19 @@ from casslab.load.verify import with_verify
 from cli_entry import NEEDS_ENGINE, flat
 from cli_entry import casslab as run_casslab
 from node_freeze import frozen_during
+from shared_clusters import SHARED_NODE, emptied
 
 pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
-NODE = "127.0.245.1"
+NODE = SHARED_NODE
 KEYS = 2000
 SHADOWED = 500
 WRITE = f"write n={KEYS} -node {NODE} -rate threads=16"
 
 
 @pytest.fixture(scope="module")
-def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    spec = ClusterSpec(name="verify1", nodes=1, heap="512M", base_address=NODE, jmx_port_base=9800)
-    root = tmp_path_factory.mktemp("verify-clusters")
-    with LocalCluster.create(spec, root, remove_on_exit=True) as running:
-        yield running
+def node(shared_node: LocalCluster) -> Iterator[LocalCluster]:
+    yield from emptied(shared_node)
 
 
 def stress(line: str, *options: str, work: Path) -> tuple[str, SummaryRecord]:
@@ -202,6 +200,7 @@ def rf2_writes(node: LocalCluster, consistency: Consistency, stop: Stop) -> Work
     )
 
 
+@pytest.mark.measuring  # 0.3 s read-back timeouts; the node frozen for 1.2 s
 def test_failed_operations_count_by_the_kind_of_their_error(
     node: LocalCluster, tmp_path: Path
 ) -> None:

@@ -1,4 +1,4 @@
-"""Metrics of a real Cassandra node (address 127.0.30.1, JMX port 7301).
+"""Metrics of a real Cassandra node (the session's shared node, emptied before and after).
 
 One node under a write load, then ``nodetool flush`` and ``nodetool compact``: the figures
 must move the way Cassandra works, and every catalogue metric appears.
@@ -17,20 +17,17 @@ from cassandra.concurrent import execute_concurrent_with_args
 from typer.testing import CliRunner
 
 from casslab import metrics
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import LocalCluster
 from casslab.metrics.catalogue import family, names
 from casslab.metrics.cgroup import CgroupPaths
+from shared_clusters import emptied
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
-def one_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    spec = ClusterSpec(
-        name="metrics1", nodes=1, heap="512M", base_address="127.0.30.1", jmx_port_base=7300
-    )
-    with LocalCluster.create(spec, root=tmp_path_factory.mktemp("metrics1")) as cluster:
-        yield cluster
+def one_node(shared_node: LocalCluster) -> Iterator[LocalCluster]:
+    yield from emptied(shared_node)
 
 
 def _series(df: pd.DataFrame, metric: str) -> pd.Series:
@@ -88,7 +85,7 @@ def test_write_flush_compact(
         time.sleep(3.5)
     assert rec.gaps_recorded == 0, metrics.load_gaps(out).to_dict("records")
     df = metrics.load(out)
-    assert set(df.node) == {"127.0.30.1", "engine"}
+    assert set(df.node) == {one_node.nodes[0].address, "engine"}
 
     # every catalogue metric appears at least once
     expected = {n for n in names() if not n.startswith("netns.")}  # no namespace here
@@ -170,7 +167,7 @@ def test_cli_record_over_contact_points(one_node: LocalCluster, tmp_path: Path) 
     )
     assert result.exit_code == 0, result.output
     df = metrics.load(out)
-    assert set(df.node) == {"127.0.30.1"}
+    assert set(df.node) == {one_node.nodes[0].address}
     # contact points only: CQL, with its stand-ins for the JMX metrics
     assert {"cassandra.compactions_completed", "cassandra.compactions_pending"} <= set(df.metric)
     assert not any(m.startswith(("host.", "process.")) for m in set(df.metric))

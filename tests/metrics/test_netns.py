@@ -132,9 +132,18 @@ def test_real_veth_pair(veth_namespace: tuple[str, str]) -> None:
     src = NetnsSource("n1", host_end)
     t0 = time.time()
     src.sample(t0)
+    sent_before = int(Path(f"/sys/class/net/{host_end}/statistics/tx_bytes").read_text())
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         sock.sendto(b"x" * 1000, (address, 9))
-    time.sleep(0.5)
+    # the datagram leaves once ARP has resolved the address: on a busy machine that took
+    # longer than a fixed half second (525 bytes counted then); wait for it, 10 s at most
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        sent = int(Path(f"/sys/class/net/{host_end}/statistics/tx_bytes").read_text())
+        if sent - sent_before >= 1000:
+            break
+        time.sleep(0.05)
+    time.sleep(0.2)  # the ICMP answer
     t1 = time.time()
     m = _by_metric(src.sample(t1))
     assert m["netns.rx_bytes_per_s"] * (t1 - t0) >= 1000  # the datagram, at least

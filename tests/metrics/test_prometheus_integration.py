@@ -1,5 +1,5 @@
-"""The Prometheus endpoint for real: one Cassandra node (address 127.0.243.1, JMX port
-9720) in a CASSLAB_HOME of the module's; ``casslab metrics serve`` and ``casslab run
+"""The Prometheus endpoint for real: the session's shared Cassandra node (emptied before
+and after) in the session's CASSLAB_HOME; ``casslab metrics serve`` and ``casslab run
 --serve-metrics`` as real processes, scraped over HTTP and parsed with
 ``prometheus_client``'s parser; SIGINT ends the server and every process it started."""
 
@@ -22,7 +22,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample as PromSample
 
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import LocalCluster
 from casslab.metrics.catalogue import CATALOGUE, MetricSource
 from casslab.metrics.prom_names import (
     ENGINE_INTERVAL_METRICS,
@@ -32,11 +32,12 @@ from casslab.metrics.prom_names import (
     label_names,
 )
 from cli_entry import NEEDS_ENGINE
+from shared_clusters import emptied, shared_spec
 
 pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
-ADDRESS = "127.0.243.1"
-CLUSTER = "prom"
+ADDRESS = shared_spec("node").base_address
+CLUSTER = shared_spec("node").name
 DASHBOARD = Path(__file__).resolve().parents[2] / "dashboards" / "grafana" / "casslab.json"
 ENGINE_NAMES = {interval_exposed_name(m) for m in ENGINE_INTERVAL_METRICS}
 ENGINE_PROCESS = {exposed_name(m) for m in CATALOGUE if m.source is MetricSource.ENGINE}
@@ -49,11 +50,10 @@ def _dashboard_names() -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LocalCluster, Path]]:
+def node(shared_node: LocalCluster, casslab_home: Path) -> Iterator[tuple[LocalCluster, Path]]:
     """The node, in the CASSLAB_HOME it is returned with, and a table with rows."""
-    home = tmp_path_factory.mktemp("prom-home")
-    spec = ClusterSpec(name=CLUSTER, nodes=1, heap="512M", base_address=ADDRESS, jmx_port_base=9719)
-    with LocalCluster.create(spec, home / "clusters", remove_on_exit=True) as cluster:
+    home = casslab_home
+    for cluster in emptied(shared_node):
         session = cluster.session()
         session.execute(
             "CREATE KEYSPACE px WITH replication = "
@@ -176,12 +176,12 @@ def test_serve_exposes_every_catalogue_metric_with_its_labels_until_sigint(
     assert alive == []
 
 
-EXPERIMENT = """
+EXPERIMENT = f"""
 name: prom-run
 description: one short trial on the module's node, scraped while it measures
-cluster: {use: prom}
-schema: {keyspace: ks_prom}
-factors: {threads: [4]}
+cluster: {{use: {CLUSTER}}}
+schema: {{keyspace: ks_prom}}
+factors: {{threads: [4]}}
 preload: "write n=500 -pop seq=1..500 -rate threads=4 -schema keyspace=ks_prom"
 workload: "mixed ratio(write=1,read=1) -schema keyspace=ks_prom"
 measure: "duration=5s -pop dist=UNIFORM(1..500)"

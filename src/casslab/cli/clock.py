@@ -182,8 +182,7 @@ def _clock_node(cluster: Cluster, number: int) -> Node:
             "casslab), so casslab cannot inject skew into its nodes; `casslab clock` shows "
             "their offsets"
         )
-    if not clock_skew.supports_clock(cluster.state.lib_dir):
-        raise clock_skew.unsupported(cluster.state.cassandra_version)
+    clock_skew.require_injectable(cluster.state)
     return cluster.node(number)
 
 

@@ -112,8 +112,20 @@ def up(
     ] = 1,
     clock: Annotated[
         list[str] | None,
-        typer.Option("--clock", help="A node's clock offset, e.g. 2=-500ms (repeat per node)."),
+        typer.Option(
+            "--clock",
+            help="A node's clock offset, e.g. 2=-500ms (repeat per node); starts the nodes "
+            "with casslab's injectable clock.",
+        ),
     ] = None,
+    injectable_clock: Annotated[
+        bool,
+        typer.Option(
+            "--injectable-clock",
+            help="Start the nodes with casslab's injectable clock, for `casslab clock` and "
+            "clock-jump faults later (default: Cassandra's own clock, stock nodes).",
+        ),
+    ] = False,
     hosts: Annotated[
         Path | None,
         typer.Option(
@@ -165,6 +177,7 @@ def up(
         "topology": parse_topology(topology, racks) if topology is not None else None,
         "links": list(links) if links else None,
         "clock": list(clock) if clock else None,
+        "injectable_clock": True if injectable_clock else None,
         "hosts": str(hosts) if hosts is not None else None,
     }
     given = frozenset(k for k, v in asked.items() if v is not None)
@@ -214,6 +227,7 @@ _UP_OPTIONS = {
     "topology": "--topology",
     "links": "--link",
     "clock": "--clock",
+    "injectable_clock": "--injectable-clock",
     "hosts": "--hosts",
 }
 
@@ -268,9 +282,30 @@ def status(name: NameOption = None) -> None:
             *([view.datacenter or "-", view.rack or "-"] if placed else []),
         )
     console.print(table)
+    console.print(f"nodes: {_node_jvm(cluster.state)}")
     if cluster.state.settings:
         applied = ", ".join(f"{k}={v}" for k, v in sorted(cluster.state.settings.items()))
         console.print(f"settings: {applied}")
+
+
+def _node_jvm(state: Any) -> str:
+    """What casslab added to the nodes' JVMs beyond stock Cassandra, from the state and
+    the first node's recorded command line (local and isolated nodes)."""
+    clock = (
+        "casslab's injectable clock (-Dcassandra.clock=casslab.SkewedClock)"
+        if state.spec.injectable_clock
+        else "Cassandra's own clock (stock)"
+    )
+    command = state.nodes[0].conf_dir / "command.txt" if state.nodes else None
+    shared = command is not None and "-XX:SharedArchiveFile=" in _read(command)
+    return clock + ("; class-data sharing archive for start-up" if shared else "")
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
 
 
 def down(

@@ -28,7 +28,7 @@ from pathlib import Path
 from pydantic import Field
 
 from casslab.cluster.distribution import Distribution
-from casslab.cluster.model import Node
+from casslab.cluster.model import ClusterState, Node
 from casslab.errors import ConfigError
 from casslab.host.javac import compiled
 from casslab.record import Record
@@ -160,12 +160,24 @@ def check_nodes(offsets: Mapping[int, float], numbers: list[int]) -> None:
         )
 
 
-def check_request(offsets: Mapping[int, float], numbers: list[int], dist: Distribution) -> None:
-    """Offsets asked of a new cluster name its nodes, and its Cassandra has the clock."""
+def check_request(
+    offsets: Mapping[int, float], nodes: int, dist: Distribution, injectable: bool
+) -> None:
+    """Offsets asked of a new cluster of ``nodes`` nodes name its nodes, and its Cassandra
+    has the clock when offsets or the ``injectable`` clock are asked for."""
     if offsets:
-        check_nodes(offsets, numbers)
-        if not supports_clock(dist.lib_dir):
-            raise unsupported(dist.version)
+        check_nodes(offsets, list(range(1, nodes + 1)))
+    if (offsets or injectable) and not supports_clock(dist.lib_dir):
+        raise unsupported(dist.version)
+
+
+def with_injectable_clock(state: ClusterState) -> ClusterState:
+    """The state of a stopped cluster whose nodes start with casslab's clock from now on
+    (``casslab up --injectable-clock`` of a stored cluster)."""
+    if not supports_clock(state.lib_dir):
+        raise unsupported(state.cassandra_version)
+    spec = state.spec.model_copy(update={"injectable_clock": True})
+    return state.model_copy(update={"spec": spec})
 
 
 def clock_file(node: Node) -> Path:
@@ -256,6 +268,21 @@ def jvm_flags(node: Node) -> list[str]:
         f"-Dcasslab.clock.file={clock_file(node)}",
         f"-Dcassandra.NANOTIMETOMILLIS_TIMESTAMP_UPDATE_INTERVAL={EPOCH_SAMPLING_MS}",
     ]
+
+
+def require_injectable(cluster: ClusterState) -> None:
+    """The cluster's nodes run casslab's clock (they were started with it), or a
+    :class:`ConfigError` saying how to start them with it: nodes run Cassandra's own clock
+    unless a skew, a clock jump or ``--injectable-clock`` asked for casslab's."""
+    if not supports_clock(cluster.lib_dir):
+        raise unsupported(cluster.cassandra_version)
+    if not cluster.spec.injectable_clock:
+        name = cluster.spec.name
+        raise ConfigError(
+            f"cluster {name!r} runs Cassandra's own clock (stock nodes), so casslab cannot "
+            f"skew it; restart it with casslab's injectable clock, its data kept: "
+            f"`casslab down --name {name}` then `casslab up --name {name} --injectable-clock`"
+        )
 
 
 def unsupported(version: str) -> ConfigError:

@@ -150,11 +150,18 @@ def daemon_command(
 
 
 def nodetool_command(
-    java: Path, java_feature: int, classpath: str, node: Node, args: list[str]
+    java: Path,
+    java_feature: int,
+    classpath: str,
+    node: Node,
+    args: list[str],
+    extra: Sequence[str] = (),
 ) -> list[str]:
-    """``java ... NodeTool -h JMX_ADDRESS -p JMX_PORT ARGS``."""
+    """``java ... NodeTool -h JMX_ADDRESS -p JMX_PORT ARGS``; ``extra`` JVM flags (class-data
+    sharing) after the JVM's own."""
     return [
         str(java),
+        *extra,
         "-Xmx128M",
         "-XX:+UseSerialGC",
         "-XX:TieredStopAtLevel=1",

@@ -151,8 +151,7 @@ def run_case(
     """Measure ``case`` on ``keys`` keys: node ``good`` writes v1, node ``skewed`` (its
     clock stepped to ``case.skew_ms`` for the run, then set back) writes v2."""
     _check_nodes(cluster, good, skewed)
-    if not clock_skew.supports_clock(cluster.state.lib_dir):
-        raise clock_skew.unsupported(cluster.state.cassandra_version)
+    clock_skew.require_injectable(cluster.state)
     second = cluster.node(skewed)
     before = clock_skew.read_skew(second)
     clock_skew.set_offset(second, case.skew_ms)

@@ -68,6 +68,9 @@ class ClusterSpec(NodeIsolation, NodeNetwork, InventoryField):
     storage_port: int = Field(default=7000, ge=1, le=65535)
     settings: dict[str, Any] = Field(default_factory=dict)  # cassandra.yaml by 5.0 names
     clock: dict[int, float] = Field(default_factory=dict)  # node -> clock offset, ms
+    # casslab's wall clock in every node (4.1+), for skews and clock jumps; without it (and
+    # without clock offsets) the nodes run Cassandra's own clock: casslab.cluster.clock_skew
+    injectable_clock: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -112,6 +115,14 @@ class ClusterSpec(NodeIsolation, NodeNetwork, InventoryField):
                 out[int(node)] = parsed
             return out
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _offsets_need_the_clock(cls, data: Any) -> Any:
+        """Clock offsets are injected through casslab's clock: asking for them asks for it."""
+        if isinstance(data, dict) and data.get("clock"):
+            return {**data, "injectable_clock": True}
+        return data
 
     @model_validator(mode="after")
     def _links_in_topology(self) -> ClusterSpec:

@@ -75,6 +75,10 @@ class RunManifest(Record):
     jvm_warmup_s: float | None = None  # discarded load after each node (re)start
     data_seed: int | None = None  # the values written and validated are a function of it
     engine_cpus: str | None = None  # the load engine's cgroup's CPUs (None: not pinned)
+    # what casslab added to the nodes' JVMs beyond stock Cassandra (None: not recorded):
+    # its injectable wall clock (runs that skew or step clocks), class-data sharing (start-up)
+    injectable_clock: bool | None = None
+    class_sharing: bool | None = None
     stop_rule: str | None = None  # what ended the run's iterations (fixed, precision, max)
     started_at: datetime
     ended_at: datetime | None = None

@@ -100,6 +100,7 @@ def test_each_node_has_its_own_namespace_address_and_cgroup(iso: Cluster) -> Non
     assert {(v.isolation, v.limits) for v in views} == {("netns", "0.5cpu 1536M")}
 
 
+@pytest.mark.measuring  # the node's CPU use between 0.2 and 0.55 cores
 def test_load_through_the_bridge_is_held_to_half_a_core(iso: Cluster) -> None:
     usage = [_cgroup_dir("cpuacct", n.cgroup or "") / "cpuacct.usage" for n in iso.nodes]
     nodes = ",".join(n.address for n in iso.nodes)

@@ -78,6 +78,7 @@ def test_the_nodes_see_each_other_under_their_datacenters(two_dc: Cluster) -> No
     assert "dc2" in shown.stdout
 
 
+@pytest.mark.measuring  # round trips and medians within a millisecond or two of the emulated delays
 def test_the_round_trip_between_sites_is_twice_the_configured_delay(two_dc: Cluster) -> None:
     within = _rtt_p50(two_dc, 1, 1)
     across = _rtt_p50(two_dc, 1, 2)
@@ -108,6 +109,7 @@ def _stress_p50(cl: str) -> float:
     return float(match.group(1))
 
 
+@pytest.mark.measuring  # round trips and medians within a millisecond or two of the emulated delays
 def test_local_one_does_not_wait_for_the_link_and_each_quorum_does(two_dc: Cluster) -> None:
     local = _stress_p50("LOCAL_ONE")
     each = _stress_p50("EACH_QUORUM")

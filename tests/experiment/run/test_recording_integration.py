@@ -1,4 +1,4 @@
-"""The cluster recording on a real node (address 127.0.220.21, JMX port 8821) across two
+"""The cluster recording on a real node (the session's shared one, emptied) across two
 real engine measured phases: one JMX helper for both, nothing sampled in between, every
 sampler's rows in each phase's file, and per-process KPIs that add up and agree with the
 node's CPU read independently."""
@@ -12,7 +12,7 @@ import psutil
 import pytest
 
 from casslab.analysis import trial_kpis
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import LocalCluster
 from casslab.engine_contract.workload_spec import Connection, WorkloadSpec
 from casslab.experiment.design.plan_expansion import expand
 from casslab.experiment.design.plan_records import Trial
@@ -23,6 +23,7 @@ from casslab.experiment.run.recording import LazyRecording
 from casslab.metrics import load
 from casslab.metrics.jmx import JmxSource
 from cli_entry import NEEDS_ENGINE
+from shared_clusters import emptied
 
 pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
@@ -30,13 +31,8 @@ DURATION_S = 8
 
 
 @pytest.fixture(scope="module")
-def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    spec = ClusterSpec(
-        name="recording1", nodes=1, heap="512M", base_address="127.0.220.21", jmx_port_base=8820
-    )
-    root = tmp_path_factory.mktemp("recording1")
-    with LocalCluster.create(spec, root=root, remove_on_exit=True) as cluster:
-        yield cluster
+def node(shared_node: LocalCluster) -> Iterator[LocalCluster]:
+    yield from emptied(shared_node)
 
 
 def _trial_and_spec(cluster: LocalCluster) -> tuple[Trial, WorkloadSpec]:

@@ -19,7 +19,7 @@ from typing import Any
 
 import psutil
 
-from casslab.cluster import admin, backend, clock_skew, distribution, jvm, node_config, state
+from casslab.cluster import admin, backend, clock_skew, distribution, node_config, state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
 from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.heap import default_heap, heap_problem
@@ -107,7 +107,7 @@ class LocalCluster:
             jdk.check_supported(java, spec.version)  # before any download
         dist = distribution.resolve(spec.version)
         jdk.check_supported(java, dist.version)
-        clock_skew.check_request(spec.clock, list(range(1, spec.nodes + 1)), dist)
+        clock_skew.check_request(spec.clock, spec.nodes, dist, spec.injectable_clock)
         settings = normalize(spec.settings, distribution.settings_catalogue(dist))
         reserved = sorted(set(settings) & node_config.RESERVED)
         if reserved:
@@ -202,6 +202,9 @@ class LocalCluster:
         check_memory(self.state.heap, len(self.state.nodes))
         if "settings" in given and spec.settings:
             self._apply_settings(spec.settings)
+        if spec.injectable_clock and not self.state.spec.injectable_clock:
+            self.state = clock_skew.with_injectable_clock(self.state)
+            self._save()
         launch.stop_leftovers(self.directory, keep=self._recorded_pids())
         launch.write_configs(self.state, clock=spec.clock if "clock" in given else None)
         self.start(timeout_s=timeout_s)
@@ -257,6 +260,7 @@ class LocalCluster:
                 lambda node: self.nodetool(node.number, "status", timeout_s=60),
                 timeout_s,
             )
+            launch.share_classes(self.state)
         except BaseException:
             self.stop()
             raise
@@ -383,13 +387,12 @@ class LocalCluster:
                 f"nodetool {' '.join(args)}: node {number} is not running; "
                 "`casslab up` or `casslab restart` starts it"
             )
-        command = jvm.nodetool_command(
-            self.state.java, self.state.java_feature, f"{self.state.lib_dir}/*", node, list(args)
-        )
+        command, share, class_list = launch.nodetool(self.state, node, args)
         try:
             result = subprocess.run(
                 command, capture_output=True, text=True, timeout=timeout_s, check=False
             )
+            launch.share_nodetool_classes(self.state, share, class_list)
         except subprocess.TimeoutExpired as error:
             raise WaitTimeoutError(
                 f"nodetool {' '.join(args)} on node {number} did not finish within "

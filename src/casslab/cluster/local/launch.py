@@ -11,6 +11,7 @@ import concurrent.futures
 import os
 import re
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
@@ -18,8 +19,8 @@ from pathlib import Path
 
 import psutil
 
+from casslab.cluster import class_share, jvm, node_config
 from casslab.cluster import clock_skew as skew
-from casslab.cluster import jvm, node_config
 from casslab.cluster.model import ClusterState, Node, heap_mib
 from casslab.cluster.processes import create_time, stop_group
 from casslab.cluster.tokens import initial_tokens, tokens_by_datacenter
@@ -65,6 +66,21 @@ def write_configs(state: ClusterState, clock: Mapping[int, float] | None = None)
             skew.write_skew(node, skew.ClockSkew(offset_ms=offset, since_ms=skew.now_ms()))
 
 
+def node_command(
+    state: ClusterState, node: Node, flags: Sequence[str] = (), clock_dir: Path | None = None
+) -> list[str]:
+    """The java command of ``node`` (pure): Cassandra's jars and the stock JVM options,
+    ``flags`` last; with ``clock_dir`` (casslab's compiled clock) also the clock's class
+    and properties, else nothing of casslab's on the classpath."""
+    classpath = f"{state.lib_dir}/*"
+    if clock_dir is not None:
+        classpath += f"{os.pathsep}{clock_dir}"
+        flags = [*skew.jvm_flags(node), *flags]
+    return jvm.daemon_command(
+        state.java, state.java_feature, classpath, node, heap_mib(state.heap), flags
+    )
+
+
 def spawn(
     state: ClusterState,
     node: Node,
@@ -78,13 +94,12 @@ def spawn(
     java, so the PID stays the JVM's), ``preexec`` runs in the child before that."""
     for name in ("conf_dir", *STATE_DIRS, "logs_dir"):
         getattr(node, name).mkdir(parents=True, exist_ok=True)
-    classpath = f"{state.lib_dir}/*"
-    clock_dir = skew.clock_classes(state.java, state.lib_dir)
-    if clock_dir is not None:  # its wall clock takes the skew of its clock file
-        classpath += f"{os.pathsep}{clock_dir}"
-        flags = [*skew.jvm_flags(node), *flags]
-    command = jvm.daemon_command(
-        state.java, state.java_feature, classpath, node, heap_mib(state.heap), flags
+    clock_dir = None  # stock nodes run Cassandra's own clock
+    if state.spec.injectable_clock:  # its wall clock takes the skew of its clock file
+        clock_dir = skew.clock_classes(state.java, state.lib_dir)
+    share = class_share.for_install(state.java, state.java_feature, state.lib_dir)
+    command = node_command(
+        state, node, [*class_share.node_flags(share, node.logs_dir), *flags], clock_dir
     )
     if wrap is not None:
         command = wrap(command)
@@ -100,6 +115,49 @@ def spawn(
             preexec_fn=preexec,  # only file writes into cgroup.procs, before exec
         )
     return process.pid, create_time(process.pid)
+
+
+def share_classes(state: ClusterState) -> None:
+    """Once the cluster is ready: archive the classes its first nodes loaded, when this
+    install and JDK have no class-data sharing archive yet (:mod:`class_share`)."""
+    class_share.build_after_start(
+        class_share.for_install(state.java, state.java_feature, state.lib_dir),
+        state.java,
+        f"{state.lib_dir}/*",
+        jvm.module_flags(state.java_feature),
+        [node.logs_dir for node in state.nodes],
+    )
+
+
+def nodetool(
+    state: ClusterState, node: Node, args: Sequence[str]
+) -> tuple[list[str], class_share.ClassShare | None, Path]:
+    """nodetool's command against ``node`` with its class-data sharing flags, its archive
+    place and where it writes its class list when it has no archive yet."""
+    share = class_share.for_install(
+        state.java, state.java_feature, state.lib_dir, class_share.NODETOOL
+    )
+    class_list = node.logs_dir / f".nodetool-{os.getpid()}-{threading.get_ident()}.lst"
+    command = jvm.nodetool_command(
+        state.java,
+        state.java_feature,
+        f"{state.lib_dir}/*",
+        node,
+        list(args),
+        class_share.jvm_flags(share, class_list),
+    )
+    return command, share, class_list
+
+
+def share_nodetool_classes(
+    state: ClusterState, share: class_share.ClassShare | None, class_list: Path
+) -> None:
+    """After a nodetool run that wrote its class list: archive it, once, and delete it."""
+    if class_list.exists():
+        classpath = f"{state.lib_dir}/*"
+        modules = jvm.module_flags(state.java_feature)
+        class_share.build(share, state.java, classpath, modules, [class_list])
+        class_list.unlink(missing_ok=True)
 
 
 def wait_ready(

@@ -47,9 +47,7 @@ class LocalClock:
     cluster: LocalCluster
 
     def offset_ms(self, number: int) -> float:
-        state = self.cluster.state
-        if not clock_skew.supports_clock(state.lib_dir):
-            raise clock_skew.unsupported(state.cassandra_version)
+        clock_skew.require_injectable(self.cluster.state)
         return clock_skew.read_skew(self.cluster.node(number)).at(clock_skew.now_ms())
 
     def set_offset(self, number: int, offset_ms: float) -> None:

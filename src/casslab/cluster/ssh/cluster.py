@@ -110,8 +110,8 @@ class SshCluster:
         """Check every host, deploy, write each node's files and start the nodes."""
         if spec.hosts is None:
             raise ConfigError("an ssh cluster needs an inventory: casslab up --hosts hosts.yaml")
-        if spec.clock:
-            raise _refused("skew clocks", spec.name, "leave --clock out")
+        if spec.clock or spec.injectable_clock:
+            raise _refused("skew clocks", spec.name, "leave --clock and --injectable-clock out")
         inventory = load_inventory(Path(spec.hosts))
         if spec.nodes not in (1, len(inventory.hosts)):
             raise ConfigError(

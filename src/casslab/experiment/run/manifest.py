@@ -27,9 +27,11 @@ def new_manifest(
     run_id: str,
     jvm_warmup_s: float,
     engine_cpus: str | None = None,
+    injectable_clock: bool = False,
 ) -> RunManifest:
-    """The manifest of a run that starts now (probes the JDK, the host and git)."""
-    from casslab.cluster import distribution
+    """The manifest of a run that starts now (probes the JDK, the host and git);
+    ``injectable_clock``: the run's nodes run casslab's clock."""
+    from casslab.cluster import class_share, distribution
     from casslab.host.jdk import probe
 
     jdk_version = None
@@ -48,6 +50,8 @@ def new_manifest(
         jvm_warmup_s=jvm_warmup_s,
         data_seed=experiment.data_seed,
         engine_cpus=engine_cpus,
+        injectable_clock=injectable_clock,
+        class_sharing=class_share.enabled(),
         started_at=datetime.now(UTC),
         trials_planned=len(plan.trials),
     )
@@ -60,6 +64,7 @@ def start_manifest(
     jvm_warmup_s: float,
     *,
     engine_cpus: str | None = None,
+    injectable_clock: bool = False,
 ) -> RunManifest:
     """Write and return the manifest of a run that starts: the run's own when it has one
     (a resume; its end time cleared), else a new one. Raises :class:`ExperimentError`
@@ -84,7 +89,9 @@ def start_manifest(
             )
         manifest = existing.model_copy(update={"ended_at": None})
     else:
-        manifest = new_manifest(experiment, plan, layout.root.name, jvm_warmup_s, engine_cpus)
+        manifest = new_manifest(
+            experiment, plan, layout.root.name, jvm_warmup_s, engine_cpus, injectable_clock
+        )
     write_record(layout.manifest, manifest)
     return manifest
 

@@ -43,7 +43,9 @@ from casslab.experiment.run.trial_cluster import ClusterFactory, TrialClusters
 from casslab.experiment.steps.discover.discover_phase import Discoverer
 from casslab.experiment.steps.faults import fault_phase
 from casslab.experiment.steps.skew import skew_phase
+from casslab.experiment.steps.skew.skew_section import needs_injectable_clock
 from casslab.experiment.steps.verify import verification
+from casslab.faults.model import FaultKind
 from casslab.load.session import LoadSession
 from casslab.store.io import write_record
 from casslab.store.layout import RunLayout
@@ -82,6 +84,12 @@ class Runner:
             interval_s=options.metrics_interval_s,
             engine_source=engine_source or recording.default_engine_source,
         )
+        # the nodes run casslab's clock only when the run skews or steps clocks
+        self._injectable_clock = needs_injectable_clock(
+            (trial.clock for trial in self.plan.trials),
+            probes=any(trial.lww is not None for trial in self.plan.trials),
+            clock_jumps=any(f.kind is FaultKind.CLOCK_JUMP for f in experiment.faults),
+        )
         self._clusters = TrialClusters(
             experiment.name,
             experiment.cluster.use,
@@ -90,6 +98,7 @@ class Runner:
             create_cluster,
             lambda event: self._emit(event),  # the runner's sink, also when replaced
             before_change=self._recording.close,
+            injectable_clock=self._injectable_clock,
         )
         self._failed_setups: set[ClusterSetup] = set()  # setups whose cluster did not start
         self._engine_version: str | None = None  # of the last trial that ran the engine
@@ -124,6 +133,7 @@ class Runner:
             self.plan,
             self.options.jvm_warmup_s,
             engine_cpus=self.options.engine_cpus,
+            injectable_clock=self._injectable_clock,
         )
         save_plan(self.layout, self.plan)  # a resumed run keeps the plan it has
         results, unreadable = read_finished(self.layout, self.plan)

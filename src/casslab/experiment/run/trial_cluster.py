@@ -45,11 +45,14 @@ class TrialClusters:
         create_cluster: ClusterFactory,
         emit: events.EventSink,
         before_change: Callable[[], None],
+        *,
+        injectable_clock: bool = False,
     ) -> None:
         """``use``: the name of an existing cluster to run on (None: casslab's own);
         ``hosts``: the inventory file its own cluster runs on (None: this machine);
         ``before_change`` runs before the nodes change (it closes the metrics samplers,
-        whose PIDs and JMX connections are about to go)."""
+        whose PIDs and JMX connections are about to go); ``injectable_clock``: its own
+        cluster's nodes run casslab's clock (the run skews or steps clocks)."""
         self._name = f"run-{experiment_name}"[:64]
         self.use = use
         self.hosts = hosts
@@ -57,6 +60,7 @@ class TrialClusters:
         self._create = create_cluster
         self._emit = emit
         self._before_change = before_change
+        self._injectable_clock = injectable_clock
         self.cluster: Cluster | None = None
         self._setup: ClusterSetup | None = None  # what self.cluster was built from
         self._captures: set[str] = set()  # data keys captured on self.cluster
@@ -131,6 +135,7 @@ class TrialClusters:
                 settings=trial.settings,
                 base_address=self._options.base_address,
                 jmx_port_base=self._options.jmx_port_base,
+                injectable_clock=self._injectable_clock,
                 **fields,
             )
         except ValidationError as error:

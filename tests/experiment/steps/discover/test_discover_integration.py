@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.integration, pytest.mark.engine]
+# measuring: the trials run at shares of a capacity measured on this machine
+pytestmark = [pytest.mark.integration, pytest.mark.measuring, pytest.mark.engine]
 
 EXPERIMENT = Path(__file__).parents[2] / "data" / "discover.yaml"
 SLO_MS = 50.0

@@ -18,6 +18,7 @@ from casslab.experiment.steps.skew.skew_section import (
     LwwProbe,
     LwwSection,
     clock_offsets,
+    needs_injectable_clock,
     resolve_probe,
     skewed_node,
 )
@@ -134,3 +135,19 @@ def test_mistakes_are_named_before_anything_starts() -> None:
     kpis = _problems(_data(factors={}, lww=None))
     assert "kpis[0]: lww_lost_pct needs the lww probe: add an lww section" in kpis
     assert "kpis[1]: expired_messages is counted with cluster.clock or the lww probe only" in kpis
+
+
+@pytest.mark.parametrize(
+    ("clocks", "probes", "jumps", "needed"),
+    [
+        ([{}, {}], False, False, False),  # no skew anywhere: stock nodes
+        ([{}, {2: -500.0}], False, False, True),  # a cluster.clock level skews
+        ([{}], True, False, True),  # the lww probe steps a clock
+        ([{}], False, True, True),  # a clock-jump fault steps one
+        ([], False, False, False),
+    ],
+)
+def test_a_run_starts_casslabs_clock_only_when_it_skews_or_steps_one(
+    clocks: list[dict[int, float]], probes: bool, jumps: bool, needed: bool
+) -> None:
+    assert needs_injectable_clock(clocks, probes=probes, clock_jumps=jumps) is needed

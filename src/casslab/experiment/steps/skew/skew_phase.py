@@ -21,8 +21,7 @@ def set_clocks(cluster: Cluster, trial: Trial) -> None:
     current = {node.number: clock_skew.read_skew(node) for node in cluster.nodes}
     if all(s.offset_ms == wanted[n] and s.drift_ppm == 0 for n, s in current.items()):
         return
-    if not clock_skew.supports_clock(cluster.state.lib_dir):
-        raise clock_skew.unsupported(cluster.state.cassandra_version)
+    clock_skew.require_injectable(cluster.state)
     for node in cluster.nodes:
         clock_skew.write_skew(node, clock_skew.ClockSkew(offset_ms=wanted[node.number]))
     time.sleep(clock_skew.SETTLE_S)

@@ -17,6 +17,7 @@ expired on arrival, during the measured phase and the probe) say what it saw.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from pydantic import Field, StrictInt, field_validator
@@ -137,3 +138,12 @@ def probe_problems(probe: LwwProbe, nodes: int) -> list[str]:
     if probe.good == probe.skewed:
         problems.append(f"lww: the good node and the skewed node are both {probe.good}")
     return problems
+
+
+def needs_injectable_clock(
+    trial_clocks: Iterable[Mapping[int, float]], probes: bool, clock_jumps: bool
+) -> bool:
+    """Whether a run's cluster starts with casslab's injectable clock: a trial with clock
+    offsets, the ``lww`` probe (``probes``) or a ``clock-jump`` fault needs it; any other
+    run's nodes run Cassandra's own clock (stock)."""
+    return probes or clock_jumps or any(bool(offsets) for offsets in trial_clocks)

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# `make test` after its set-up: lint, the engine's tests, the tests that need no
+# Cassandra node (2 workers), the real-node tests that only need Cassandra to answer
+# (2 workers, a test module on one worker), then the tests that measure rates and
+# latencies, alone on the machine. Each phase is timed; the first that fails stops the
+# ones after it. Then the phase times and the 30 slowest tests are printed, and
+# scripts/leftovers.py fails the run if any JVM, engine, sshd, namespace, link or cgroup
+# was left behind (also after a failure).
+set -u
+BIN=${BIN:-.venv/bin}
+REPORTS=${REPORTS:-.test-reports}
+rm -rf "$REPORTS"
+mkdir -p "$REPORTS"
+status=0
+
+phase() {
+    local name=$1 start end rc
+    shift
+    echo "=== $name"
+    start=$EPOCHREALTIME
+    "$@"
+    rc=$?
+    end=$EPOCHREALTIME
+    printf '%s\t%s\t%s\n' "$name" "$(awk "BEGIN { print $end - $start }")" "$rc" >> "$REPORTS/phases.tsv"
+    return "$rc"
+}
+
+run() {
+    [ "$status" -eq 0 ] || return 0
+    phase "$@" || status=$?
+}
+
+PYTEST=("$BIN/pytest" -q -p no:cacheprovider)
+run "lint" make --no-print-directory lint
+if [ -f Cargo.toml ]; then run "engine tests (cargo)" cargo test --quiet; fi
+run "no node (2 workers)" "${PYTEST[@]}" -m "not integration" -n 2 \
+    --junitxml="$REPORTS/no-node.xml"
+run "real nodes (2 workers)" "${PYTEST[@]}" -m "integration and not measuring" -n 2 \
+    --dist loadfile --junitxml="$REPORTS/real-nodes.xml"
+run "measuring (alone)" "${PYTEST[@]}" -m "measuring" --junitxml="$REPORTS/measuring.xml"
+
+"$BIN/python" scripts/test_report.py "$REPORTS"
+if ! "$BIN/python" scripts/leftovers.py; then
+    [ "$status" -ne 0 ] || status=1
+fi
+exit "$status"

@@ -1,0 +1,43 @@
+"""`make test`'s time report (scripts/test_report.py) on literal reports: phase times in
+order with their status, and the slowest tests across phases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from script_files import script
+
+JUNIT = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" tests="3">
+<testcase classname="tests.a.test_x" name="test_one" time="12.5" />
+<testcase classname="tests.a.test_x" name="test_two" time="0.25" />
+<testcase classname="tests.b.test_y" name="test_three[p1]" time="40.0"><failure /></testcase>
+</testsuite></testsuites>
+"""
+
+
+def test_phases_and_the_slowest_tests(tmp_path: Path) -> None:
+    report = script("test_report")
+    (tmp_path / "phases.tsv").write_text("lint\t30.5\t0\nno node\t100\t0\nreal nodes\t600.25\t1\n")
+    (tmp_path / "real-nodes.xml").write_text(JUNIT)
+    phases = report.read_phases(tmp_path / "phases.tsv")
+    assert [(p.name, p.seconds, p.status) for p in phases] == [
+        ("lint", 30.5, 0),
+        ("no node", 100.0, 0),
+        ("real nodes", 600.25, 1),
+    ]
+    tests = report.read_tests("real-nodes", tmp_path / "real-nodes.xml")
+    text = report.render(phases, tests, slowest=2)
+    lines = text.splitlines()
+    assert lines[1].split() == ["lint", "30.5", "s", "ok"]
+    assert "FAILED (exit 1)" in lines[3]
+    assert "total" in lines[4]
+    assert "730.8 s (12.2 min)" in lines[4]
+    assert lines[-2].strip() == "40.0 s  [real-nodes] tests.b.test_y::test_three[p1]"
+    assert lines[-1].strip() == "12.5 s  [real-nodes] tests.a.test_x::test_one"
+
+
+def test_no_report_yet_is_an_empty_table(tmp_path: Path) -> None:
+    report = script("test_report")
+    assert report.read_phases(tmp_path / "phases.tsv") == []
+    assert "total" in report.render([], [])
