@@ -20,7 +20,7 @@ from pathlib import Path
 from casslab.analysis import TrialKpis
 from casslab.analysis.stopping import decide
 from casslab.store.layout import RunLayout
-from casslab.store.records import TrialStatus, read_trial_result
+from casslab.store.run_records import TrialStatus, read_trial_result
 
 
 def _trials(run: Path) -> list[tuple[int, TrialKpis]]:

@@ -32,8 +32,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.engine_contract.workload_spec import Connection, WorkloadSpec
 from casslab.load import engine
-from casslab.load.spec import Connection, WorkloadSpec
 from casslab.load.stress import parse_stress
 
 TIME_FORMAT = "BENCH-TIME %e %U %S %M"

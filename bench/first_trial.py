@@ -5,7 +5,7 @@ iterations in a row) ``--runs`` times, each on a fresh node, and prints per run 
 of trial 1 against trials 2-5: their range, and the 95% prediction interval of one more
 trial from their distribution (mean ± t(0.975, n-1)·s·√(1 + 1/n)); and the JVM warm-up
 each run needed (the rehearsal that ends when the node's JIT compilers are quiet, see
-:mod:`casslab.experiment.warmup`). Over the runs, the ratio of trial 1 to the mean of the
+:mod:`casslab.experiment.run.jvm_warmup`). Over the runs, the ratio of trial 1 to the mean of the
 later trials, with its 95% CI. Target (issue 11, defect 2): trial 1 inside the prediction
 interval in every run, and a ratio CI that contains 1. (Inside the *range* of four later
 trials is asked of a trial from the same distribution only 3 times in 5, so it is shown,
@@ -27,7 +27,7 @@ from pathlib import Path
 from scipy.stats import t
 
 from casslab.store.layout import RunLayout
-from casslab.store.records import TrialStatus, read_trial_result
+from casslab.store.run_records import TrialStatus, read_trial_result
 
 EXPERIMENT = Path(__file__).parent / "experiments" / "first-trial.yaml"
 ITERATIONS = 5  # as in the experiment file

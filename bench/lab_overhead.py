@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from casslab.store.layout import RunLayout
-from casslab.store.records import TrialResult, read_manifest, read_trial_result
+from casslab.store.run_records import TrialResult, read_manifest, read_trial_result
 
 TARGET_SHARE = 0.15
 TARGET_RESTORE_S = 5.0
@@ -40,7 +40,7 @@ def report(run: Path, wall_s: float | None = None) -> bool:
     manifest = read_manifest(layout.manifest)
     results = [read_trial_result(p) for p in layout.trial_summaries()]
     warmup = manifest.experiment.get("warmup", "0s")
-    from casslab.experiment.model import parse_duration_s
+    from casslab.experiment.file.experiment_model import parse_duration_s
 
     warmup_s = parse_duration_s(warmup)
     if wall_s is None:

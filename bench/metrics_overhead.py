@@ -25,7 +25,7 @@ import psutil
 
 from casslab import metrics
 from casslab.cluster import ClusterSpec, LocalCluster
-from casslab.metrics.clock import ClockProbe
+from casslab.metrics.clock_offset import ClockProbe
 
 
 def _cpu_s(proc: psutil.Process, exclude: set[int]) -> tuple[float, float]:

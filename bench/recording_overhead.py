@@ -4,9 +4,9 @@ against the old per-phase start-up (issue 4: under 2 % of one core from the firs
 Starts a real 1-node cluster, creates the workload's schema, then runs three real engine
 measured phases of ``--duration`` seconds (a light fixed-rate write load):
 
-1. ``phases.measure`` as the runner calls it: the cluster recording is opened lazily before
+1. ``trial_phases.measure`` as the runner calls it: the cluster recording is opened lazily before
    the engine starts (JMX helper, CQL connections, warmed with one discarded sample);
-2. ``phases.measure`` again: the recording is already open (the figures reported as *kept*);
+2. ``trial_phases.measure`` again: the recording is already open (the figures reported as *kept*);
 3. the old way, as the runner did before: a metrics ``Recorder`` with fresh samplers
    created at the engine's first record (figures reported as *per-phase start-up*).
 
@@ -37,14 +37,14 @@ import psutil
 
 from casslab.analysis.kpis import kpis_from_metrics
 from casslab.cluster import ClusterSpec, LocalCluster
-from casslab.experiment import phases
-from casslab.experiment.design import expand
-from casslab.experiment.model import Experiment
-from casslab.experiment.recording import LazyRecording, default_sources
-from casslab.experiment.specs import spec_for
+from casslab.engine_contract.engine_records import EngineRecord, SummaryRecord
+from casslab.engine_contract.workload_spec import Connection, Output, WorkloadSpec
+from casslab.experiment.design.plan_expansion import expand
+from casslab.experiment.file.experiment_model import Experiment
+from casslab.experiment.run import trial_phases
+from casslab.experiment.run.engine_specs import spec_for
+from casslab.experiment.run.recording import LazyRecording, default_sources
 from casslab.load import engine
-from casslab.load.records import EngineRecord, SummaryRecord
-from casslab.load.spec import Connection, Output, WorkloadSpec
 from casslab.metrics.sampling import Recorder
 from casslab.metrics.store import ParquetSink, load
 
@@ -226,19 +226,19 @@ def main() -> None:
             print(f"1 node up in {time.monotonic() - t0:.0f} s", flush=True)
             connection = Connection(contact_points=cluster.contact_points)
             workload = spec_for(trial.workload, connection, 1)
-            phases.create_schema(cluster, trial, [workload])
+            trial_phases.create_schema(cluster, trial, [workload])
             lab = LabCpu(exclude={n.pid for n in cluster.nodes if n.pid is not None})
             lab.start()
             recording = LazyRecording()
             kept: list[PhaseTimes] = []
-            clock = phases.TrialClock()
+            clock = trial_phases.TrialClock()
             opened: tuple[float, float] | None = None
             try:
                 for n in (1, 2):
-                    times, clock = PhaseTimes(), phases.TrialClock()
+                    times, clock = PhaseTimes(), trial_phases.TrialClock()
                     before = (time.monotonic(), lab.at(time.monotonic()))
                     with timed_engine(times, lab):
-                        phases.measure(
+                        trial_phases.measure(
                             cluster,
                             trial,
                             workload,

@@ -2,7 +2,7 @@
 /proc over SSH (one command an instant), against the psutil samplers reading the same host
 and process here, measured in the same run.
 
-Makes an SSH lab of one namespaced host (:class:`casslab.remote.testbed.SshLab`, needs
+Makes an SSH lab of one namespaced host (:class:`ssh_testbed.SshLab`, needs
 root and sshd), starts ``sleep`` there as the ssh backend starts a node, then samples that
 host and process ``--samples`` times, ``--every`` seconds apart, with three sets of
 samplers: psutil (HostSource + ProcessSource), agentless through LocalProcReader (the same
@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import signal
 import statistics
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,7 +39,10 @@ from casslab.metrics.source import NodeTarget, Source
 from casslab.metrics.sources import build_sources
 from casslab.remote.inventory import load_inventory
 from casslab.remote.ssh import RemoteHost
-from casslab.remote.testbed import SshLab, missing_tools, namespace_pids
+
+# The SSH test bed (OpenSSH servers in network namespaces) is the tests' own.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from ssh_testbed import SshLab, missing_tools, namespace_pids
 
 
 class Counting:

@@ -1,7 +1,7 @@
 """Benchmark: deploying the Cassandra distribution over SSH (issue 17, the ssh backend).
 
 In one SSH lab of 3 hosts (network namespaces each running a real OpenSSH server, see
-:mod:`casslab.remote.testbed`), with the distribution from the local cache:
+:mod:`ssh_testbed` (tests/ssh_testbed.py)), with the distribution from the local cache:
 
 - baseline: a plain SFTP copy of the same bytes (the tar stream of ``lib/``) to one host
   (paramiko's ``putfo``, no checks);
@@ -29,12 +29,16 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from casslab.cluster import distribution
 from casslab.cluster.ssh import deploy
 from casslab.remote.inventory import load_inventory
 from casslab.remote.ssh import RemoteHost
-from casslab.remote.testbed import SshLab, missing_tools
+
+# The SSH test bed (OpenSSH servers in network namespaces) is the tests' own.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from ssh_testbed import SshLab, missing_tools
 
 
 def _timed(work: Callable[[], object]) -> float:

@@ -20,6 +20,8 @@ from types import TracebackType
 from typing import Any, Self
 
 from casslab.cluster import ClusterSpec, ClusterState, Node, NodeStatus, NodeView, ResetMode
+from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
+from casslab.cluster.local.node_capabilities import LocalClock, LocalProcesses
 
 
 @dataclass
@@ -151,6 +153,15 @@ class FakeCluster:
     def close_sessions(self) -> None:
         pass
 
+    def capabilities(self) -> Capabilities:
+        """Those of local nodes: processes signalled by PID (a fake node has none, so a
+        signal finds it not running) and clocks skewed through their clock files."""
+        return Capabilities(
+            processes=LocalProcesses(self),
+            clock=LocalClock(self),
+            missing={Capability.CUT_LINKS: NO_LINKS},
+        )
+
     def __enter__(self) -> Self:
         return self
 
@@ -163,8 +174,19 @@ class FakeCluster:
         self.stop()
 
 
+class FakeBackend:
+    """A backend class for the registry (``BACKENDS[kind]``): ``casslab run`` in a test
+    makes fake clusters through it, recording into :attr:`calls`."""
+
+    calls = Calls()
+
+    @classmethod
+    def create(cls, spec: ClusterSpec, root: Path | None = None, **_: Any) -> FakeCluster:
+        return FakeCluster(spec, root or Path("/nonexistent"), cls.calls)
+
+
 def fake_factory(calls: Calls) -> Any:
-    """A ``create_cluster`` for :class:`casslab.experiment.runner.Runner`."""
+    """A ``create_cluster`` for :class:`casslab.experiment.run.runner.Runner`."""
 
     def create(spec: ClusterSpec, root: Path | None, *, fresh: bool) -> FakeCluster:
         assert fresh, "the runner always asks for a fresh cluster of its own"
@@ -232,4 +254,11 @@ def engine_runs(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
 
 
-__all__ = ["Calls", "FakeCluster", "engine_runs", "fake_factory", "install_fake_engine"]
+__all__ = [
+    "Calls",
+    "FakeBackend",
+    "FakeCluster",
+    "engine_runs",
+    "fake_factory",
+    "install_fake_engine",
+]

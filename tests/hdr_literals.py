@@ -1,4 +1,4 @@
-"""HdrHistogram interval logs written by hand, for tests of :mod:`casslab.analysis.hdr`.
+"""HdrHistogram interval logs written by hand, for tests of :mod:`casslab.engine_contract.hdr`.
 
 The encoding is the engine's (the ``hdrhistogram`` crate's V2, optionally deflated): the
 counts array as ZigZag LEB128 varints (a 9th byte carries 8 bits), a run of more than one

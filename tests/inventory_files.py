@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from casslab.experiment import loader
-from casslab.experiment.model import ExperimentValidationError
+from casslab.errors import ExperimentValidationError
+from casslab.experiment.file import experiment_loader
 
 
 def write_inventory(
@@ -35,7 +35,7 @@ def write_inventory(
 
 def parse_in(text: str, folder: Path) -> Any:
     """The experiment in ``text``, its paths relative to ``folder``."""
-    return loader.parse(textwrap.dedent(text), "e.yaml", base_dir=folder)
+    return experiment_loader.parse(textwrap.dedent(text), "e.yaml", base_dir=folder)
 
 
 def problems_in(text: str, folder: Path) -> list[str]:

@@ -9,12 +9,12 @@ from typing import Any
 from casslab.store.io import write_record
 from casslab.store.layout import RunLayout
 from casslab.store.plan_file import write_plan_file
-from casslab.store.records import HostFacts, RunManifest, TrialResult, TrialStatus
+from casslab.store.run_records import HostFacts, RunManifest, TrialResult, TrialStatus
 
 START = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 
-# the JSON of a plan as casslab.experiment.plan_records.Plan writes it (fields the outline ignores
-# included): two cells, "size=small" the baseline, listed after "size=big" in design order
+# the JSON of a plan as casslab.experiment.design.plan_records.Plan writes it (fields the outline
+# ignores included): two cells, "size=small" the baseline, listed after "size=big" in design order
 PLAN: dict[str, Any] = {
     "schema_version": 1,
     "experiment": "literal",

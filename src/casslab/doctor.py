@@ -8,10 +8,11 @@ from pathlib import Path
 
 import psutil
 
-from casslab.cluster import distribution, jdk
+from casslab.cluster import distribution
 from casslab.cluster.heap import OVERHEAD_MIB
 from casslab.cluster.wait import port_free
 from casslab.errors import SetupError
+from casslab.host import jdk
 from casslab.record import Record
 
 GIB = 1024**3

@@ -83,6 +83,26 @@ class ExperimentError(CasslabError):
     """An experiment file is invalid or a run directory is inconsistent."""
 
 
+class DocumentProblemsError(CasslabError):
+    """A file's document has problems (YAML syntax, a duplicate key, a field out of its
+    range); ``problems`` lists each as ``<where>: <what>``, and the message names the file
+    as ``<subject> <source>``. Each kind of file says its own subject."""
+
+    subject = "file"
+
+    def __init__(self, source: str, problems: Sequence[str]) -> None:
+        self.source = source
+        self.problems = list(problems)
+        super().__init__(problems_message(f"{self.subject} {source}", self.problems))
+
+
+class ExperimentValidationError(DocumentProblemsError, ExperimentError):
+    """An experiment (or tune) file has problems; ``problems`` lists each as
+    ``<path>: <message>``."""
+
+    subject = "experiment"
+
+
 class AnalysisError(CasslabError):
     """Statistics were asked of data that cannot give them."""
 

@@ -1,4 +1,5 @@
-"""Units casslab reads from people: durations (``500ms``, ``30s``, ``20m``, ``2h``, ``1d``).
+"""Units casslab reads from people: durations (``500ms``, ``30s``, ``20m``, ``2h``, ``1d``)
+and sizes in bytes (``2GiB``, ``512M``).
 
 One parser for every place a duration is typed (cassandra-stress ``duration=``, ``-log
 interval=``, experiment files, ``--duration``/``--interval`` options); each caller says in
@@ -8,6 +9,8 @@ its own words what it expected.
 from __future__ import annotations
 
 import re
+
+from casslab.errors import ConfigError
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$", re.IGNORECASE)
 SECONDS_PER_UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
@@ -39,3 +42,22 @@ def offset_ms(value: str) -> float | None:
     if seconds is None:
         return None
     return -seconds * 1000 if text.startswith("-") else seconds * 1000
+
+
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(GiB|MiB|KiB|G|M|K|GB|MB|KB|B)?\s*$", re.IGNORECASE)
+MIB = 1024 * 1024
+_FACTORS = {"": 1, "B": 1, "K": 1024, "KB": 1024, "KIB": 1024}
+_FACTORS |= {"M": MIB, "MB": MIB, "MIB": MIB, "G": 1024 * MIB, "GB": 1024 * MIB}
+_FACTORS |= {"GIB": 1024 * MIB}
+
+
+def parse_bytes(text: str, what: str, example: str) -> int:
+    """``2GiB``, ``512M``, ``1.5G`` -> bytes (binary units: G and GB are GiB, as in
+    ``docker run --memory``); a :class:`ConfigError` naming ``what`` otherwise."""
+    match = _SIZE_RE.match(text)
+    if match is None:
+        raise ConfigError(f"{what} {text!r}: expected a size like {example}")
+    value = float(match.group(1)) * _FACTORS[(match.group(2) or "").upper()]
+    if value <= 0:
+        raise ConfigError(f"{what} {text!r}: must be more than zero, e.g. {example}")
+    return int(value)

@@ -22,8 +22,13 @@ from casslab.analysis import (
     trial_kpis,
 )
 from casslab.analysis.kpis import node_numbers
+from casslab.engine_contract.engine_records import (
+    IntervalRecord,
+    LatencyStats,
+    OpStats,
+    SummaryRecord,
+)
 from casslab.errors import AnalysisError
-from casslab.load.records import IntervalRecord, LatencyStats, OpStats, SummaryRecord
 
 
 def latency(count: int, mean: float, p99: float, top: float) -> LatencyStats:

@@ -15,8 +15,8 @@ from casslab.analysis.steady import (
     mser_truncation,
     steady_state,
 )
+from casslab.engine_contract.engine_records import IntervalRecord, LatencyStats, OpStats
 from casslab.errors import AnalysisError
-from casslab.load.records import IntervalRecord, LatencyStats, OpStats
 
 
 def _noise(n: int, scale: float, seed: int = 1) -> list[float]:

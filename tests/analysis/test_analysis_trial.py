@@ -17,8 +17,13 @@ import pandas as pd
 import pytest
 
 from casslab.analysis import KpiWindow, TrialKpis, trial_kpis
-from casslab.analysis.hdr import IntervalLog, parse_interval_log
-from casslab.load.records import IntervalRecord, LatencyStats, OpStats, SummaryRecord
+from casslab.engine_contract.engine_records import (
+    IntervalRecord,
+    LatencyStats,
+    OpStats,
+    SummaryRecord,
+)
+from casslab.engine_contract.hdr import IntervalLog, parse_interval_log
 from hdr_literals import log_text
 
 WARMUP, MEASURED, RAMP = 10, 100, 20

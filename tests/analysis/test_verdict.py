@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from casslab.analysis import AnalysisOptions, TrialKpis, Verdict, compare_kpi, compare_series
+from casslab.analysis.analysis_records import kpi_spec
 from casslab.analysis.inference import SampleSummary
-from casslab.analysis.records import kpi_spec
 from casslab.analysis.verdict import contrast
 
 OPTIONS = AnalysisOptions()

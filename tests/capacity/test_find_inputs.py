@@ -15,17 +15,15 @@ from casslab.capacity.find_settings import (
     settings,
 )
 from casslab.capacity.probe_spec import (
-    OPEN_LOOP_IN_FLIGHT,
-    LoadCommand,
-    Tool,
     open_loop_spec,
     parse_command,
     preload_spec,
     ramp_spec,
     split_words,
 )
+from casslab.engine_contract.workload_spec import OpenLoop, OpKind, ThreadRamp
 from casslab.errors import ConfigError, WorkloadSyntaxError
-from casslab.load.spec import OpenLoop, OpKind, ThreadRamp
+from casslab.load.front_end import OPEN_LOOP_IN_FLIGHT, SearchLoad
 
 CONTACT = ["127.0.0.1:9042"]
 
@@ -97,7 +95,7 @@ def test_settings_out_of_order_name_the_options() -> None:
 # ---------------------------------------------------------------- the workload
 
 
-def parse(*words: str, closed_loop: bool = False) -> LoadCommand:
+def parse(*words: str, closed_loop: bool = False) -> SearchLoad:
     return parse_command(list(words), contact_points=CONTACT, closed_loop=closed_loop)
 
 
@@ -139,13 +137,11 @@ def test_one_quoted_string_and_separate_words_are_the_same_command() -> None:
         "mixed", "ratio(write=1,read=3)", "-pop", "dist=UNIFORM(1..1000)", "-rate", "threads=16"
     )
     assert quoted == words
-    assert quoted.tool is Tool.STRESS
+    assert quoted.front_end == "stress"
     assert quoted.reads
     assert quoted.max_in_flight == 16
-    assert split_words(["stress write -rate threads=4"]) == (
-        Tool.STRESS,
-        ["write", "-rate", "threads=4"],
-    )
+    front_end, words = split_words(["stress write -rate threads=4"])
+    assert (front_end.name, words) == ("stress", ["write", "-rate", "threads=4"])
 
 
 def test_the_open_loop_bound_defaults_to_the_engine_s() -> None:
@@ -194,7 +190,7 @@ def test_the_closed_loop_ramp_is_stress_s_sequence() -> None:
 
 def test_ycsb_run_ignores_its_operation_count_and_bounds_in_flight_by_threads() -> None:
     command = parse("ycsb", "run", "-P", "workloadb", "-p", "recordcount=500", "-threads", "20")
-    assert command.tool is Tool.YCSB
+    assert command.front_end == "ycsb"
     assert command.reads
     assert command.max_in_flight == 20
     assert command.ramp_max_threads == 20

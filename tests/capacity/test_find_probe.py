@@ -18,14 +18,14 @@ from casslab.capacity.probe import (
 )
 from casslab.capacity.probe_spec import parse_command
 from casslab.capacity.ramp import ramp_result
-from casslab.errors import ClusterError
-from casslab.load.records import (
+from casslab.engine_contract.engine_records import (
     IntervalRecord,
     LatencyStats,
     OpStats,
     RampStep,
     SummaryRecord,
 )
+from casslab.errors import ClusterError
 
 
 def latency(p50: float, p99: float, p999: float) -> LatencyStats:

@@ -11,7 +11,7 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
-from casslab.analysis.records import TrialKpis
+from casslab.analysis.analysis_records import TrialKpis
 from casslab.capacity.plan import plan
 from casslab.capacity.plan_check import plan_violations
 from casslab.capacity.problem_load import parse_problem

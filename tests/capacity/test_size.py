@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from casslab.analysis.records import TrialKpis
+from casslab.analysis.analysis_records import TrialKpis
 from casslab.capacity.size import SizeOption, check_target, size_nodes, smallest_nodes
 from casslab.capacity.throughput_fit import RunTrials
 from casslab.errors import ConfigError

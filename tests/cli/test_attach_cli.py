@@ -14,7 +14,7 @@ import pytest
 
 from casslab.cluster import state
 from casslab.cluster.external.attach import external_state
-from casslab.cluster.external.records import DiscoveredNode, External
+from casslab.cluster.external.external_state import DiscoveredNode, External
 from casslab.cqlaccess import CqlAccess
 from cli_entry import casslab, flat
 

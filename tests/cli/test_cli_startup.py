@@ -15,4 +15,7 @@ def test_the_command_line_loads_no_heavy_library_at_start() -> None:
 
 def test_the_kpi_catalogue_loads_no_heavy_library() -> None:
     """Experiment files are checked against it at every `casslab plan` and `run`."""
-    assert loaded_by("import casslab.analysis.records, casslab.experiment.loader", HEAVY) == []
+    statement = (
+        "import casslab.analysis.analysis_records, casslab.experiment.file.experiment_loader"
+    )
+    assert loaded_by(statement, HEAVY) == []

@@ -17,10 +17,10 @@ import pytest
 from typer.testing import CliRunner
 
 from casslab.cli.main import app
-from casslab.cluster.isolated import engine_cgroup as engine_cgroup_module
-from casslab.cluster.isolated.cgroups import read_hierarchy
-from casslab.cluster.isolated.engine_cgroup import host_cpus
 from casslab.errors import ConfigError
+from casslab.host import engine_cgroup as engine_cgroup_module
+from casslab.host.cgroups import read_hierarchy
+from casslab.host.engine_cgroup import host_cpus
 from cli_entry import casslab, flat
 from fakes import engine_runs, install_fake_engine
 

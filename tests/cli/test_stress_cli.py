@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from casslab.cli.main import app
+from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.errors import WorkloadSyntaxError
-from casslab.load.spec import WorkloadSpec
 
 runner = CliRunner()
 

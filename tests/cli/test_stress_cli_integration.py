@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from casslab.cli.stress_graph import revisions_from_html
 from casslab.cluster import LocalCluster
-from casslab.load.records import IntervalRecord, SummaryRecord
+from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
+from casslab.load.stress.graph import revisions_from_html
 from cli_entry import NEEDS_ENGINE
 from cli_entry import casslab as run_casslab
 from shared_clusters import SHARED_NODE, emptied

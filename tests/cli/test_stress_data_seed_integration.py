@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from casslab.cluster import LocalCluster
-from casslab.load.records import SummaryRecord
+from casslab.engine_contract.engine_records import SummaryRecord
 from cli_entry import NEEDS_ENGINE
 from cli_entry import casslab as run_casslab
 from shared_clusters import SHARED_NODE, emptied

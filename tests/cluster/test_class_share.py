@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from casslab.cluster import class_share, jdk
+from casslab.cluster import class_share
+from casslab.host import jdk
 
 JAVA = shutil.which("java")
 needs_java = pytest.mark.skipif(JAVA is None, reason="no java on PATH")

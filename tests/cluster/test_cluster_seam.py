@@ -1,11 +1,22 @@
-"""Everything above the cluster package reaches clusters through the ``Cluster`` protocol and
-the registry: no module outside ``casslab/cluster/`` names a backend's own module."""
+"""Everything above the cluster package reaches clusters through the ``Cluster`` protocol,
+its capabilities and the registry: no module outside ``casslab/cluster/`` names a
+backend's own module (every folder of the cluster package is a backend)."""
 
 from __future__ import annotations
 
 from import_rules import SRC, offending_imports
 
-BACKEND_MODULES = ("casslab.cluster.local", "casslab.cluster.LocalCluster")
+BACKENDS = sorted(
+    p.name for p in (SRC / "cluster").iterdir() if p.is_dir() and (p / "__init__.py").is_file()
+)
+BACKEND_MODULES = (
+    *(f"casslab.cluster.{backend}" for backend in BACKENDS),
+    "casslab.cluster.LocalCluster",
+)
+
+
+def test_the_backends_are_found() -> None:
+    assert {"local", "isolated", "external", "ssh"} <= set(BACKENDS)
 
 
 def test_only_the_cluster_package_names_a_backend() -> None:

@@ -27,7 +27,7 @@ from casslab.cluster.external.discovery import (
     parse_contact_points,
     query_ring,
 )
-from casslab.cluster.external.records import DiscoveredNode, External
+from casslab.cluster.external.external_state import DiscoveredNode, External
 from casslab.cluster.model import BackendKind, ClusterState
 from casslab.cqlaccess import CqlAccess, cqlsh_options, driver_options
 from casslab.errors import ClusterError, ConfigError

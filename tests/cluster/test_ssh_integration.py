@@ -1,5 +1,5 @@
 """The ssh backend for real: five "hosts" (network namespaces, each a real OpenSSH
-server, see :mod:`casslab.remote.testbed`), three database hosts and two `clients:`;
+server, see :mod:`ssh_testbed` (tests/ssh_testbed.py)), three database hosts and two `clients:`;
 ``casslab up --hosts`` deploys a 3-node cluster over SSH, status, nodetool, stress and logs
 work against it, ``down --remove`` leaves nothing on any host; a host without Java is
 refused before anything starts. ``casslab stress --client-hosts`` runs one engine on each
@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from casslab.analysis.hdr import merge, parse_interval_log
+from casslab.engine_contract.engine_records import SummaryRecord
+from casslab.engine_contract.hdr import merge, parse_interval_log
 from casslab.load.engine import ENGINE_NAME, RECORDS_FILE
-from casslab.load.records import SummaryRecord
-from casslab.remote.testbed import LabHost, SshLab, missing_tools, namespace_pids
 from cli_entry import NEEDS_ENGINE, casslab, flat
+from ssh_testbed import LabHost, SshLab, missing_tools, namespace_pids
 
 pytestmark = [
     pytest.mark.integration,

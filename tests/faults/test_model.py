@@ -87,8 +87,8 @@ def test_a_target_beyond_the_cluster_and_overlaps_on_one_node() -> None:
 
 
 def test_an_experiment_file_names_the_bad_fault_before_anything_starts() -> None:
-    from casslab.experiment import loader
-    from casslab.experiment.model import ExperimentValidationError
+    from casslab.errors import ExperimentValidationError
+    from casslab.experiment.file import experiment_loader
 
     text = """
 name: faulty
@@ -98,22 +98,22 @@ measure: "duration=30s"
 faults: [{at: 5s, kind: kill, target: 4, for: 10s}, {at: 5s, kind: slow-disk, target: 2, for: 1s}]
 """
     with pytest.raises(ExperimentValidationError) as caught:
-        loader.parse(text, "faulty.yaml")
+        experiment_loader.parse(text, "faulty.yaml")
     said = " ".join(caught.value.problems)
     assert "faults" in said
     assert "a slow-disk needs rate" in said
     fixed = text.replace(", {at: 5s, kind: slow-disk, target: 2, for: 1s}", "")
     with pytest.raises(ExperimentValidationError) as again:
-        loader.parse(fixed, "faulty.yaml")
+        experiment_loader.parse(fixed, "faulty.yaml")
     assert again.value.problems == ["faults[0]: target node 4, but the cluster has 3 node(s)"]
-    assert loader.parse(fixed.replace("target: 4", "target: 3"), "faulty.yaml").faults
+    assert experiment_loader.parse(fixed.replace("target: 4", "target: 3"), "faulty.yaml").faults
 
 
 def test_a_slow_disk_in_a_file_needs_isolated_nodes_in_every_trial() -> None:
     """Refused when the file loads (not when the trial's timeline is built, after the
     cluster started and the data was loaded): plain nodes have no cgroup to throttle."""
-    from casslab.experiment import loader
-    from casslab.experiment.model import ExperimentValidationError
+    from casslab.errors import ExperimentValidationError
+    from casslab.experiment.file import experiment_loader
 
     text = """
 name: slow
@@ -123,14 +123,16 @@ measure: "duration=30s"
 faults: [{at: 5s, kind: slow-disk, target: 1, for: 10s, rate: 1MiB/s}]
 """
     with pytest.raises(ExperimentValidationError) as caught:
-        loader.parse(text, "slow.yaml")
+        experiment_loader.parse(text, "slow.yaml")
     assert caught.value.problems == [
         "faults[0]: a slow-disk throttles the node's cgroup, and trial baseline/1 has plain "
         "nodes; give the cluster isolation: netns (or a limit such as cpus: 1), or remove "
         "the fault"
     ]
-    isolated = loader.parse(text.replace("heap: 512M}", "heap: 512M, cpus: 1}"), "slow.yaml")
+    isolated = experiment_loader.parse(
+        text.replace("heap: 512M}", "heap: 512M, cpus: 1}"), "slow.yaml"
+    )
     assert isolated.faults[0].kind.value == "slow-disk"
     varied = text + "factors: {cluster.cpus: [1, null]}\n"
     with pytest.raises(ExperimentValidationError, match="has plain nodes"):
-        loader.parse(varied, "slow.yaml")
+        experiment_loader.parse(varied, "slow.yaml")

@@ -21,11 +21,11 @@ import pytest
 
 from casslab.cluster import ClusterSpec, create
 from casslab.cluster.backend import Cluster
-from casslab.cluster.isolated.cgroups import join, read_hierarchy
 from casslab.faults import actions
 from casslab.faults.model import Fault, FaultKind
 from casslab.faults.slow_disk import data_device
 from casslab.faults.timeline import FaultTimeline
+from casslab.host.cgroups import join, read_hierarchy
 
 # measuring: an unthrottled disk must write 8 MiB direct within 1.5 s
 pytestmark = [

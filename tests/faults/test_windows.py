@@ -3,10 +3,10 @@ errors and rate, the level before it, and when the load was back at that level."
 
 from __future__ import annotations
 
+from casslab.engine_contract.engine_records import ErrorKind, IntervalRecord, LatencyStats, OpStats
 from casslab.faults.model import FaultKind
 from casslab.faults.timeline import FaultRecord
 from casslab.faults.windows import fault_kpis, window
-from casslab.load.records import ErrorKind, IntervalRecord, LatencyStats, OpStats
 
 
 def _interval(

@@ -9,10 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from casslab.errors import EngineError
-from casslab.load.clients import LocalLauncher, run_clients
-from casslab.load.shares import client_seed
-from casslab.load.spec import (
+from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
     DistKind,
@@ -23,6 +20,9 @@ from casslab.load.spec import (
     Stop,
     WorkloadSpec,
 )
+from casslab.errors import EngineError
+from casslab.load.clients import LocalLauncher, run_clients
+from casslab.load.shares import client_seed
 from cli_entry import NEEDS_ENGINE, casslab, flat
 from fakes import install_fake_engine
 

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from casslab.analysis.hdr import latency_stats, merge, parse_interval_log
 from casslab.cluster import LocalCluster
+from casslab.engine_contract.engine_records import SummaryRecord
+from casslab.engine_contract.hdr import latency_stats, merge, parse_interval_log
 from casslab.load.engine import RECORDS_FILE
-from casslab.load.records import SummaryRecord
 from cli_entry import NEEDS_ENGINE, flat, processes_under
 from cli_entry import casslab as run_casslab
 from shared_clusters import SHARED_NODE, emptied

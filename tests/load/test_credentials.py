@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from casslab.engine_contract.workload_spec import Connection
 from casslab.errors import ConfigError, WorkloadSyntaxError
 from casslab.load import credentials, engine
 from casslab.load.credentials import MASK, mask_data, mask_message, mask_text, mask_token
-from casslab.load.spec import Connection
 from casslab.load.stress import parse_stress
 from casslab.load.ycsb import parse_ycsb
 

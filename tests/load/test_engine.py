@@ -17,16 +17,14 @@ from typing import Any
 import psutil
 import pytest
 
-from casslab.errors import EngineError
-from casslab.load import engine
-from casslab.load.records import (
+from casslab.engine_contract.engine_records import (
     ErrorKind,
     ErrorRecord,
     IntervalRecord,
     SummaryRecord,
     VerifyStats,
 )
-from casslab.load.spec import (
+from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
     Consistency,
@@ -45,6 +43,8 @@ from casslab.load.spec import (
     Verify,
     WorkloadSpec,
 )
+from casslab.errors import EngineError
+from casslab.load import engine
 
 LATENCY = {
     "count": 2,
@@ -241,7 +241,7 @@ wait
 def test_preexec_runs_in_the_engines_process_before_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The caller's placement (e.g. its cgroup, casslab.cluster.engine_cgroup) is done in
+    """The caller's placement (e.g. its cgroup, casslab.host.engine_cgroup.engine_cgroup) is done in
     the engine's own process, before the engine runs: it sees what the step left."""
     marker = tmp_path / "placed"
     fake_engine(

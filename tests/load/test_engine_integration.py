@@ -18,9 +18,7 @@ from pathlib import Path
 import pytest
 
 from casslab.cluster import ClusterSpec, LocalCluster
-from casslab.errors import EngineError
-from casslab.load import engine
-from casslab.load.spec import (
+from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
     Consistency,
@@ -38,6 +36,8 @@ from casslab.load.spec import (
     ThreadRamp,
     WorkloadSpec,
 )
+from casslab.errors import EngineError
+from casslab.load import engine
 from node_freeze import frozen_during
 from shared_clusters import emptied
 

@@ -11,13 +11,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from casslab.analysis.hdr import Histogram, latency_stats, merge, parse_interval_log
-from casslab.analysis.hdr_encode import LogLine, interval_log_text
-from casslab.errors import EngineError
-from casslab.load.clients import ClientRun, ClientSpec, run_clients
-from casslab.load.engine import EngineResult
-from casslab.load.merge import ClientFailure, ClientOutput, merge_clients, merge_verify
-from casslab.load.records import (
+from casslab.engine_contract.engine_records import (
     ErrorKind,
     ErrorRecord,
     IntervalRecord,
@@ -25,7 +19,9 @@ from casslab.load.records import (
     SummaryRecord,
     VerifyStats,
 )
-from casslab.load.spec import (
+from casslab.engine_contract.hdr import Histogram, latency_stats, merge, parse_interval_log
+from casslab.engine_contract.hdr_encode import LogLine, interval_log_text
+from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
     Consistency,
@@ -37,6 +33,10 @@ from casslab.load.spec import (
     Stop,
     WorkloadSpec,
 )
+from casslab.errors import EngineError
+from casslab.load.clients import ClientRun, ClientSpec, run_clients
+from casslab.load.engine import EngineResult
+from casslab.load.merge import ClientFailure, ClientOutput, merge_clients, merge_verify
 from hdr_literals import ENGINE_DIGITS, ENGINE_HIGH_NS, ENGINE_LOW_NS
 
 Buckets = dict[int, int]

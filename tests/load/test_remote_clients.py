@@ -9,18 +9,8 @@ from pathlib import Path
 import pytest
 
 from casslab.cli.stress_clients import check_clients
-from casslab.errors import ConfigError, WorkloadSyntaxError
-from casslab.load.credentials import ENGINE_PASSWORD_ENV
-from casslab.load.records import ErrorRecord
-from casslab.load.remote_clients import (
-    RemoteLauncher,
-    client_label,
-    collect,
-    engine_path,
-    remote_spec,
-    run_dir,
-)
-from casslab.load.spec import (
+from casslab.engine_contract.engine_records import ErrorRecord
+from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
     DistKind,
@@ -31,6 +21,16 @@ from casslab.load.spec import (
     Statement,
     Stop,
     WorkloadSpec,
+)
+from casslab.errors import ConfigError, WorkloadSyntaxError
+from casslab.load.credentials import ENGINE_PASSWORD_ENV
+from casslab.load.remote_clients import (
+    RemoteLauncher,
+    client_label,
+    collect,
+    engine_path,
+    remote_spec,
+    run_dir,
 )
 from casslab.remote.inventory import HostSpec, load_inventory
 from cli_entry import casslab, flat
@@ -136,8 +136,8 @@ def test_client_hosts_set_the_number_of_engines(tmp_path: Path) -> None:
     plan = check_clients(spec(Connection(contact_points=["a"])), 1, _inventory(tmp_path, True))
     assert plan is not None
     assert plan.n == 2
-    assert plan.hosts is not None
-    assert [h.address for h in plan.hosts.clients] == ["10.0.0.21", "10.0.0.22"]
+    assert plan.inventory is not None
+    assert [h.address for h in plan.inventory.clients] == ["10.0.0.21", "10.0.0.22"]
     assert check_clients(spec(Connection(contact_points=["a"])), 1) is None
 
 

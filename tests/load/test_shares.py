@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from casslab.errors import WorkloadSyntaxError
-from casslab.load.shares import client_file, client_seed, parts, split, split_seq
-from casslab.load.spec import (
+from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
     DistKind,
@@ -21,6 +19,8 @@ from casslab.load.spec import (
     ThreadRamp,
     WorkloadSpec,
 )
+from casslab.errors import WorkloadSyntaxError
+from casslab.load.shares import client_file, client_seed, parts, split, split_seq
 
 
 def seq(low: int, high: int) -> Distribution:

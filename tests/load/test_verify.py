@@ -7,8 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from casslab.engine_contract.workload_spec import (
+    Connection,
+    Consistency,
+    GenKind,
+    OpKind,
+    WorkloadSpec,
+)
 from casslab.errors import ConfigError
-from casslab.load.spec import Connection, Consistency, GenKind, OpKind, WorkloadSpec
 from casslab.load.stress import parse_stress
 from casslab.load.verify import read_consistency, with_verify
 from casslab.load.ycsb import parse_ycsb

@@ -24,10 +24,8 @@ from pathlib import Path
 import pytest
 
 from casslab.cluster import LocalCluster
-from casslab.load import engine
-from casslab.load.engine import RECORDS_FILE
-from casslab.load.records import ErrorKind, SummaryRecord, VerifyStats
-from casslab.load.spec import (
+from casslab.engine_contract.engine_records import ErrorKind, SummaryRecord, VerifyStats
+from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
     Consistency,
@@ -41,6 +39,8 @@ from casslab.load.spec import (
     Stop,
     WorkloadSpec,
 )
+from casslab.load import engine
+from casslab.load.engine import RECORDS_FILE
 from casslab.load.verify import with_verify
 from cli_entry import NEEDS_ENGINE, flat
 from cli_entry import casslab as run_casslab

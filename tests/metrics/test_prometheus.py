@@ -17,8 +17,8 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample as PromSample
 
+from casslab.engine_contract.engine_records import ErrorKind, IntervalRecord, LatencyStats, OpStats
 from casslab.errors import ConfigError
-from casslab.load.records import ErrorKind, IntervalRecord, LatencyStats, OpStats
 from casslab.metrics.catalogue import CATALOGUE, metric
 from casslab.metrics.prom_names import (
     ENGINE_INTERVAL_METRICS,

@@ -1,5 +1,5 @@
 """The agentless samplers over real SSH: a namespaced lab host running a real OpenSSH
-server (:class:`casslab.remote.testbed.SshLab`). Its /proc/net/dev is its namespace's, so
+server (:class:`ssh_testbed.SshLab`). Its /proc/net/dev is its namespace's, so
 traffic sent to it shows in its ``host.net_*``; a process started there (as the ssh
 backend starts nodes) is sampled, told apart from a recycled PID, and a gap once ended."""
 
@@ -24,7 +24,7 @@ from casslab.metrics.source import NodeTarget, Sample, SourceUnavailableError
 from casslab.metrics.sources import build_sources
 from casslab.remote.inventory import load_inventory
 from casslab.remote.ssh import RemoteHost
-from casslab.remote.testbed import LabHost, SshLab, missing_tools, namespace_pids
+from ssh_testbed import LabHost, SshLab, missing_tools, namespace_pids
 
 pytestmark = [
     pytest.mark.integration,

@@ -25,7 +25,7 @@ from casslab.errors import (
 )
 from casslab.remote.inventory import Inventory, load_inventory
 from casslab.remote.ssh import RemoteHost
-from casslab.remote.testbed import SshLab, missing_tools, namespace_pids, remove_leftovers
+from ssh_testbed import SshLab, missing_tools, namespace_pids, remove_leftovers
 
 pytestmark = [
     pytest.mark.integration,
@@ -275,13 +275,16 @@ def test_remove_leftovers_cleans_up_after_a_killed_lab(tmp_path: Path) -> None:
     code = (
         "import sys, time\n"
         "from pathlib import Path\n"
-        "from casslab.remote.testbed import SshLab\n"
+        "sys.path.insert(0, sys.argv[2])\n"
+        "from ssh_testbed import SshLab\n"
         "lab = SshLab(1, root=Path(sys.argv[1])).__enter__()\n"
         "print(lab.lab_id, lab.hosts[0].namespace, lab.bridge, *lab.sshd_pids(), flush=True)\n"
         "time.sleep(600)\n"
     )
     child = subprocess.Popen(
-        [sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", code, str(tmp_path), str(Path(__file__).resolve().parents[1])],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert child.stdout is not None

@@ -22,13 +22,18 @@ import pyarrow.parquet as pq
 import pytest
 
 from casslab.analysis import trial_kpis
-from casslab.experiment.design import expand
-from casslab.experiment.model import Experiment
-from casslab.experiment.stored_plan import plan_json
-from casslab.load.records import IntervalRecord, LatencyStats, OpStats, SummaryRecord
+from casslab.engine_contract.engine_records import (
+    IntervalRecord,
+    LatencyStats,
+    OpStats,
+    SummaryRecord,
+)
+from casslab.experiment.design.plan_expansion import expand
+from casslab.experiment.design.stored_plan import plan_json
+from casslab.experiment.file.experiment_model import Experiment
 from casslab.store.layout import RunLayout
 from casslab.store.plan_file import write_plan_file
-from casslab.store.records import HostFacts, RunManifest, TrialResult, TrialStatus
+from casslab.store.run_records import HostFacts, RunManifest, TrialResult, TrialStatus
 
 STCS = "compaction=STCS"
 LCS = "compaction=LCS"

@@ -11,7 +11,7 @@ import pytest
 
 from casslab.analysis import Verdict
 from casslab.errors import ReportError
-from casslab.report import RunData, build_comparison, compare_runs, load_run
+from casslab.report import RunData, build_comparison, compare_runs, read_run
 
 RunFactory = Callable[..., Path]
 Trials = tuple[tuple[str, int, float, float, float, float, float], ...]
@@ -20,8 +20,8 @@ LCS = "compaction=LCS"
 
 
 def test_runs_with_iterations_are_compared_cell_by_cell(make_run: RunFactory) -> None:
-    a = load_run(make_run("run-a"))
-    b = load_run(make_run("run-b", failed=False, scale=1.1))
+    a = read_run(make_run("run-a"))
+    b = read_run(make_run("run-b", failed=False, scale=1.1))
 
     report = build_comparison(a, b)
 
@@ -43,8 +43,8 @@ def test_single_trials_use_the_autocorrelation_corrected_series(
     make_run: RunFactory, base_trials: Trials
 ) -> None:
     one = base_trials[:1]
-    a = load_run(make_run("one-a", one, failed=False))
-    b = load_run(make_run("one-b", one, failed=False, scale=1.1))
+    a = read_run(make_run("one-a", one, failed=False))
+    b = read_run(make_run("one-b", one, failed=False, scale=1.1))
 
     report = build_comparison(a, b)
 
@@ -72,16 +72,16 @@ def _renamed(run: RunData, names: dict[str, str]) -> RunData:
 
 
 def test_runs_without_a_shared_cell_are_refused(make_run: RunFactory, base_trials: Trials) -> None:
-    a = load_run(make_run("a", base_trials, failed=False))
+    a = read_run(make_run("a", base_trials, failed=False))
     b = _renamed(
-        load_run(make_run("b", base_trials, failed=False)),
+        read_run(make_run("b", base_trials, failed=False)),
         {STCS: "compaction=UCS", LCS: "compaction=TWCS"},
     )
     with pytest.raises(ReportError, match="share no cell"):
         build_comparison(a, b)
 
-    one_a = load_run(make_run("one-a", base_trials[:1], failed=False))
-    one_b = _renamed(load_run(make_run("one-b", base_trials[:1], failed=False)), {STCS: "x"})
+    one_a = read_run(make_run("one-a", base_trials[:1], failed=False))
+    one_b = _renamed(read_run(make_run("one-b", base_trials[:1], failed=False)), {STCS: "x"})
     report = build_comparison(one_a, one_b)  # one cell each: compared whatever the ids
     assert {r.cell_id for r in report.verdicts} == {"B x"}
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from casslab.report import text
 from casslab.report.discovered import discovered_section
-from casslab.report.records import Tone
+from casslab.report.report_document import Tone
 from casslab.store.layout import RunLayout
-from casslab.store.load import load_run
+from casslab.store.run_data import read_run
 
 RunFactory = Callable[..., Path]  # the make_run fixture (tests/report/conftest.py)
 
@@ -25,7 +25,7 @@ def _discovered(root: Path, found: dict[str, dict[str, object]]) -> None:
 
 def test_each_group_shows_its_capacity_and_how_it_was_found(make_run: RunFactory) -> None:
     root = make_run()
-    assert discovered_section(load_run(root)) is None
+    assert discovered_section(read_run(root)) is None
     _discovered(
         root,
         {
@@ -54,7 +54,7 @@ def test_each_group_shows_its_capacity_and_how_it_was_found(make_run: RunFactory
             },
         },
     )
-    section = discovered_section(load_run(root))
+    section = discovered_section(read_run(root))
     assert section is not None
     (table,) = section.tables
     read, write = table.rows

@@ -13,10 +13,10 @@ import plotly.offline
 import pytest
 
 from casslab.analysis import Verdict
+from casslab.analysis.run_frames import intervals_frame, trial_kpis_of
 from casslab.errors import StoreError
-from casslab.report import build_report, load_run, trials_frame, write_report
+from casslab.report import build_report, read_run, trials_frame, write_report
 from casslab.report.frames import metric_series
-from casslab.store.frames import intervals_frame, trial_kpis_of
 
 RunFactory = Callable[..., Path]
 Trials = tuple[tuple[str, int, float, float, float, float, float], ...]
@@ -31,7 +31,7 @@ INTERVALS = 20
 
 
 def test_load_run_reads_every_trial_and_tolerates_missing_files(run_dir: Path) -> None:
-    run = load_run(run_dir)
+    run = read_run(run_dir)
 
     assert run.manifest.experiment_name == "synthetic"
     assert len(run.trials) == 7
@@ -52,14 +52,14 @@ def test_load_run_reads_every_trial_and_tolerates_missing_files(run_dir: Path) -
 
 def test_load_run_without_manifest_is_a_store_error(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match=r"manifest\.json not found"):
-        load_run(tmp_path)
+        read_run(tmp_path)
 
 
 def test_truncated_engine_line_is_skipped_and_noted(run_dir: Path) -> None:
     jsonl = run_dir / "trials" / STCS / "1" / "engine.jsonl"
     jsonl.write_text(jsonl.read_text() + '{"type": "interval", "t_sta', encoding="utf-8")
 
-    run = load_run(run_dir)
+    run = read_run(run_dir)
 
     trial = next(t for t in run.trials if t.result.trial_id == f"{STCS}/1")
     assert len(trial.intervals) == 23
@@ -68,8 +68,8 @@ def test_truncated_engine_line_is_skipped_and_noted(run_dir: Path) -> None:
 
 
 def test_kpis_are_computed_when_the_runner_recorded_none(make_run: RunFactory) -> None:
-    recorded = load_run(make_run("with", failed=False))
-    computed = load_run(make_run("without", failed=False, record_kpis=False))
+    recorded = read_run(make_run("with", failed=False))
+    computed = read_run(make_run("without", failed=False, record_kpis=False))
 
     for a, b in zip(recorded.trials, computed.trials, strict=True):
         assert b.result.kpis == {}
@@ -83,7 +83,7 @@ def test_kpis_are_computed_when_the_runner_recorded_none(make_run: RunFactory) -
 
 
 def test_trials_frame_has_one_row_per_trial_with_factors_and_kpis(run_dir: Path) -> None:
-    frame = trials_frame(load_run(run_dir))
+    frame = trials_frame(read_run(run_dir))
 
     assert len(frame) == 7
     for column in ("trial_id", "cell_id", "iteration", "status", "error", "table.compaction"):
@@ -101,7 +101,7 @@ def test_trials_frame_has_one_row_per_trial_with_factors_and_kpis(run_dir: Path)
 
 
 def test_intervals_frame_holds_the_measured_intervals(run_dir: Path) -> None:
-    frame = intervals_frame(load_run(run_dir))
+    frame = intervals_frame(read_run(run_dir))
 
     assert len(frame) == 6 * INTERVALS
     first = frame[frame["trial_id"] == f"{LCS}/1"]
@@ -110,7 +110,7 @@ def test_intervals_frame_holds_the_measured_intervals(run_dir: Path) -> None:
 
 
 def test_metric_series_is_cut_to_the_measure_window(run_dir: Path) -> None:
-    run = load_run(run_dir)
+    run = read_run(run_dir)
     trial = run.trials[0]
 
     times, values = metric_series(trial, "host.cpu_busy_pct")
@@ -125,7 +125,7 @@ def test_metric_series_is_cut_to_the_measure_window(run_dir: Path) -> None:
 
 
 def test_report_verdicts_against_the_baseline(run_dir: Path) -> None:
-    report = build_report(load_run(run_dir))
+    report = build_report(read_run(run_dir))
 
     by_kpi = {row.kpi: row for row in report.verdicts}
     assert set(by_kpi) == set(KPIS)
@@ -146,7 +146,7 @@ def test_report_verdicts_against_the_baseline(run_dir: Path) -> None:
 
 
 def test_report_figures_cover_every_kind(run_dir: Path) -> None:
-    report = build_report(load_run(run_dir))
+    report = build_report(read_run(run_dir))
     ids = [f.id for f in report.figures()]
 
     assert len(ids) == len(set(ids))
@@ -162,7 +162,7 @@ def test_report_figures_cover_every_kind(run_dir: Path) -> None:
 
 def test_report_of_one_cell_has_no_verdicts(make_run: RunFactory, base_trials: Trials) -> None:
     only_stcs = tuple(t for t in base_trials if t[0] == STCS)
-    report = build_report(load_run(make_run("one", only_stcs, failed=False)))
+    report = build_report(read_run(make_run("one", only_stcs, failed=False)))
 
     assert report.verdicts == []
     assert "nothing to compare" in report.sections[0].paragraphs[0]
@@ -172,7 +172,7 @@ def test_a_cell_with_one_iteration_is_undetermined(
     make_run: RunFactory, base_trials: Trials
 ) -> None:
     trials = tuple(t for t in base_trials if t[0] == STCS or t[1] == 1)
-    report = build_report(load_run(make_run("thin", trials, failed=False)))
+    report = build_report(read_run(make_run("thin", trials, failed=False)))
 
     assert {row.verdict for row in report.verdicts} == {Verdict.UNDETERMINED}
     assert all(row.verdict_text == "undetermined" for row in report.verdicts)
@@ -192,7 +192,7 @@ def test_write_report_writes_every_file(run_dir: Path) -> None:
     assert {"trial_id", "cell_id", "iteration", "table.compaction", *KPIS} <= set(csv.columns)
     assert csv.loc[csv["trial_id"] == f"{STCS}/2", "op_rate"].item() == pytest.approx(4890.0)
 
-    report = build_report(load_run(run_dir))
+    report = build_report(read_run(run_dir))
     assert sorted(p.name for p in paths.figures) == sorted(f"{f.id}.png" for f in report.figures())
     for png in paths.figures:
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -218,7 +218,7 @@ def test_summary_markdown_has_verdict_lines(written_run: Path) -> None:
 
 def test_report_html_is_self_contained(written_run: Path) -> None:
     html = (written_run / "report.html").read_text(encoding="utf-8")
-    report = build_report(load_run(written_run))
+    report = build_report(read_run(written_run))
 
     bundle = plotly.offline.get_plotlyjs()
     assert html.count(bundle) == 1  # plotly.js inline, once
@@ -234,7 +234,7 @@ def test_report_html_is_self_contained(written_run: Path) -> None:
 
 
 def test_each_nodes_clock_is_a_line_of_its_own(written_run: Path) -> None:
-    report = build_report(load_run(written_run))
+    report = build_report(read_run(written_run))
 
     offsets = next(f for f in report.figures() if f.id == "metric-clock-offset")
     assert {s.group for s in offsets.series} == {"node1", "node2"}
@@ -246,7 +246,7 @@ def test_each_nodes_clock_is_a_line_of_its_own(written_run: Path) -> None:
 
 
 def test_a_run_without_metrics_has_no_metric_figures(make_run: RunFactory) -> None:
-    report = build_report(load_run(make_run("bare", failed=False, with_metrics=False)))
+    report = build_report(read_run(make_run("bare", failed=False, with_metrics=False)))
 
     assert not [f for f in report.figures() if f.id.startswith("metric-")]
     cpu = next(row for row in report.verdicts if row.kpi == "cpu_busy_pct")
@@ -282,7 +282,7 @@ def test_files_below_a_trial_directory_are_not_trials(run_dir: Path) -> None:
     (run_dir / "trials" / STCS / "9").mkdir()
     (run_dir / "trials" / STCS / "9" / "summary.json").write_text("{not json", encoding="utf-8")
 
-    run = load_run(run_dir)
+    run = read_run(run_dir)
 
     assert len(run.trials) == 7
     assert len(run.problems) == 1

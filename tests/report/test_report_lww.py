@@ -9,9 +9,9 @@ from pathlib import Path
 
 from casslab.report.build import build_report
 from casslab.report.lww import lww_section
-from casslab.report.records import Tone
+from casslab.report.report_document import Tone
 from casslab.store.layout import RunLayout
-from casslab.store.load import load_run
+from casslab.store.run_data import read_run
 
 RunFactory = Callable[..., Path]  # the make_run fixture (tests/report/conftest.py)
 STCS = "compaction=STCS"
@@ -36,7 +36,7 @@ def test_each_cell_pools_its_trials(make_run: RunFactory) -> None:
     for iteration in (1, 2, 3):
         _add_probe(root, STCS, iteration, 0, 50)
         _add_probe(root, LCS, iteration, 49, 50)
-    run = load_run(root)
+    run = read_run(root)
     section = lww_section(run, [STCS, LCS])
     assert section is not None
     rows = {row.cells[0]: row for row in section.tables[0].rows}
@@ -52,9 +52,9 @@ def test_no_acknowledged_update_is_said_and_no_probe_means_no_section(
     make_run: RunFactory,
 ) -> None:
     root = make_run()
-    assert lww_section(load_run(root), [STCS, LCS]) is None
+    assert lww_section(read_run(root), [STCS, LCS]) is None
     _add_probe(root, STCS, 1, 0, 0)
-    section = lww_section(load_run(root), [STCS, LCS])
+    section = lww_section(read_run(root), [STCS, LCS])
     assert section is not None
     (row,) = section.tables[0].rows
     assert row.cells[2:] == ["no update acknowledged", "-", "100.0", "50"]

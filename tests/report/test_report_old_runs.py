@@ -18,13 +18,13 @@ from typer.testing import CliRunner
 
 from casslab.cli.report import register
 from casslab.errors import NewerSchemaError
-from casslab.experiment.design import expand
-from casslab.experiment.model import Experiment
-from casslab.experiment.stored_plan import outline_of_manifest, save_plan
+from casslab.experiment.design.plan_expansion import expand
+from casslab.experiment.design.stored_plan import outline_of_manifest, save_plan
+from casslab.experiment.file.experiment_model import Experiment
 from casslab.report import build_report, write_report
 from casslab.store.layout import RunLayout
-from casslab.store.load import load_run
-from casslab.store.records import read_manifest
+from casslab.store.run_data import read_run
+from casslab.store.run_records import read_manifest
 
 OLD_RUN = Path(__file__).parent / "data" / "before-plan-json"
 STCS = "compaction=STCS"
@@ -64,11 +64,11 @@ def test_casslab_report_of_an_old_run_expands_its_manifest_and_says_so(old_run: 
 def test_the_legacy_plan_gives_the_verdicts_a_plan_json_would(
     old_run: Path, tmp_path: Path
 ) -> None:
-    legacy = build_report(load_run(old_run, legacy_plan=outline_of_manifest))
+    legacy = build_report(read_run(old_run, legacy_plan=outline_of_manifest))
     planned_run = Path(shutil.copytree(OLD_RUN, tmp_path / "with-plan"))
     experiment = Experiment.model_validate(read_manifest(planned_run / "manifest.json").experiment)
     save_plan(RunLayout(root=planned_run), expand(experiment))
-    planned = build_report(load_run(planned_run))
+    planned = build_report(read_run(planned_run))
 
     assert {row.baseline_cell for row in legacy.verdicts} == {STCS}
     assert [r.model_dump(exclude={"reason"}) for r in legacy.verdicts] == [
@@ -81,7 +81,7 @@ def test_the_legacy_plan_gives_the_verdicts_a_plan_json_would(
 def test_without_the_legacy_plan_the_report_says_why_cells_are_sorted(old_run: Path) -> None:
     paths = write_report(old_run)
 
-    report = build_report(load_run(old_run))
+    report = build_report(read_run(old_run))
     assert paths.report_html.is_file()
     assert report.warnings[0] == (
         "plan.json is missing (the run was written by a casslab before plan.json existed); "

@@ -10,10 +10,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from casslab.report import build_report, load_run, trials_frame, write_report
+from casslab.report import build_report, read_run, trials_frame, write_report
 from casslab.report.html import plotly_figure
 from casslab.report.png import render_png
-from casslab.report.records import FigureSpec, Report, Table, Tone
+from casslab.report.report_document import FigureSpec, Report, Table, Tone
 
 RunFactory = Callable[..., Path]
 STCS = "compaction=STCS"
@@ -30,7 +30,7 @@ def _table(report: Report, table_id: str) -> Table:
 
 
 def test_series_figures_mark_each_steady_trials_start(run_dir: Path) -> None:
-    report = build_report(load_run(run_dir))
+    report = build_report(read_run(run_dir))
 
     for figure_id in ("series-op_rate", "series-latency_p99_ms", "metric-cpu-busy"):
         figure = _figure(report, figure_id)
@@ -49,7 +49,7 @@ def test_series_figures_mark_each_steady_trials_start(run_dir: Path) -> None:
 
 
 def test_markers_are_drawn_in_html_and_png(run_dir: Path) -> None:
-    figure = _figure(build_report(load_run(run_dir)), "series-op_rate")
+    figure = _figure(build_report(read_run(run_dir)), "series-op_rate")
 
     drawn = plotly_figure(figure)
 
@@ -70,7 +70,7 @@ def test_markers_are_drawn_in_html_and_png(run_dir: Path) -> None:
 
 
 def test_trials_table_shows_the_steady_state_and_flags_the_unsteady_trial(run_dir: Path) -> None:
-    table = _table(build_report(load_run(run_dir)), "trials")
+    table = _table(build_report(read_run(run_dir)), "trials")
 
     assert table.columns[:4] == ["#", "trial", "status", "steady state"]
     by_trial = {row.cells[1]: row for row in table.rows}
@@ -84,7 +84,7 @@ def test_trials_table_shows_the_steady_state_and_flags_the_unsteady_trial(run_di
 
 
 def test_verdicts_name_the_unsteady_and_failed_trials_they_rest_on(run_dir: Path) -> None:
-    report = build_report(load_run(run_dir))
+    report = build_report(read_run(run_dir))
 
     caution = f"not steady: {LCS}/2; failed, left out: {LCS}/4"
     assert {row.caution for row in report.verdicts} == {caution}
@@ -100,7 +100,7 @@ def test_verdicts_without_flagged_trials_have_no_caution(
     make_run: RunFactory, base_trials: tuple[tuple[str, int, float, float, float, float, float]]
 ) -> None:
     steady_only = tuple(t for t in base_trials if (t[0], t[1]) != (LCS, 2))
-    report = build_report(load_run(make_run("clean", steady_only, failed=False)))
+    report = build_report(read_run(make_run("clean", steady_only, failed=False)))
 
     assert all(row.caution == "" for row in report.verdicts)
     assert "caution" not in _table(report, "verdicts").columns
@@ -116,7 +116,7 @@ def test_the_headline_sentence_carries_the_caution(written_run: Path) -> None:
 
 
 def test_cell_tables_show_the_variance_beside_the_sd(run_dir: Path) -> None:
-    report = build_report(load_run(run_dir))
+    report = build_report(read_run(run_dir))
     table = _table(report, "cells-op_rate")
 
     assert table.columns[4:6] == ["SD", "variance"]
@@ -130,14 +130,14 @@ def test_cell_tables_show_the_variance_beside_the_sd(run_dir: Path) -> None:
 
 def test_facts_show_the_stop_rule_and_the_data_seed(run_dir: Path) -> None:
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    before = dict(build_report(load_run(run_dir)).facts)
+    before = dict(build_report(read_run(run_dir)).facts)
     assert (before["stop rule"], before["load engine"]) == ("not recorded", "not pinned")
     manifest["stop_rule"] = "precision"
     manifest["data_seed"] = 7
     manifest["engine_cpus"] = "1"
     (run_dir / "manifest.json").write_text(json.dumps(manifest))
 
-    facts = dict(build_report(load_run(run_dir)).facts)
+    facts = dict(build_report(read_run(run_dir)).facts)
 
     assert facts["stop rule"] == "precision"
     assert facts["data seed"] == "7"
@@ -146,7 +146,7 @@ def test_facts_show_the_stop_rule_and_the_data_seed(run_dir: Path) -> None:
 
 
 def test_a_run_that_records_no_steady_state_says_so(make_run: RunFactory) -> None:
-    report = build_report(load_run(make_run("old", record_steady=False)))
+    report = build_report(read_run(make_run("old", record_steady=False)))
 
     assert not any(f.markers for f in report.figures())
     assert all(row.cells[3] == "-" for row in _table(report, "trials").rows)
@@ -159,7 +159,7 @@ def test_a_run_that_records_no_steady_state_says_so(make_run: RunFactory) -> Non
 def test_trials_files_have_the_steady_columns(run_dir: Path) -> None:
     paths = write_report(run_dir)
 
-    for frame in (pd.read_parquet(paths.trials_parquet), trials_frame(load_run(run_dir))):
+    for frame in (pd.read_parquet(paths.trials_parquet), trials_frame(read_run(run_dir))):
         assert frame["steady_start_s"].dtype == "float64"
         assert str(frame["steady"].dtype) == "boolean"
         by_trial = frame.set_index("trial_id")

@@ -9,11 +9,11 @@ import math
 from collections.abc import Callable
 from pathlib import Path
 
-from casslab.report import build_report, load_run, write_report
+from casslab.report import build_report, read_run, write_report
 from casslab.report.frames import metric_series
 from casslab.report.html import plotly_figure
 from casslab.report.png import render_png
-from casslab.report.records import Band, FigureSpec, Report
+from casslab.report.report_document import Band, FigureSpec, Report
 from casslab.store.layout import RunLayout
 from cli_entry import casslab
 
@@ -34,7 +34,7 @@ def _faults(root: Path, cell: str, iteration: int, start: float, end: float) -> 
 
 
 def test_bytes_compacted_per_node_in_megabytes(make_run: RunFactory) -> None:
-    run = load_run(make_run())
+    run = read_run(make_run())
     figure = _figure(build_report(run), "metric-bytes-compacted")
     assert figure.y_label == "cassandra.bytes_compacted (MB)"
     trial = next(t for t in run.trials if t.result.cell_id == STCS and t.result.iteration == 1)
@@ -45,7 +45,7 @@ def test_bytes_compacted_per_node_in_megabytes(make_run: RunFactory) -> None:
 
 
 def test_a_window_averages_each_cells_iterations_in_slots(make_run: RunFactory) -> None:
-    run = load_run(make_run())
+    run = read_run(make_run())
     figure = _figure(build_report(run, window_s=10.0), "metric-bytes-compacted")
     assert "mean of the iterations in 10 s slots" in figure.title
     [line] = [s for s in figure.series if s.group == f"node1 {STCS}"]
@@ -69,7 +69,7 @@ def test_fault_windows_are_shaded_on_every_time_series(make_run: RunFactory) -> 
     root = make_run()
     _faults(root, STCS, 1, 5.2, 9.5)
     _faults(root, STCS, 2, 5.0, 10.1)  # the same fault, a trial later: one band over both
-    run = load_run(root)
+    run = read_run(root)
     assert [s.label for t in run.trials for s in t.faults] == ["kill node 2"] * 2
     report = build_report(run)
     band = Band(x0=5.0, x1=10.1, label="kill node 2")
@@ -80,7 +80,7 @@ def test_fault_windows_are_shaded_on_every_time_series(make_run: RunFactory) -> 
         shapes = plotly_figure(figure).layout.shapes
         assert [(s.x0, s.x1) for s in shapes] == [(5.0, 10.1)]
         assert render_png(figure).startswith(b"\x89PNG")
-    assert all(not f.bands for f in build_report(load_run(make_run("no-faults"))).figures())
+    assert all(not f.bands for f in build_report(read_run(make_run("no-faults"))).figures())
 
 
 def test_report_window_from_the_command_line(make_run: RunFactory, tmp_path: Path) -> None:
@@ -96,6 +96,6 @@ def test_report_window_from_the_command_line(make_run: RunFactory, tmp_path: Pat
 def test_an_unreadable_faults_file_is_a_problem_not_a_failure(make_run: RunFactory) -> None:
     root = make_run()
     RunLayout(root=root).faults_json(STCS, 1).write_text("{not json")
-    run = load_run(root)
+    run = read_run(root)
     assert any("faults.json: cannot read" in p for t in run.trials for p in t.problems)
     write_report(root)

@@ -1,10 +1,18 @@
-"""The store is a leaf: it imports neither the experiment, the report nor the CLI."""
+"""The store is a leaf above the ground floor and the engine contract: it imports neither the
+statistics, the load package, the experiment, the report, the clusters nor the CLI."""
 
 from __future__ import annotations
 
 from import_rules import SRC, loaded_by, offending_imports
 
-FORBIDDEN = ("casslab.experiment", "casslab.report", "casslab.cli", "casslab.cluster")
+FORBIDDEN = (
+    "casslab.experiment",
+    "casslab.report",
+    "casslab.cli",
+    "casslab.cluster",
+    "casslab.analysis",
+    "casslab.load",
+)
 
 
 def test_no_store_module_imports_a_package_above_it() -> None:
@@ -12,5 +20,5 @@ def test_no_store_module_imports_a_package_above_it() -> None:
 
 
 def test_importing_the_whole_store_loads_nothing_above_it() -> None:
-    statement = "import casslab.store, casslab.store.results, casslab.results"
+    statement = "import casslab.store, casslab.store.run_data"
     assert loaded_by(statement, FORBIDDEN) == []

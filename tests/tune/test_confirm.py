@@ -9,8 +9,8 @@ import pytest
 
 from casslab.tune.confirm import confirm_label, pick, schedule, verdict
 from casslab.tune.objective import constraint_values, ranked, score, violations
-from casslab.tune.records import Measurement, Role, Verdict
 from casslab.tune.spec import Goal, Objective
+from casslab.tune.tuning_result import Measurement, Role, Verdict
 
 THROUGHPUT = Objective(goal=Goal.MAX_THROUGHPUT, p99_ms_max=50)
 LATENCY = Objective(goal=Goal.MIN_P99, rate=1000)

@@ -15,12 +15,12 @@ import pytest
 
 from casslab.tune.evaluator import Told, TuneEvent
 from casslab.tune.output import write_outputs
-from casslab.tune.records import Measurement, Role, Verdict
 from casslab.tune.report import write_report
 from casslab.tune.search import STUDY_NAME, storage_url
 from casslab.tune.spec import Budget, Compare, Confirm, Goal, Objective, ParamValue, TuneSection
 from casslab.tune.synthetic import DEFAULT_RATE, OPTIMUM, SPACE, Synthetic
 from casslab.tune.tuner import Tuner
+from casslab.tune.tuning_result import Measurement, Role, Verdict
 
 
 def section(trials: int, *, confirm: Confirm | None = None, seed: int = 0) -> TuneSection:

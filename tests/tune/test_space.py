@@ -7,7 +7,6 @@ from __future__ import annotations
 import optuna
 from optuna.distributions import CategoricalDistribution, IntDistribution
 
-from casslab.experiment.yaml_reader import parse_yaml
 from casslab.tune.loader import TuneFile, check
 from casslab.tune.output import flags_text, table_cql
 from casslab.tune.runner_evaluator import candidate_trial
@@ -22,6 +21,7 @@ from casslab.tune.space import (
     table_of,
 )
 from casslab.tune.spec import RangeKind, RangeParam, Target
+from casslab.yaml_reader import parse_yaml
 
 FILE = """\
 name: tq

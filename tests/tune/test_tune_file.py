@@ -8,9 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from casslab.errors import ExperimentError
-from casslab.experiment.model import ExperimentValidationError
-from casslab.experiment.yaml_reader import parse_yaml
+from casslab.errors import ExperimentError, ExperimentValidationError
 from casslab.tune.loader import TuneFile, check, load
 from casslab.tune.spec import (
     ChoiceParam,
@@ -19,6 +17,7 @@ from casslab.tune.spec import (
     RangeKind,
     RangeParam,
 )
+from casslab.yaml_reader import parse_yaml
 from cli_entry import NEEDS_ENGINE, casslab, flat
 
 BASE = """\

@@ -1,10 +1,10 @@
 """casslab.analysis: pure statistics, records in and records out.
 
 Per-trial KPIs over the steady part of each trial (:mod:`.trial`: MSER-5 steady state in
-:mod:`.steady`, exact latency percentiles from the HdrHistogram log in :mod:`.hdr` and
-:mod:`.window`, engine and metric KPIs in :mod:`.kpis`, the latter by the rules of
-:mod:`.metric_rules`, named in :mod:`.kpi_catalogue`), per-cell descriptive statistics
-with Student-t confidence intervals (:mod:`.stats`), the precision stopping rule
+:mod:`.steady`, exact latency percentiles from the engine's HdrHistogram log
+(:mod:`casslab.engine_contract.hdr`) in :mod:`.window`, engine and metric KPIs in :mod:`.kpis`, the
+latter by the rules of :mod:`.metric_rules`, named in :mod:`.kpi_catalogue`), per-cell descriptive
+statistics with Student-t confidence intervals (:mod:`.stats`), the precision stopping rule
 (:mod:`.stopping`), comparisons against a baseline cell with Welch's t-test, Fieller's
 ratio interval, effect sizes, verdicts and warnings (:mod:`.compare`, :mod:`.inference`),
 and autocorrelation-corrected comparison of two runs' interval series (:mod:`.autocorr`).
@@ -21,6 +21,24 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from casslab.analysis.analysis_records import (
+        Analysis,
+        AnalysisOptions,
+        AnalysisWarning,
+        CellInfo,
+        CellStats,
+        Comparison,
+        ConfidenceInterval,
+        Correction,
+        EffectSize,
+        KpiWindow,
+        RatioEstimate,
+        SteadyState,
+        TrialKpis,
+        Verdict,
+        WarningCode,
+        WelchTest,
+    )
     from casslab.analysis.autocorr import (
         SeriesComparison,
         SeriesStats,
@@ -36,13 +54,6 @@ if TYPE_CHECKING:
         compare_kpi,
         compare_stats,
         error_warnings,
-    )
-    from casslab.analysis.hdr import (
-        Histogram,
-        IntervalHistogram,
-        IntervalLog,
-        decode_histogram,
-        parse_interval_log,
     )
     from casslab.analysis.inference import (
         SampleSummary,
@@ -67,24 +78,6 @@ if TYPE_CHECKING:
         kpis_from_summary,
     )
     from casslab.analysis.metric_rules import METRIC_RULES, AcrossNodes, MetricRule, Reduction
-    from casslab.analysis.records import (
-        Analysis,
-        AnalysisOptions,
-        AnalysisWarning,
-        CellInfo,
-        CellStats,
-        Comparison,
-        ConfidenceInterval,
-        Correction,
-        EffectSize,
-        KpiWindow,
-        RatioEstimate,
-        SteadyState,
-        TrialKpis,
-        Verdict,
-        WarningCode,
-        WelchTest,
-    )
     from casslab.analysis.stats import cell_stats, describe, t_quantile, values_by_cell
     from casslab.analysis.steady import detect_steady_state, mser_truncation, steady_state
     from casslab.analysis.stopping import KpiPrecision, StoppingDecision, StoppingRule, decide
@@ -94,38 +87,35 @@ if TYPE_CHECKING:
 
 _HOME: dict[str, str] = {
     "AcrossNodes": "casslab.analysis.metric_rules",
-    "Analysis": "casslab.analysis.records",
-    "AnalysisOptions": "casslab.analysis.records",
-    "AnalysisWarning": "casslab.analysis.records",
-    "CellInfo": "casslab.analysis.records",
-    "CellStats": "casslab.analysis.records",
-    "Comparison": "casslab.analysis.records",
-    "ConfidenceInterval": "casslab.analysis.records",
-    "Correction": "casslab.analysis.records",
+    "Analysis": "casslab.analysis.analysis_records",
+    "AnalysisOptions": "casslab.analysis.analysis_records",
+    "AnalysisWarning": "casslab.analysis.analysis_records",
+    "CellInfo": "casslab.analysis.analysis_records",
+    "CellStats": "casslab.analysis.analysis_records",
+    "Comparison": "casslab.analysis.analysis_records",
+    "ConfidenceInterval": "casslab.analysis.analysis_records",
+    "Correction": "casslab.analysis.analysis_records",
     "DEFAULT_KPIS": "casslab.analysis.kpi_catalogue",
     "Direction": "casslab.analysis.kpi_catalogue",
-    "EffectSize": "casslab.analysis.records",
-    "Histogram": "casslab.analysis.hdr",
-    "IntervalHistogram": "casslab.analysis.hdr",
-    "IntervalLog": "casslab.analysis.hdr",
+    "EffectSize": "casslab.analysis.analysis_records",
     "KPI_CATALOGUE": "casslab.analysis.kpi_catalogue",
     "KpiPrecision": "casslab.analysis.stopping",
     "KpiSpec": "casslab.analysis.kpi_catalogue",
-    "KpiWindow": "casslab.analysis.records",
+    "KpiWindow": "casslab.analysis.analysis_records",
     "METRIC_RULES": "casslab.analysis.metric_rules",
     "MetricRule": "casslab.analysis.metric_rules",
-    "RatioEstimate": "casslab.analysis.records",
+    "RatioEstimate": "casslab.analysis.analysis_records",
     "Reduction": "casslab.analysis.metric_rules",
     "SampleSummary": "casslab.analysis.inference",
     "SeriesComparison": "casslab.analysis.autocorr",
     "SeriesStats": "casslab.analysis.autocorr",
-    "SteadyState": "casslab.analysis.records",
+    "SteadyState": "casslab.analysis.analysis_records",
     "StoppingDecision": "casslab.analysis.stopping",
     "StoppingRule": "casslab.analysis.stopping",
-    "TrialKpis": "casslab.analysis.records",
-    "Verdict": "casslab.analysis.records",
-    "WarningCode": "casslab.analysis.records",
-    "WelchTest": "casslab.analysis.records",
+    "TrialKpis": "casslab.analysis.analysis_records",
+    "Verdict": "casslab.analysis.analysis_records",
+    "WarningCode": "casslab.analysis.analysis_records",
+    "WelchTest": "casslab.analysis.analysis_records",
     "analyse": "casslab.analysis.compare",
     "apply_correction": "casslab.analysis.compare",
     "cell_stats": "casslab.analysis.stats",
@@ -136,7 +126,6 @@ _HOME: dict[str, str] = {
     "counter_increase": "casslab.analysis.kpis",
     "decide": "casslab.analysis.stopping",
     "decide_verdict": "casslab.analysis.verdict",
-    "decode_histogram": "casslab.analysis.hdr",
     "describe": "casslab.analysis.stats",
     "detect_steady_state": "casslab.analysis.steady",
     "effect_size": "casslab.analysis.inference",
@@ -152,7 +141,6 @@ _HOME: dict[str, str] = {
     "kpis_from_summary": "casslab.analysis.kpis",
     "lag1_autocorrelation": "casslab.analysis.autocorr",
     "mser_truncation": "casslab.analysis.steady",
-    "parse_interval_log": "casslab.analysis.hdr",
     "series_stats": "casslab.analysis.autocorr",
     "steady_state": "casslab.analysis.steady",
     "t_quantile": "casslab.analysis.stats",
@@ -185,9 +173,6 @@ __all__ = [
     "Correction",
     "Direction",
     "EffectSize",
-    "Histogram",
-    "IntervalHistogram",
-    "IntervalLog",
     "KpiPrecision",
     "KpiSpec",
     "KpiWindow",
@@ -214,7 +199,6 @@ __all__ = [
     "counter_increase",
     "decide",
     "decide_verdict",
-    "decode_histogram",
     "describe",
     "detect_steady_state",
     "effect_size",
@@ -230,7 +214,6 @@ __all__ = [
     "kpis_from_summary",
     "lag1_autocorrelation",
     "mser_truncation",
-    "parse_interval_log",
     "series_stats",
     "steady_state",
     "t_quantile",

@@ -22,8 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from casslab.analysis.inference import SampleSummary
-from casslab.analysis.records import (
+from casslab.analysis.analysis_records import (
     AnalysisOptions,
     AnalysisWarning,
     Direction,
@@ -33,6 +32,7 @@ from casslab.analysis.records import (
     WelchTest,
     kpi_spec,
 )
+from casslab.analysis.inference import SampleSummary
 from casslab.analysis.verdict import contrast
 from casslab.errors import AnalysisError
 from casslab.record import Record

@@ -31,8 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from casslab.analysis.inference import SampleSummary, effect_size, holm_adjust
-from casslab.analysis.records import (
+from casslab.analysis.analysis_records import (
     Analysis,
     AnalysisOptions,
     AnalysisWarning,
@@ -45,6 +44,7 @@ from casslab.analysis.records import (
     WarningCode,
     kpi_spec,
 )
+from casslab.analysis.inference import SampleSummary, effect_size, holm_adjust
 from casslab.analysis.stats import cell_order, describe, values_by_cell
 from casslab.analysis.verdict import contrast, decide_verdict
 from casslab.errors import AnalysisError

@@ -34,7 +34,7 @@ from typing import NamedTuple
 from scipy import special as scipy_special
 from scipy import stats as scipy_stats
 
-from casslab.analysis.records import (
+from casslab.analysis.analysis_records import (
     FIELLER_METHOD,
     ConfidenceInterval,
     EffectSize,

@@ -236,7 +236,8 @@ KPI_CATALOGUE: dict[str, KpiSpec] = {
             "timeout by the sender's clock), from the measured phase to the end of the lww "
             "probe, summed over nodes (system_views.internode_inbound)",
         ),
-        # the read-back of acknowledged writes (verify:, casslab.experiment.verification)
+        # the read-back of acknowledged writes (verify:,
+        # casslab.experiment.steps.verify.verification)
         _spec(
             "lost_writes",
             "keys",

@@ -2,8 +2,8 @@
 
 * :func:`kpis_from_summary`: op rate, errors and response-time latency (mean, p50, p95, p99,
   p99.9, max), in total and per operation type (``read.latency_p99_ms``), from the engine's
-  :class:`~casslab.load.spec.SummaryRecord`. Response time counts from the intended start,
-  so it includes queueing (no coordinated omission).
+  :class:`~casslab.engine_contract.workload_spec.SummaryRecord`. Response time counts from the
+  intended start, so it includes queueing (no coordinated omission).
 * :func:`kpis_from_intervals`: the same from the measured :class:`IntervalRecord` s when no
   summary exists (a trial cut short): op rate, errors, count-weighted mean latency and the
   largest max. Percentiles cannot be merged from per-interval percentiles, so they are
@@ -37,8 +37,13 @@ import pandas as pd
 
 from casslab.analysis.kpi_catalogue import node_kpi
 from casslab.analysis.metric_rules import METRIC_RULES, AcrossNodes, MetricRule, Reduction
+from casslab.engine_contract.engine_records import (
+    IntervalRecord,
+    LatencyStats,
+    OpStats,
+    SummaryRecord,
+)
 from casslab.errors import AnalysisError
-from casslab.load.records import IntervalRecord, LatencyStats, OpStats, SummaryRecord
 
 # ---------------------------------------------------------------- engine records
 

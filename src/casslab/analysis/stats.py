@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from scipy import stats as scipy_stats
 
-from casslab.analysis.records import CellStats, ConfidenceInterval, TrialKpis, kpi_spec
+from casslab.analysis.analysis_records import CellStats, ConfidenceInterval, TrialKpis, kpi_spec
 from casslab.errors import AnalysisError
 
 STUDENT_T_METHOD = "Student t: mean ± t(1-(1-c)/2, n-1) · s/√n"

@@ -47,7 +47,7 @@ Choices made here, and why:
 
 A batch whose intervals all lack a value (no operation completed, so no mean latency)
 makes that series unusable; the other series decides alone, and with none the trial is
-not steady. Pure: values in, a :class:`~casslab.analysis.records.SteadyState` out.
+not steady. Pure: values in, a :class:`~casslab.analysis.analysis_records.SteadyState` out.
 """
 
 from __future__ import annotations
@@ -56,9 +56,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from casslab.analysis.records import SteadyState
+from casslab.analysis.analysis_records import SteadyState
+from casslab.engine_contract.engine_records import IntervalRecord
 from casslab.errors import AnalysisError
-from casslab.load.records import IntervalRecord
 
 BATCH_SIZE = 5  # MSER-5
 MIN_BATCHES = 10  # fewer batches are too short to judge

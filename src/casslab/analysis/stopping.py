@@ -29,7 +29,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from casslab.analysis.records import SCHEMA_VERSION, TrialKpis
+from casslab.analysis.analysis_records import SCHEMA_VERSION, TrialKpis
 from casslab.analysis.stats import STUDENT_T_METHOD, cell_order, describe
 from casslab.errors import AnalysisError
 from casslab.record import Record

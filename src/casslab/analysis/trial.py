@@ -25,14 +25,14 @@ from datetime import datetime, timedelta
 
 import pandas as pd
 
-from casslab.analysis.hdr import IntervalLog, parse_interval_log
+from casslab.analysis.analysis_records import KpiWindow, SteadyState, TrialKpis
 from casslab.analysis.kpis import kpis_from_intervals, kpis_from_metrics, kpis_from_summary
 from casslab.analysis.metric_rules import METRIC_RULES, MetricRule
-from casslab.analysis.records import KpiWindow, SteadyState, TrialKpis
 from casslab.analysis.steady import measured_intervals, steady_state
 from casslab.analysis.window import window_summary
+from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
+from casslab.engine_contract.hdr import IntervalLog, parse_interval_log
 from casslab.errors import AnalysisError
-from casslab.load.records import IntervalRecord, SummaryRecord
 
 ENGINE_KPIS = (
     "op_rate",

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from casslab.analysis.inference import SampleSummary, fieller_ratio, welch_test
-from casslab.analysis.records import (
+from casslab.analysis.analysis_records import (
     AnalysisOptions,
     Direction,
     KpiSpec,
@@ -20,6 +19,7 @@ from casslab.analysis.records import (
     Verdict,
     WelchTest,
 )
+from casslab.analysis.inference import SampleSummary, fieller_ratio, welch_test
 from casslab.record import Record
 
 

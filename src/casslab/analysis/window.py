@@ -2,10 +2,10 @@
 
 The engine summarises its whole measured phase; the steady part of a trial
 (:mod:`casslab.analysis.steady`) is a later window of it. :func:`window_summary` builds
-the :class:`~casslab.load.records.SummaryRecord` the engine would have written for that
-window: counts, errors, rows and op rate from the interval records, and latency (mean,
+the :class:`~casslab.engine_contract.engine_records.SummaryRecord` the engine would have written for
+that window: counts, errors, rows and op rate from the interval records, and latency (mean,
 p50, p95, p99, p99.9, max; response and service time) from the trial's HdrHistogram
-interval log (:mod:`casslab.analysis.hdr`), merged over the window's intervals. Merging
+interval log (:mod:`casslab.engine_contract.hdr`), merged over the window's intervals. Merging
 histograms is exact: the percentiles are those of every operation in the window, within
 the histogram's precision, never an average of per-interval percentiles.
 """
@@ -14,9 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from casslab.analysis.hdr import SERVICE_SUFFIX, IntervalLog, latency_stats, merge, select
+from casslab.engine_contract.engine_records import (
+    IntervalRecord,
+    LatencyStats,
+    OpStats,
+    SummaryRecord,
+)
+from casslab.engine_contract.hdr import SERVICE_SUFFIX, IntervalLog, latency_stats, merge, select
 from casslab.errors import AnalysisError
-from casslab.load.records import IntervalRecord, LatencyStats, OpStats, SummaryRecord
 
 
 def _latency(log: IntervalLog, tags: Sequence[str], starts: Sequence[float]) -> LatencyStats:

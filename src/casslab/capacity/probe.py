@@ -19,18 +19,18 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from casslab.capacity.find import Probe
-from casslab.capacity.probe_spec import READ_KINDS, LoadCommand, open_loop_spec
+from casslab.capacity.probe_spec import open_loop_spec
+from casslab.engine_contract.engine_records import ErrorRecord, IntervalRecord, SummaryRecord
+from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.errors import ClusterError, EngineError
-from casslab.load import engine
-from casslab.load.records import ErrorRecord, IntervalRecord, SummaryRecord
-from casslab.load.spec import WorkloadSpec
+from casslab.load.front_end import READ_KINDS, SearchLoad
+from casslab.load.front_ends import front_end
+from casslab.load.session import LoadSession
 
 GRACE_S = 20.0  # engine start, connection and (first run) schema, beyond the run itself
 HARD_TIMEOUT_EXTRA_S = 60.0  # the engine's own timeout, past the deadline: a stuck read
 CONNECT_TIMEOUT_S = 3.0
 NOT_FOUND_LIMIT = 0.5  # share of reads finding no row above which the data is missing
-
-Preexec = Callable[[], None]
 
 
 def split_host_port(contact_point: str) -> tuple[str, int]:
@@ -100,7 +100,7 @@ def probe_from_intervals(
     )
 
 
-def check_data(command: LoadCommand, summary: SummaryRecord) -> None:
+def check_data(command: SearchLoad, summary: SummaryRecord) -> None:
     """Refuse a read workload that finds no data: reads of missing rows are cheap, and the
     capacity they show is not the workload's."""
     kinds = {op.name: op.kind for op in command.spec.operations}
@@ -108,7 +108,7 @@ def check_data(command: LoadCommand, summary: SummaryRecord) -> None:
     count = sum(s.count for s in reads)
     missing = sum(s.not_found for s in reads)
     if count and missing > NOT_FOUND_LIMIT * count:
-        load = "ycsb load ..." if command.tool.value == "ycsb" else "write -pop seq=1..N ..."
+        load = front_end(command.front_end).preload_example
         raise ClusterError(
             f"capacity find: {missing:,} of {count:,} reads found no row: the table is empty "
             f"or holds other keys; load it first, e.g. --preload '{load}' with the same "
@@ -126,14 +126,14 @@ class EngineMeasure:
 
     def __init__(
         self,
-        command: LoadCommand,
+        command: SearchLoad,
         workdir: Path,
         *,
         step_duration_s: float,
         warmup_s: float,
         first_warmup_s: float = 0.0,
         seed: int = 0,
-        preexec: Preexec | None = None,
+        session: LoadSession | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.command = command
@@ -142,7 +142,7 @@ class EngineMeasure:
         self.warmup_s = warmup_s
         self.first_warmup_s = first_warmup_s
         self.seed = seed
-        self.preexec = preexec
+        self.session = session or LoadSession()
         self.clock = clock
         self.runs = 0
 
@@ -174,12 +174,11 @@ class EngineMeasure:
         intervals: list[IntervalRecord] = []
         summary: SummaryRecord | None = None
         first_error: str | None = None
-        records = engine.stream(
+        records = self.session.stream(
             spec,
             workdir,
             timeout_s=allowed_s + HARD_TIMEOUT_EXTRA_S,
             wording=self.command.wording,
-            preexec=self.preexec,
         )
         try:
             for record in records:
@@ -196,10 +195,12 @@ class EngineMeasure:
         return intervals, summary, first_error
 
 
-def run_preload(spec: WorkloadSpec, workdir: Path, preexec: Preexec | None = None) -> SummaryRecord:
+def run_preload(
+    spec: WorkloadSpec, workdir: Path, session: LoadSession | None = None
+) -> SummaryRecord:
     """Run a preload to its own end; any failed operation is an error (the search would
     measure a partly loaded table)."""
-    result = engine.run(spec, workdir, preexec=preexec)
+    result = (session or LoadSession()).run(spec, workdir)
     failed = result.summary.total.errors
     if failed:
         sample = result.errors[0].message if result.errors else "no message"

@@ -28,19 +28,16 @@ from typing import Final, Literal
 
 from pydantic import Field
 
-from casslab.errors import ConfigError, problems_message
+from casslab.errors import ConfigError, DocumentProblemsError
 from casslab.record import Record
 
 SCHEMA_VERSION: Final[Literal[1]] = 1
 
 
-class PlanProblemError(ConfigError):
+class PlanProblemError(DocumentProblemsError, ConfigError):
     """A capacity problem file has problems; ``problems`` lists each as ``<path>: <message>``."""
 
-    def __init__(self, source: str, problems: list[str]) -> None:
-        self.source = source
-        self.problems = list(problems)
-        super().__init__(problems_message(f"capacity problem {source}", self.problems))
+    subject = "capacity problem"
 
 
 class Machine(Record):

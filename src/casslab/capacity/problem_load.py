@@ -32,10 +32,9 @@ from casslab.capacity.problem import (
     Tenant,
     VmType,
 )
-from casslab.experiment.model import ExperimentValidationError
-from casslab.experiment.yaml_reader import parse_yaml
 from casslab.record import Record
 from casslab.validation import validation_problems
+from casslab.yaml_reader import parse_yaml
 
 NodeCount = Annotated[int, Field(ge=1)]
 OpsPerSecond = Annotated[float, Field(ge=0)]
@@ -140,11 +139,7 @@ def check_problem(data: Any, source: str = "<problem>") -> PlanProblem:
 
 def parse_problem(text: str, source: str = "<string>") -> PlanProblem:
     """The problem in YAML ``text``; ``source`` names it in messages."""
-    try:
-        data = parse_yaml(text, source)
-    except ExperimentValidationError as error:  # YAML syntax, duplicate keys
-        raise PlanProblemError(source, error.problems) from error
-    return check_problem(data, source)
+    return check_problem(parse_yaml(text, source, PlanProblemError), source)
 
 
 def load_problem(path: Path | str) -> PlanProblem:

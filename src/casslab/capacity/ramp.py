@@ -12,16 +12,16 @@ open-loop search. :func:`ramp_result` is pure; :func:`run_ramp` runs the engine.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Final, Literal
 
 from pydantic import Field
 
-from casslab.capacity.probe_spec import LoadCommand, ramp_spec
+from casslab.capacity.probe_spec import ramp_spec
+from casslab.engine_contract.engine_records import SummaryRecord
 from casslab.errors import EngineError
-from casslab.load import engine
-from casslab.load.records import SummaryRecord
+from casslab.load.front_end import SearchLoad
+from casslab.load.session import LoadSession
 from casslab.record import Record
 
 SCHEMA_VERSION: Final[Literal[1]] = 1
@@ -76,17 +76,17 @@ def ramp_result(summary: SummaryRecord, p99_slo_ms: float | None) -> RampResult:
 
 
 def run_ramp(
-    command: LoadCommand,
+    command: SearchLoad,
     workdir: Path,
     *,
     step_duration_s: float,
     warmup_s: float,
     p99_slo_ms: float | None,
-    preexec: Callable[[], None] | None = None,
+    session: LoadSession | None = None,
 ) -> RampResult:
     """Run the thread ramp of ``command`` once; the engine's files stay in ``workdir``."""
     spec = ramp_spec(command, step_duration_s=step_duration_s, warmup_s=warmup_s)
-    result = engine.run(spec, workdir, wording=command.wording, preexec=preexec)
+    result = (session or LoadSession()).run(spec, workdir, wording=command.wording)
     if not result.summary.ramp:
         raise EngineError(
             f"capacity find --closed-loop: the engine reported no ramp step; see {workdir}"

@@ -39,7 +39,7 @@ from fractions import Fraction
 from statistics import fmean
 from typing import Literal
 
-from casslab.analysis.records import TrialKpis
+from casslab.analysis.analysis_records import TrialKpis
 from casslab.capacity.throughput import allowed_counts, exact
 from casslab.capacity.throughput_fit import KPI, RunTrials, ThroughputPoint, fit_throughput
 from casslab.errors import ConfigError

@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from casslab.analysis.records import TrialKpis
+from casslab.analysis.analysis_records import TrialKpis
 from casslab.analysis.stats import describe
 from casslab.errors import AnalysisError
 from casslab.record import Record

@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from casslab.analysis.run_frames import analysed_trials
 from casslab.capacity.throughput_fit import NODE_SIZE, NODES, WORKLOAD, RunTrials
-from casslab.store.frames import analysed_trials
-from casslab.store.load import load_run
+from casslab.store.run_data import read_run
 
 
 def fixed_levels(experiment_name: str, experiment: Mapping[str, Any]) -> dict[str, str]:
@@ -31,7 +31,7 @@ def read_runs(paths: Sequence[Path]) -> list[RunTrials]:
     a run directory)."""
     runs = []
     for path in paths:
-        run = load_run(path)
+        run = read_run(path)
         runs.append(
             RunTrials(
                 source=str(path),

@@ -12,8 +12,6 @@ result on standard output (progress goes to standard error).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -32,7 +30,7 @@ from casslab.capacity.find_settings import (
     settings,
 )
 from casslab.capacity.probe import EngineMeasure, check_reachable, run_preload
-from casslab.capacity.probe_spec import LoadCommand, parse_command, preload_spec, split_words
+from casslab.capacity.probe_spec import parse_command, preload_spec, split_words
 from casslab.capacity.ramp import RampResult, run_ramp
 from casslab.cli.interrupt import Interrupted
 from casslab.cli.load_options import (
@@ -45,6 +43,8 @@ from casslab.cli.load_options import (
 from casslab.cli.metrics import parse_duration_s
 from casslab.errors import CasslabError, ConfigError
 from casslab.load import credentials, engine
+from casslab.load.front_end import SearchLoad
+from casslab.load.session import LoadSession
 
 RESULT_FILE = "find.json"
 FIGURE_FILE = "find.png"
@@ -131,18 +131,6 @@ def _read_settings(
         repeats=repeats,
         max_runs=max_runs,
     )
-
-
-@contextmanager
-def _placement(engine_cpus: str | None) -> Iterator[Any]:
-    """The engine's ``preexec`` for ``--engine-cpus`` (its own cgroup), else None."""
-    if engine_cpus is None:
-        yield None
-        return
-    from casslab.cluster import engine_cgroup
-
-    with engine_cgroup(engine_cpus) as preexec:
-        yield preexec
 
 
 class _View:
@@ -278,7 +266,7 @@ def _finish(view: _View, result: FindResult, out: Path, title: str) -> None:
 
 def _search(
     view: _View,
-    command: LoadCommand,
+    command: SearchLoad,
     find: FindSettings,
     measure: EngineMeasure,
     out: Path,
@@ -313,12 +301,12 @@ def _search(
 
 def _ramp(
     view: _View,
-    command: LoadCommand,
+    command: SearchLoad,
     out: Path,
     step_s: float,
     warmup_s: float,
     slo_ms: float | None,
-    preexec: Any,
+    session: LoadSession,
 ) -> RampResult:
     from casslab.capacity.find_figure import ramp_figure  # matplotlib: only when drawing
 
@@ -330,7 +318,7 @@ def _ramp(
         step_duration_s=step_s,
         warmup_s=warmup_s,
         p99_slo_ms=slo_ms,
-        preexec=preexec,
+        session=session,
     )
     result = result.model_copy(update={"elapsed_s": time.monotonic() - start})
     _save(out, RAMP_RESULT_FILE, result.model_dump_json(indent=2))
@@ -422,16 +410,16 @@ def find(
     command = command.model_copy(update={"spec": with_current_access(command.spec, contact)})
     loader = None
     if preload is not None:
-        if split_words([preload])[0] is not command.tool:
+        if split_words([preload])[0].name != command.front_end:
             raise ConfigError(
-                f"--preload {preload!r}: use the workload's tool ({command.tool.value}) for it"
+                f"--preload {preload!r}: use the workload's tool ({command.front_end}) for it"
             )
         loader = preload_spec([preload], contact_points=contact, data_seed=data_seed)
         loader = with_current_access(loader, contact)
         credentials.require_password_env(loader.connection)
     credentials.require_password_env(command.spec.connection)
     if engine_cpus is not None:
-        from casslab.cluster import check_engine_cpus
+        from casslab.host.engine_cgroup import check_engine_cpus
 
         check_engine_cpus(engine_cpus)
     engine.engine_binary()  # built?
@@ -439,12 +427,12 @@ def find(
     target = out or Path.cwd() / f"capacity-{datetime.now():%Y%m%d-%H%M%S}"
     target.mkdir(parents=True, exist_ok=True)
     view = _View(json_out)
-    with _placement(engine_cpus) as preexec:
+    with LoadSession(engine_cpus) as session:
         if loader is not None:
             view.say(f"preload: {preload}")
-            run_preload(loader, target / "preload", preexec)
+            run_preload(loader, target / "preload", session)
         if closed_loop:
-            _ramp(view, command, target, step_s, warmup_s, slo_ms, preexec)
+            _ramp(view, command, target, step_s, warmup_s, slo_ms, session)
             return
         assert find_settings is not None
         view.say(
@@ -458,7 +446,7 @@ def find(
             warmup_s=warmup_s,
             first_warmup_s=first_s,
             seed=seed,
-            preexec=preexec,
+            session=session,
         )
         result = _search(view, command, find_settings, measure, target)
     if result.max_rate is None:

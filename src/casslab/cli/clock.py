@@ -35,8 +35,8 @@ def show(
     if ctx.invoked_subcommand is not None:
         return
     from casslab.cluster import attach
-    from casslab.cluster.clock import read_skew
-    from casslab.metrics.clock import read_clock
+    from casslab.cluster.clock_skew import read_skew
+    from casslab.metrics.clock_offset import read_clock
 
     cluster = attach(name)
     rows = []
@@ -77,10 +77,10 @@ def set_offset(
     name: NameOption = None,
 ) -> None:
     """Step node N's clock to OFFSET from the host's (it keeps its drift); within 100 ms."""
-    from casslab.cluster import attach, clock
+    from casslab.cluster import attach, clock_skew
 
     cluster = attach(name)
-    skew = clock.set_offset(_clock_node(cluster, node), clock.parse_offset(offset))
+    skew = clock_skew.set_offset(_clock_node(cluster, node), clock_skew.parse_offset(offset))
     console.print(f"node {node}: clock offset {skew.offset_ms:+g} ms")
 
 
@@ -91,10 +91,10 @@ def set_drift(
     name: NameOption = None,
 ) -> None:
     """Let node N's clock gain (or lose) DRIFT from now on, from the offset it has now."""
-    from casslab.cluster import attach, clock
+    from casslab.cluster import attach, clock_skew
 
     cluster = attach(name)
-    skew = clock.set_drift(_clock_node(cluster, node), clock.parse_drift(drift))
+    skew = clock_skew.set_drift(_clock_node(cluster, node), clock_skew.parse_drift(drift))
     console.print(
         f"node {node}: clock offset {skew.offset_ms:+g} ms, drifting {skew.drift_ppm:+g} ppm"
     )
@@ -119,12 +119,12 @@ def lww(
     client-side timestamps (the node's clock is set back afterwards). A node behind by
     more than the write timeout has its v2 writes fail instead: the other replicas drop its
     messages as expired (counted from system_views.internode_inbound)."""
-    from casslab.cluster import attach, clock
+    from casslab.cluster import attach, clock_skew
     from casslab.cluster.lww import LwwCase, run_case
 
     if keys < 1:
         raise ConfigError(f"--keys {keys}: give at least 1 key per case, e.g. --keys 100")
-    offsets = [clock.parse_offset(s) for s in skews.split(",")]
+    offsets = [clock_skew.parse_offset(s) for s in skews.split(",")]
     waits = [_gap_ms(g) for g in gaps.split(",")]
     cluster = attach(name)
     good = next((n.number for n in cluster.nodes if n.number != node), None)
@@ -174,7 +174,7 @@ def _gap_ms(text: str) -> float:
 
 def _clock_node(cluster: Cluster, number: int) -> Node:
     """Node ``number`` of ``cluster``, whose Cassandra has the pluggable clock."""
-    from casslab.cluster import clock
+    from casslab.cluster import clock_skew
 
     if cluster.node(number).cql_only:
         raise ClusterError(
@@ -182,7 +182,7 @@ def _clock_node(cluster: Cluster, number: int) -> Node:
             "casslab), so casslab cannot inject skew into its nodes; `casslab clock` shows "
             "their offsets"
         )
-    clock.require_injectable(cluster.state)
+    clock_skew.require_injectable(cluster.state)
     return cluster.node(number)
 
 

@@ -23,9 +23,10 @@ from rich.table import Table
 from casslab.cli.interrupt import Interrupted
 
 if TYPE_CHECKING:
-    from casslab.experiment.events import Event, EventSink
-    from casslab.experiment.model import Experiment
-    from casslab.experiment.options import RunnerOptions
+    from casslab.experiment.file.experiment_model import Experiment
+    from casslab.experiment.run.events import Event, EventSink
+    from casslab.experiment.run.runner_options import RunnerOptions
+    from casslab.load.session import LoadSession
     from casslab.metrics.prom_store import LatestValues
     from casslab.store.layout import RunLayout
 
@@ -44,8 +45,8 @@ class _ProgressView:
         self.failed = 0
 
     def __call__(self, event: Event) -> None:
-        from casslab.experiment import events
-        from casslab.store.records import TrialStatus
+        from casslab.experiment.run import events
+        from casslab.store.run_records import TrialStatus
 
         if isinstance(event, events.RunStarted):
             done = event.total - event.pending
@@ -161,11 +162,12 @@ def run(
     ] = False,
 ) -> None:
     """Run an experiment: every trial, then statistics and the report."""
-    from casslab.experiment.design import expand
-    from casslab.experiment.load_clients import clients_of
-    from casslab.experiment.loader import load
-    from casslab.experiment.options import RunnerOptions, check_options
-    from casslab.experiment.specs import check_engine_specs
+    from casslab.experiment.design.plan_expansion import expand
+    from casslab.experiment.file.experiment_loader import load
+    from casslab.experiment.run.engine_specs import check_engine_specs
+    from casslab.experiment.run.load_clients import clients_of
+    from casslab.experiment.run.runner_options import RunnerOptions, check_options
+    from casslab.load.session import LoadSession
     from casslab.store.runs import open_run
 
     experiment = load(file)
@@ -183,8 +185,10 @@ def run(
     clients = clients_of(experiment, options.base_dir)
     shares = clients.n if clients else 1
     verify = experiment.verify
-    check_engine_specs(expand(experiment), options.base_dir, shares, verify)  # no run dir yet
     with contextlib.ExitStack() as stack:
+        session = stack.enter_context(LoadSession(engine_cpus))  # every engine of the run
+        # no run dir yet; the runner's own check asks the engine nothing asked here
+        check_engine_specs(expand(experiment), options.base_dir, shares, verify, session=session)
         store = None
         if serve_metrics:
             store = _serve(
@@ -195,7 +199,7 @@ def run(
                 allow_remote=metrics_allow_remote,
             )
         layout = open_run(results, experiment.name, resume=resume_dir or resume)
-        failed = _run(experiment, layout, options, store)
+        failed = _run(experiment, layout, options, store, session)
     if failed:
         raise typer.Exit(2)
 
@@ -218,7 +222,7 @@ def _serve(
 
 def _serving(view: EventSink, store: LatestValues) -> EventSink:
     """``view``, and the engine's intervals handed to the served ``store`` too."""
-    from casslab.experiment import events
+    from casslab.experiment.run import events
 
     def sink(event: Event) -> None:
         view(event)
@@ -230,11 +234,15 @@ def _serving(view: EventSink, store: LatestValues) -> EventSink:
 
 
 def _run(
-    experiment: Experiment, layout: RunLayout, options: RunnerOptions, store: LatestValues | None
+    experiment: Experiment,
+    layout: RunLayout,
+    options: RunnerOptions,
+    store: LatestValues | None,
+    session: LoadSession,
 ) -> int:
     """Run every trial with a progress view; the number of failed trials."""
-    from casslab.experiment.options import resume_command
-    from casslab.experiment.runner import Runner
+    from casslab.experiment.run.runner import Runner
+    from casslab.experiment.run.runner_options import resume_command
     from casslab.metrics.prom_cluster import ServedSources, served_engine_source
 
     start = time.monotonic()
@@ -256,6 +264,7 @@ def _run(
             on_event=view if store is None else _serving(view, store),
             metrics_sources=None if store is None else ServedSources(store),
             engine_source=None if store is None else served_engine_source(store),
+            session=session,
         )
         try:
             runner.run()
@@ -273,12 +282,12 @@ def _run(
 
 def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) -> None:
     """Check an experiment file and show its cells and trial order without running it."""
-    from casslab.experiment.design import expand
-    from casslab.experiment.host import cluster_warnings
-    from casslab.experiment.load_clients import clients_of
-    from casslab.experiment.loader import load
-    from casslab.experiment.plan_records import RestartReason
-    from casslab.experiment.specs import check_engine_specs
+    from casslab.experiment.design.plan_expansion import expand
+    from casslab.experiment.design.plan_records import RestartReason
+    from casslab.experiment.file.experiment_loader import load
+    from casslab.experiment.run.engine_specs import check_engine_specs
+    from casslab.experiment.run.host_facts import cluster_warnings
+    from casslab.experiment.run.load_clients import clients_of
     from casslab.load.credentials import mask_text
 
     experiment = load(file)

@@ -48,7 +48,7 @@ def _fault(
     seconds = duration_s(lasting)
     if seconds is None or seconds <= 0:
         raise ConfigError(f"--for {lasting!r}: give a duration above zero, such as 15s or 1m")
-    from casslab.cluster.clock import parse_offset
+    from casslab.cluster.clock_skew import parse_offset
 
     offset = None if by is None else parse_offset(by)
     cluster = attach(name)

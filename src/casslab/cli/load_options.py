@@ -1,25 +1,25 @@
 """The options and helpers ``casslab stress`` (:mod:`casslab.cli.stress`) and ``casslab
 ycsb`` (:mod:`casslab.cli.ycsb`) share: the option types, the default contact points, the
-engine's working directory, its CPU placement, the split over several clients, and the
+engine's working directory, the checks of its CPU placement and of the split over several
+clients (the engines themselves run in a :class:`casslab.load.session.LoadSession`), and the
 report of engine errors."""
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from casslab.load import credentials, engine
-from casslab.load.engine import EngineResult, Wording
-from casslab.load.records import IntervalRecord
-from casslab.load.spec import WorkloadSpec
+from casslab.engine_contract.workload_spec import WorkloadSpec
+from casslab.load import credentials
+from casslab.load.engine import EngineResult
 
 if TYPE_CHECKING:
-    from casslab.cli.stress_clients import ClientPlan
+    from casslab.load.session import LoadClients
 
 FALLBACK_CONTACT_POINT = "127.0.0.1:9042"
 PASS_THROUGH = {
@@ -135,40 +135,14 @@ def workdir_for(path: Path | None) -> Iterator[Path]:
 def check_engine_cpus(engine_cpus: str | None) -> None:
     """Refuse an ``--engine-cpus`` this host or user cannot have, before anything runs."""
     if engine_cpus is not None:
-        from casslab.cluster import check_engine_cpus
+        from casslab.host.engine_cgroup import check_engine_cpus
 
         check_engine_cpus(engine_cpus)
 
 
-def run_engine(
-    spec: WorkloadSpec,
-    workdir: Path,
-    on_interval: Callable[[IntervalRecord], None],
-    timeout_s: float | None,
-    words: Wording,
-    engine_cpus: str | None,
-) -> EngineResult:
-    """Run the engine, in its own cgroup pinned to ``engine_cpus`` when given."""
-    if engine_cpus is None:
-        return engine.run(
-            spec, workdir, on_interval=on_interval, timeout_s=timeout_s, wording=words
-        )
-    from casslab.cluster import engine_cgroup
-
-    with engine_cgroup(engine_cpus) as preexec:
-        return engine.run(
-            spec,
-            workdir,
-            on_interval=on_interval,
-            timeout_s=timeout_s,
-            wording=words,
-            preexec=preexec,
-        )
-
-
 def check_clients(
     spec: WorkloadSpec, clients: int, hosts: Path | None, engine_cpus: str | None
-) -> ClientPlan | None:
+) -> LoadClients | None:
     """The engines the run is split across (None: one local engine); a count or client
     inventory the workload cannot be split into is refused here, before anything runs."""
     if clients == 1 and hosts is None:

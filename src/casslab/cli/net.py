@@ -111,9 +111,9 @@ def ping(
 def _links_dir(name: str | None) -> Path:
     """Where the keeper of cluster ``name`` (default: the current one) keeps its links."""
     from casslab.cluster import attach
-    from casslab.net import cuts
+    from casslab.cluster.capabilities import links_of
 
-    return cuts.links_dir(attach(name))
+    return links_of(attach(name)).keeper_dir()
 
 
 def _link_name(pair: str, known: list[str]) -> str:

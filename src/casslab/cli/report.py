@@ -28,7 +28,7 @@ def report(
     ] = None,
 ) -> None:
     """Rebuild report.html, summary.md, figures/*.png and trials.parquet/.csv of a run."""
-    from casslab.experiment.stored_plan import outline_of_manifest
+    from casslab.experiment.design.stored_plan import outline_of_manifest
     from casslab.report import write_report  # heavy (pandas, plotly): only when used
     from casslab.units import duration_s
 
@@ -63,7 +63,7 @@ def compare(
     ] = None,
 ) -> None:
     """Compare run B with run A; writes compare.html and compare.md."""
-    from casslab.experiment.stored_plan import outline_of_manifest
+    from casslab.experiment.design.stored_plan import outline_of_manifest
     from casslab.report import compare_runs
 
     target = out if out is not None else run_b

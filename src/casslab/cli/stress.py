@@ -2,10 +2,10 @@
 ``ycsb`` group's registration (:mod:`casslab.cli.ycsb`).
 
 Parse (pure, :mod:`casslab.load.stress`), run the engine (:func:`casslab.load.engine.run`),
-print the rows rendered by :mod:`casslab.cli.stress_render` live, and write ``-log file=``
-and ``-graph file=`` (:mod:`casslab.cli.stress_graph`) when asked. ``--dry-run`` prints the
+print the rows rendered by :mod:`casslab.load.stress.console` live, and write ``-log file=``
+and ``-graph file=`` (:mod:`casslab.load.stress.graph`) when asked. ``--dry-run`` prints the
 engine spec and sends nothing. ``--engine-cpus`` runs the engine in a cgroup of its own
-pinned to those CPUs (:func:`casslab.cluster.engine_cgroup`). ``--clients N`` and
+pinned to those CPUs (:func:`casslab.host.engine_cgroup.engine_cgroup`). ``--clients N`` and
 ``--client-hosts FILE`` split the run over several engines
 (:mod:`casslab.cli.stress_clients`). The options both commands share are in
 :mod:`casslab.cli.load_options`.
@@ -20,7 +20,6 @@ from typing import IO
 
 import typer
 
-from casslab.cli import stress_render
 from casslab.cli.load_options import (
     PASS_THROUGH,
     ClientHosts,
@@ -37,22 +36,24 @@ from casslab.cli.load_options import (
     check_engine_cpus,
     default_contact_points,
     report_errors,
-    run_engine,
     with_current_access,
     workdir_for,
 )
-from casslab.cli.stress_graph import (
+from casslab.cli.ycsb import ycsb_load, ycsb_run
+from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
+from casslab.engine_contract.workload_spec import Connection, Output
+from casslab.errors import EngineError
+from casslab.load import credentials, run_outcome
+from casslab.load.front_ends import front_end
+from casslab.load.session import LoadSession
+from casslab.load.stress import StressCommand, parse_stress
+from casslab.load.stress import console as stress_console
+from casslab.load.stress.graph import (
     add_revision,
     render_graph_html,
     revision_from_intervals,
     revisions_from_html,
 )
-from casslab.cli.ycsb import ycsb_load, ycsb_run
-from casslab.errors import EngineError
-from casslab.load import credentials, wording
-from casslab.load.records import IntervalRecord, SummaryRecord
-from casslab.load.spec import Connection, Output
-from casslab.load.stress import StressCommand, parse_stress
 from casslab.load.verify import with_verify
 
 # ---------------------------------------------------------------- stress
@@ -138,10 +139,14 @@ def stress(
         typer.echo(credentials.masked(spec).model_dump_json(indent=2))
         return
     credentials.require_password_env(spec.connection)
-    progress = stress_render.StressProgress()
+    progress = stress_console.StressProgress()
     intervals: list[IntervalRecord] = []
     threads = 0
-    with _open_log(command.log.file) as log, workdir_for(workdir) as work:
+    with (
+        _open_log(command.log.file) as log,
+        workdir_for(workdir) as work,
+        LoadSession(engine_cpus) as session,
+    ):
 
         def text(line: str) -> None:
             """Text goes to the terminal, or only to -log file= when --json is on."""
@@ -153,7 +158,7 @@ def stress(
                 _echo(line, log=log)
 
         text(f"Running {command.display()}")
-        text(stress_render.stress_header([op.name for op in spec.operations]))
+        text(stress_console.stress_header([op.name for op in spec.operations]))
 
         def on_interval(record: IntervalRecord) -> None:
             nonlocal progress, threads
@@ -165,38 +170,40 @@ def stress(
             if record.phase == "ramp" and record.threads != threads:
                 threads = record.threads
                 text(f"Running with {threads} threadCount")
-            progress = stress_render.advance(progress, record)
-            for row in stress_render.stress_interval_rows(record, progress):
+            progress = stress_console.advance(progress, record)
+            for row in stress_console.stress_interval_rows(record, progress):
                 text(row)
 
-        words = wording.stress(files_kept=workdir is not None)
+        words = front_end("stress").wording(files_kept=workdir is not None)
         if merged:
             from casslab.cli import stress_clients
 
             result, run = stress_clients.run_stress(
-                command, spec, merged, work, text, json_lines, (timeout, words, engine_cpus)
+                command, spec, merged, work, text, json_lines, (timeout, words, session)
             )
             intervals = list(result.intervals)
         else:
-            result = run_engine(spec, work, on_interval, timeout, words, engine_cpus)
+            result = session.run(
+                spec, work, on_interval=on_interval, timeout_s=timeout, wording=words
+            )
             summary: SummaryRecord = result.summary
             if json_lines:
                 typer.echo(summary.model_dump_json())
             if not command.log.no_summary:
                 text("")
-                for line in stress_render.stress_ramp(summary):
+                for line in stress_console.stress_ramp(summary):
                     text(line)
-                for line in stress_render.stress_results(summary):
+                for line in stress_console.stress_results(summary):
                     text(line)
                 text("END")
     if verify is not None and not json_lines:
-        typer.echo(stress_render.verify_line(result.summary))
+        typer.echo(run_outcome.verify_line(result.summary))
     report_errors(result)
     if command.graph.file is not None:
         _write_graph(command, intervals)
     if merged:
         stress_clients.report_failures(run)
-    failed = stress_render.failed_operations(result.summary, result.errors)
+    failed = run_outcome.failed_operations(result.summary, result.errors)
     if failed is not None:
         if not command.errors.ignore:
             raise EngineError(f"{failed}; `-errors ignore` keeps the exit status 0")

@@ -1,53 +1,43 @@
 """``casslab stress ... --clients N`` and ``casslab ycsb ... --clients N``: N local engines;
 ``--client-hosts hosts.yaml``: one engine on each of that inventory's ``clients:``.
 
-The workload is split into N disjoint shares (:mod:`casslab.load.shares`), the engines run
-at once on this machine (:class:`casslab.load.clients.LocalLauncher`, all in the
-``--engine-cpus`` cgroup when given) or on the client hosts over SSH
-(:class:`casslab.load.remote_clients.RemoteLauncher`) and their output is merged exactly
-(:mod:`casslab.load.merge`). Printed after the run: the merged intervals and summary as
-the single-engine path prints them, then one line per client (operations, op rate,
-errors) and every failed client with its reason and stderr tail; the exit status is 1
-when a client failed. Written: the merged HDR log where ``-log hdrfile=`` asks (each
-client's log beside it, ``x.client-<i>.hlog``) and in the work directory
-(``latency.hlog``, beside ``merged.json`` and ``client-<i>/``).
+The workload is split into N disjoint shares, the engines run at once on this machine (all
+in the ``--engine-cpus`` cgroup when given) or on the client hosts over SSH, and their
+output is merged exactly: the command's :class:`casslab.load.session.LoadSession` does it.
+Printed after the run: the merged intervals and summary as the single-engine path prints
+them, then one line per client (operations, op rate, errors) and every failed client with
+its reason and stderr tail; the exit status is 1 when a client failed. Written: the merged
+HDR log where ``-log hdrfile=`` asks (each client's log beside it, ``x.client-<i>.hlog``)
+and in the work directory (``latency.hlog``, beside ``merged.json`` and ``client-<i>/``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
 
-from casslab.cli import stress_render
+from casslab.engine_contract.engine_records import SummaryRecord
+from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.errors import ConfigError, EngineError, WorkloadSyntaxError
-from casslab.load.clients import LocalLauncher, run_clients
+from casslab.load import run_outcome
 from casslab.load.engine import EngineResult, Wording
-from casslab.load.merge import Merged, MergedRun
-from casslab.load.records import SummaryRecord
+from casslab.load.merge import MergedRun
+from casslab.load.session import LoadClients, LoadSession
 from casslab.load.shares import split
-from casslab.load.spec import WorkloadSpec
 from casslab.load.stress import StressCommand
-from casslab.remote.inventory import Inventory, load_inventory
+from casslab.load.stress import console as stress_console
+from casslab.load.ycsb import console as ycsb_console
+from casslab.remote.inventory import load_inventory
 
 MERGED_LOG = "latency.hlog"
 MERGED_RUN = "merged.json"
 
 
-@dataclass(frozen=True)
-class ClientPlan:
-    """How many engines run, and where: the client hosts of ``hosts`` or this machine."""
-
-    n: int
-    hosts: Inventory | None = None
-
-
 def check_clients(
     spec: WorkloadSpec, n: int, client_hosts: Path | None = None, engine_cpus: str | None = None
-) -> ClientPlan | None:
+) -> LoadClients | None:
     """The engines to run (None: one local engine, the single-engine path); a client count
     or client-host inventory the workload cannot be split into, or that cannot be combined
     with the other options, is refused here, before anything runs."""
@@ -55,7 +45,7 @@ def check_clients(
         if n == 1:
             return None
         split(spec, n)
-        return ClientPlan(n)
+        return LoadClients(n)
     if n != 1:
         raise ConfigError(
             f"--client-hosts {client_hosts} and --clients {n} cannot be combined: the "
@@ -81,40 +71,21 @@ def check_clients(
             f"{error} (--client-hosts {client_hosts}: its {n} clients: hosts run one engine "
             "each; list fewer of them)"
         ) from None
-    return ClientPlan(n, inventory)
-
-
-@contextmanager
-def _placement(engine_cpus: str | None) -> Iterator[Callable[[], None] | None]:
-    if engine_cpus is None:
-        yield None
-        return
-    from casslab.cluster import engine_cgroup
-
-    with engine_cgroup(engine_cpus) as preexec:
-        yield preexec
+    return LoadClients(n, inventory)
 
 
 def run_merged(
     spec: WorkloadSpec,
-    plan: ClientPlan,
+    plan: LoadClients,
     work: Path,
     *,
     timeout_s: float | None,
     words: Wording,
-    engine_cpus: str | None,
+    session: LoadSession,
     hdr_log: str | None,
 ) -> MergedRun:
     """Run the clients of ``plan`` from ``work`` and write the merged log and run record."""
-    if plan.hosts is not None:
-        from casslab.load.remote_clients import RemoteLauncher
-
-        remote = RemoteLauncher(plan.hosts, work, timeout_s=timeout_s, wording=words)
-        merged: Merged = run_clients(spec, plan.n, remote)
-    else:
-        with _placement(engine_cpus) as preexec:
-            launcher = LocalLauncher(work, timeout_s=timeout_s, wording=words, preexec=preexec)
-            merged = run_clients(spec, plan.n, launcher)
+    merged = session.run_clients(spec, plan, work, timeout_s=timeout_s, wording=words)
     if merged.hlog:
         (work / MERGED_LOG).write_text(merged.hlog, encoding="utf-8")
         if hdr_log is not None:
@@ -165,19 +136,19 @@ def stress_text(
     command: StressCommand, run: MergedRun, text: Callable[[str], None], json_lines: bool
 ) -> None:
     """The merged intervals, summary and client lines, as ``casslab stress`` prints one run."""
-    progress = stress_render.StressProgress()
+    progress = stress_console.StressProgress()
     for record in run.intervals:
         if json_lines:
             typer.echo(record.model_dump_json())
-        progress = stress_render.advance(progress, record)
-        for row in stress_render.stress_interval_rows(record, progress):
+        progress = stress_console.advance(progress, record)
+        for row in stress_console.stress_interval_rows(record, progress):
             text(row)
     summary = summary_or_fail(run)
     if json_lines:
         typer.echo(summary.model_dump_json())
     if not command.log.no_summary:
         text("")
-        for line in stress_render.stress_results(summary):
+        for line in stress_console.stress_results(summary):
             text(line)
         text("END")
     for line in client_lines(run):
@@ -193,26 +164,26 @@ def ycsb_text(run: MergedRun, json_lines: bool, *, verify: bool = False) -> None
             typer.echo(record.model_dump_json())
         typer.echo(summary.model_dump_json())
     else:
-        for line in stress_render.ycsb_summary(summary):
+        for line in ycsb_console.ycsb_summary(summary):
             typer.echo(line)
         if verify:
-            typer.echo(stress_render.verify_line(summary))
+            typer.echo(run_outcome.verify_line(summary))
     for line in client_lines(run):
         typer.echo(line, err=json_lines)
 
 
-Limits = tuple[float | None, Wording, str | None]  # timeout_s, wording, engine CPUs
+Limits = tuple[float | None, Wording, LoadSession]  # timeout_s, wording, the engines' session
 
 
-def _run(spec: WorkloadSpec, plan: ClientPlan, work: Path, limits: Limits) -> MergedRun:
-    timeout_s, words, engine_cpus = limits
+def _run(spec: WorkloadSpec, plan: LoadClients, work: Path, limits: Limits) -> MergedRun:
+    timeout_s, words, session = limits
     return run_merged(
         spec,
         plan,
         work,
         timeout_s=timeout_s,
         words=words,
-        engine_cpus=engine_cpus,
+        session=session,
         hdr_log=spec.output.hdr_log,
     )
 
@@ -220,7 +191,7 @@ def _run(spec: WorkloadSpec, plan: ClientPlan, work: Path, limits: Limits) -> Me
 def run_stress(
     command: StressCommand,
     spec: WorkloadSpec,
-    plan: ClientPlan,
+    plan: LoadClients,
     work: Path,
     text: Callable[[str], None],
     json_lines: bool,
@@ -235,7 +206,7 @@ def run_stress(
 
 
 def run_ycsb(
-    spec: WorkloadSpec, plan: ClientPlan, work: Path, json_lines: bool, limits: Limits
+    spec: WorkloadSpec, plan: LoadClients, work: Path, json_lines: bool, limits: Limits
 ) -> None:
     """``casslab ycsb load|run`` from the clients of ``plan``: run, print (with the
     read-back's line when the spec verifies), exit 1 on a failed client or a failed
@@ -246,6 +217,6 @@ def run_ycsb(
     for error in run.errors[:10]:
         typer.echo(f"engine error: {error.op}: {error.message}", err=True)
     report_failures(run)
-    failed = stress_render.failed_operations(summary, run.errors)
+    failed = run_outcome.failed_operations(summary, run.errors)
     if failed is not None:
         raise EngineError(f"{failed}; casslab ycsb exits non-zero when any operation fails")

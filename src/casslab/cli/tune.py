@@ -57,7 +57,7 @@ class _View:
             )
 
     def runner_event(self, event: Any) -> None:
-        from casslab.experiment import events
+        from casslab.experiment.run import events
 
         if isinstance(event, events.ClusterChanged):
             self._status(f"cluster {event.action}")
@@ -136,9 +136,9 @@ def tune(
 ) -> None:
     """Search cassandra.yaml and table options jointly toward the file's objective, confirm
     the best against the default, and recommend (or say there is no significant gain)."""
-    from casslab.experiment.design import expand
-    from casslab.experiment.options import RunnerOptions, check_options
-    from casslab.experiment.specs import check_engine_specs
+    from casslab.experiment.design.plan_expansion import expand
+    from casslab.experiment.run.engine_specs import check_engine_specs
+    from casslab.experiment.run.runner_options import RunnerOptions, check_options
     from casslab.tune.loader import load
     from casslab.tune.output import write_outputs
     from casslab.tune.report import write_report

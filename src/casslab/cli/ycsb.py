@@ -10,7 +10,6 @@ from pathlib import Path
 
 import typer
 
-from casslab.cli import stress_render
 from casslab.cli.load_options import (
     ClientHosts,
     Clients,
@@ -26,16 +25,18 @@ from casslab.cli.load_options import (
     check_engine_cpus,
     default_contact_points,
     report_errors,
-    run_engine,
     with_current_access,
     workdir_for,
 )
+from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
+from casslab.engine_contract.workload_spec import Connection
 from casslab.errors import EngineError
-from casslab.load import credentials, wording
-from casslab.load.records import IntervalRecord, SummaryRecord
-from casslab.load.spec import Connection
+from casslab.load import credentials, run_outcome
+from casslab.load.front_ends import front_end
+from casslab.load.session import LoadSession
 from casslab.load.verify import with_verify
 from casslab.load.ycsb import YcsbPhase, parse_ycsb
+from casslab.load.ycsb import console as ycsb_console
 
 
 def _ycsb(
@@ -69,12 +70,12 @@ def _ycsb(
     if merged:
         from casslab.cli.stress_clients import run_ycsb
 
-        with workdir_for(workdir) as work:
-            limits = (timeout, wording.ycsb(files_kept=workdir is not None), engine_cpus)
-            run_ycsb(spec, merged, work, json_lines, limits)
+        with workdir_for(workdir) as work, LoadSession(engine_cpus) as session:
+            words = front_end("ycsb").wording(files_kept=workdir is not None)
+            run_ycsb(spec, merged, work, json_lines, (timeout, words, session))
         return
     total = 0
-    with workdir_for(workdir) as work:
+    with workdir_for(workdir) as work, LoadSession(engine_cpus) as session:
 
         def on_interval(record: IntervalRecord) -> None:
             nonlocal total
@@ -84,20 +85,20 @@ def _ycsb(
             if json_lines:
                 typer.echo(record.model_dump_json())
             elif command.status:
-                typer.echo(stress_render.ycsb_status(record, total), err=True)
+                typer.echo(ycsb_console.ycsb_status(record, total), err=True)
 
-        words = wording.ycsb(files_kept=workdir is not None)
-        result = run_engine(spec, work, on_interval, timeout, words, engine_cpus)
+        words = front_end("ycsb").wording(files_kept=workdir is not None)
+        result = session.run(spec, work, on_interval=on_interval, timeout_s=timeout, wording=words)
     summary: SummaryRecord = result.summary
     if json_lines:
         typer.echo(summary.model_dump_json())
     else:
-        for line in stress_render.ycsb_summary(summary):
+        for line in ycsb_console.ycsb_summary(summary):
             typer.echo(line)
         if spec.verify is not None:
-            typer.echo(stress_render.verify_line(summary))
+            typer.echo(run_outcome.verify_line(summary))
     report_errors(result)
-    failed = stress_render.failed_operations(summary, result.errors)
+    failed = run_outcome.failed_operations(summary, result.errors)
     if failed is not None:  # YCSB has no option to ignore failed operations
         raise EngineError(f"{failed}; casslab ycsb exits non-zero when any operation fails")
 

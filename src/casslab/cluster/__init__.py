@@ -3,14 +3,13 @@
 Callers bring clusters up with :func:`up`/:func:`create`, find them with :func:`attach`,
 and use them through the :class:`Cluster` protocol; the backends (``local``, ``isolated``,
 ``external``) are registered in :mod:`casslab.cluster.registry`. :func:`attach_external`
-attaches a cluster casslab did not start. The load engine's own cgroup on this host
-(``--engine-cpus``) is :func:`engine_cgroup`.
+attaches a cluster casslab did not start.
 """
 
 from casslab.cluster.backend import Cluster, NodeView, ResetMode, UpOutcome
 from casslab.cluster.external.attach import attach_external
-from casslab.cluster.isolated.engine_cgroup import check_engine_cpus, engine_cgroup
-from casslab.cluster.isolated.records import Isolation
+from casslab.cluster.isolated.isolated_spec import ISOLATION_FIELDS, NodeIsolation
+from casslab.cluster.isolated.isolated_state import Isolation
 from casslab.cluster.local import LocalCluster
 from casslab.cluster.model import (
     BackendKind,
@@ -52,6 +51,7 @@ def limit_problems(spec: ClusterSpec) -> list[tuple[str, str]]:
 
 
 __all__ = [
+    "ISOLATION_FIELDS",
     "BackendKind",
     "Cluster",
     "ClusterSpec",
@@ -59,19 +59,18 @@ __all__ = [
     "Isolation",
     "LocalCluster",
     "Node",
+    "NodeIsolation",
     "NodeStatus",
     "NodeView",
     "ResetMode",
     "UpOutcome",
     "attach",
     "attach_external",
-    "check_engine_cpus",
     "clusters_root",
     "create",
     "current_access",
     "current_contact_points",
     "current_name",
-    "engine_cgroup",
     "limit_problems",
     "remove",
     "up",

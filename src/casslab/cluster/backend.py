@@ -15,6 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, Self
 
+from casslab.cluster.capabilities import Capabilities
 from casslab.cluster.model import ClusterSpec, ClusterState, Node, NodeStatus
 from casslab.errors import ConfigError
 from casslab.record import Record
@@ -95,6 +96,10 @@ class Cluster(Protocol):
     def restore(self, name: str, keyspace: str) -> None: ...
     def session(self, keyspace: str | None = None, node: int | None = None) -> Any: ...
     def close_sessions(self) -> None: ...
+    def capabilities(self) -> Capabilities:
+        """What this cluster can do beyond this protocol (:mod:`.capabilities`)."""
+        ...
+
     def __enter__(self) -> Self: ...
     def __exit__(
         self,

@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import Field
 
 from casslab.analysis.proportion import Proportion, wilson
-from casslab.cluster import clock
+from casslab.cluster import clock_skew
 from casslab.cluster.backend import Cluster
 from casslab.errors import ConfigError
 from casslab.record import Record
@@ -151,12 +151,12 @@ def run_case(
     """Measure ``case`` on ``keys`` keys: node ``good`` writes v1, node ``skewed`` (its
     clock stepped to ``case.skew_ms`` for the run, then set back) writes v2."""
     _check_nodes(cluster, good, skewed)
-    clock.require_injectable(cluster.state)
+    clock_skew.require_injectable(cluster.state)
     second = cluster.node(skewed)
-    before = clock.read_skew(second)
-    clock.set_offset(second, case.skew_ms)
+    before = clock_skew.read_skew(second)
+    clock_skew.set_offset(second, case.skew_ms)
     try:
-        time.sleep(clock.SETTLE_S)
+        time.sleep(clock_skew.SETTLE_S)
         outcome = probe(
             cluster,
             gap_ms=case.gap_ms,
@@ -166,7 +166,7 @@ def run_case(
             skewed=skewed,
         )
     finally:
-        clock.write_skew(second, before)
+        clock_skew.write_skew(second, before)
     return LwwResult(
         case=case,
         lost=outcome.lost,

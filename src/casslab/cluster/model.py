@@ -11,11 +11,17 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
-from casslab.cluster.external.records import External
-from casslab.cluster.isolated.records import Isolated, Isolation
-from casslab.cluster.ssh.records import SshHosts
+from casslab.cluster.external.external_state import External
+from casslab.cluster.isolated.isolated_spec import (
+    LIMIT_FIELDS,
+    NodeIsolation,
+    NodeNetwork,
+)
+from casslab.cluster.isolated.isolated_state import Isolated
+from casslab.cluster.ssh.ssh_spec import InventoryField
+from casslab.cluster.ssh.ssh_state import SshHosts
 from casslab.cqlaccess import CqlAccess
-from casslab.net.links import Link, check_links, link_text, parse_link
+from casslab.net.links import Link, check_links, link_text
 from casslab.net.topology import Topology, parse_topology
 from casslab.record import Record
 from casslab.units import offset_ms
@@ -46,12 +52,10 @@ class BackendKind(StrEnum):
     SSH = "ssh"  # JVMs on real hosts reached over SSH (casslab up --hosts hosts.yaml)
 
 
-# The ClusterSpec fields that ask for isolated nodes: any of them chooses that backend.
-ISOLATION_FIELDS = ("node_size", "cpus", "memory", "cpuset", "io_read", "io_write")
-
-
-class ClusterSpec(Record):
-    """A cluster as the user asked for it."""
+class ClusterSpec(NodeIsolation, NodeNetwork, InventoryField):
+    """A cluster as the user asked for it: the fields every backend reads, here, and each
+    backend's own, in its folder (the isolated backend's :class:`NodeIsolation` and
+    :class:`NodeNetwork`, the ssh backend's :class:`InventoryField`)."""
 
     name: str = "casslab"
     backend: BackendKind = BackendKind.LOCAL
@@ -63,24 +67,10 @@ class ClusterSpec(Record):
     native_port: int = Field(default=9042, ge=1, le=65535)
     storage_port: int = Field(default=7000, ge=1, le=65535)
     settings: dict[str, Any] = Field(default_factory=dict)  # cassandra.yaml by 5.0 names
-    # isolated nodes (casslab.cluster.isolated): any of these chooses that backend
-    isolation: Isolation = Isolation.PROCESS
-    node_size: str | None = None  # a VM-size profile, e.g. t2.small
-    cpus: float | None = Field(default=None, gt=0)  # CPU quota per node, in cores
-    memory: str | None = None  # memory limit per node, e.g. 2GiB
-    cpu_scale: float = Field(default=1.0, gt=0, le=64)  # times every CPU limit
-    cpuset: str | None = None  # host CPUs the nodes may use, e.g. 0-1
-    io_read: str | None = None  # block-I/O read throttle per node, e.g. 50MiB (per second)
-    io_write: str | None = None  # block-I/O write throttle per node
-    subnet: str | None = None  # netns nodes' subnet, e.g. 10.213.4.0/24 (default: a free one)
-    # datacenters and racks (netns nodes), and the emulated WAN links between datacenters
-    topology: Topology | None = None  # also "dc1:2,dc2:1" (racks: 1)
-    links: tuple[Link, ...] = ()  # also "dc1-dc2=20ms,jitter=2ms" strings
     clock: dict[int, float] = Field(default_factory=dict)  # node -> clock offset, ms
     # casslab's wall clock in every node (4.1+), for skews and clock jumps; without it (and
-    # without clock offsets) the nodes run Cassandra's own clock: casslab.cluster.clock
+    # without clock offsets) the nodes run Cassandra's own clock: casslab.cluster.clock_skew
     injectable_clock: bool = False
-    hosts: str | None = None  # an inventory file: the ssh backend, one node per host
 
     @model_validator(mode="before")
     @classmethod
@@ -93,7 +83,7 @@ class ClusterSpec(Record):
         if data.get("hosts") is not None:
             return _with_hosts(data)
         isolated = str(data.get("isolation") or "process") != "process" or any(
-            data.get(f) is not None for f in ISOLATION_FIELDS
+            data.get(f) is not None for f in LIMIT_FIELDS
         )
         if not isolated:
             return data
@@ -103,20 +93,6 @@ class ClusterSpec(Record):
                 f"backend {backend}: isolation and node limits need the isolated backend"
             )
         return {**data, "backend": "isolated"}
-
-    @field_validator("topology", mode="before")
-    @classmethod
-    def _topology(cls, value: Any) -> Any:
-        return parse_topology(value) if isinstance(value, str) else value
-
-    @field_validator("links", mode="before")
-    @classmethod
-    def _links(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            value = [value]
-        if isinstance(value, list | tuple):
-            return tuple(parse_link(v) if isinstance(v, str) else v for v in value)
-        return value
 
     @field_validator("clock", mode="before")
     @classmethod
@@ -164,19 +140,6 @@ class ClusterSpec(Record):
             check_links(self.links, self.topology.datacenters)
         return self
 
-    @field_validator("subnet")
-    @classmethod
-    def _subnet(cls, value: str | None) -> str | None:
-        if value is None:
-            return value
-        network = ipaddress.ip_network(value, strict=False)
-        if not network.is_private or network.version != 4 or network.prefixlen > 28:
-            raise ValueError(
-                f"subnet {value!r}: give a private IPv4 subnet of at least 16 addresses, "
-                "e.g. 10.213.4.0/24"
-            )
-        return str(network)
-
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
@@ -221,7 +184,7 @@ def _with_hosts(data: dict[str, Any]) -> dict[str, Any]:
     backend = data.get("backend")
     if backend is not None and str(backend) != "ssh":
         raise ValueError(f"backend {backend}: an inventory of hosts needs the ssh backend")
-    asked = [f for f in ISOLATION_FIELDS if data.get(f) is not None]
+    asked = [f for f in LIMIT_FIELDS if data.get(f) is not None]
     if str(data.get("isolation") or "process") != "process" or data.get("topology"):
         asked.append("isolation" if data.get("topology") is None else "topology")
     if asked:

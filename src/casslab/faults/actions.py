@@ -1,12 +1,14 @@
-"""What one fault does to one node, on any backend that started its nodes: local and
-isolated JVMs are signalled by PID (checked against their start time, never by name),
-nodes on SSH hosts through their host (PID plus start ticks there). A cluster casslab did
-not start (``casslab attach``) takes no faults: casslab never stops what it does not own.
+"""What one fault does to one node, through the capabilities of the cluster's backend
+(:mod:`casslab.cluster.capabilities`): a backend that started its nodes can signal them
+(local and isolated JVMs by PID, checked against their start time, never by name; nodes
+on SSH hosts through their host), skew their clocks (local and isolated nodes) or cut its
+datacenters' links (a topology); a backend that cannot is refused with its own reason (a
+cluster casslab did not start takes no faults: casslab never stops what it does not own).
 
 A kill is SIGKILL to the node's process group; a pause SIGSTOP to its JVM (SIGCONT
 ends it); a stop is ``nodetool drain`` and then SIGTERM to its group (SIGKILL after
 :data:`STOP_GRACE_S`); a clock jump steps the node's wall clock through its clock file
-(:mod:`casslab.cluster.clock`, read by the node within 100 ms) and back; a slow disk
+(:mod:`casslab.cluster.clock_skew`, read by the node within 100 ms) and back; a slow disk
 throttles the block I/O of the node's cgroup and lifts it (:mod:`.slow_disk`). A killed or
 stopped node is brought back by the cluster's own ``start`` (which starts every node that
 is not running and waits until all are ready).
@@ -14,68 +16,34 @@ is not running and waits until all are ready).
 
 from __future__ import annotations
 
-import contextlib
-import os
 import signal
 import time
-from typing import Any
 
-from casslab import procgroup
 from casslab.cluster import Cluster
-from casslab.cluster.model import BackendKind
-from casslab.errors import CasslabError, ClusterError, ConfigError
+from casslab.cluster.capabilities import clock_of, links_of, processes_of
+from casslab.errors import CasslabError, ClusterError
 from casslab.faults import slow_disk
 from casslab.faults.model import FaultKind
-from casslab.pids import alive
 
 STOP_GRACE_S = 60.0
 POLL_S = 0.2
 
 
 def check_faultable(cluster: Cluster) -> None:
-    """Raise :class:`ConfigError` for a cluster whose nodes casslab may not signal."""
-    backend = cluster.state.spec.backend if hasattr(cluster, "state") else None
-    if backend is BackendKind.EXTERNAL:
-        raise ConfigError(
-            f"cluster {cluster.name!r} was attached, not started by casslab: its nodes take "
-            "no faults (casslab never stops what it does not own); remove faults: or run "
-            "on a cluster casslab started"
-        )
-
-
-def _remote(cluster: Any) -> bool:
-    return getattr(getattr(cluster, "state", None), "ssh", None) is not None
+    """Raise :class:`ConfigError` for a cluster whose nodes casslab may not signal (the
+    backend's reason: an attached cluster is not casslab's)."""
+    processes_of(cluster)
 
 
 def node_running(cluster: Cluster, number: int) -> bool:
     """True when node ``number``'s JVM runs (as recorded at its start)."""
-    if _remote(cluster):
-        on_hosts: Any = cluster  # the ssh backend's cluster
-        proc = on_hosts.remote_process(number)
-        return proc is not None and bool(on_hosts.remote(number).alive(proc))
-    node = cluster.node(number)
-    return alive(node.pid, node.pid_start_time)
+    return processes_of(cluster).running(number)
 
 
 def signal_node(cluster: Cluster, number: int, sig: signal.Signals, *, group: bool) -> None:
     """Send ``sig`` to node ``number``'s JVM (its process group with ``group``); a node that
     does not run is an error naming it."""
-    check_faultable(cluster)
-    if _remote(cluster):
-        on_hosts: Any = cluster  # the ssh backend's cluster
-        proc = on_hosts.remote_process(number)
-        if proc is None:
-            raise ClusterError(f"node {number} of {cluster.name!r} does not run on its host")
-        on_hosts.remote(number).signal(proc, int(sig), group=group)
-        return
-    node = cluster.node(number)
-    if node.pid is None or not alive(node.pid, node.pid_start_time):
-        raise ClusterError(f"node {number} of {cluster.name!r} does not run")
-    if group:
-        procgroup.signal_group(node.pid, sig)
-    else:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(node.pid, sig)
+    processes_of(cluster).signal(number, sig, group=group)
 
 
 def wait_down(cluster: Cluster, number: int, timeout_s: float) -> bool:
@@ -142,7 +110,7 @@ def _cut(cluster: Cluster, target: str) -> list[str]:
     """Cut the links ``target`` names (a datacenter's, or one); their names."""
     from casslab.net import cuts
 
-    directory = cuts.links_dir(cluster)
+    directory = links_of(cluster).keeper_dir()
     chosen = cuts.chosen_links(directory, target)
     cuts.set_cut(directory, chosen, cut=True)
     return chosen
@@ -150,18 +118,10 @@ def _cut(cluster: Cluster, target: str) -> list[str]:
 
 def _jump(cluster: Cluster, number: int, by_ms: float) -> float:
     """Step node ``number``'s wall clock by ``by_ms``; the offset it had."""
-    from casslab.cluster import clock
-
     check_faultable(cluster)
-    if _remote(cluster):
-        raise ConfigError(
-            f"node {number} runs on an SSH host: casslab does not set clocks there (the "
-            "host's own clock would need stepping); clock-jump needs local or isolated nodes"
-        )
-    clock.require_injectable(cluster.state)
-    node = cluster.node(number)
-    before = clock.read_skew(node).at(clock.now_ms())
-    clock.set_offset(node, before + by_ms)
+    clock = clock_of(cluster)
+    before = clock.offset_ms(number)
+    clock.set_offset(number, before + by_ms)
     return before
 
 
@@ -178,7 +138,7 @@ def end(
         from casslab.net import cuts
 
         links = undo if isinstance(undo, list) else []
-        cuts.set_cut(cuts.links_dir(cluster), links, cut=False)
+        cuts.set_cut(links_of(cluster).keeper_dir(), links, cut=False)
         return
     if isinstance(undo, slow_disk.Throttled):
         slow_disk.end(undo)
@@ -187,10 +147,8 @@ def end(
         return
     number = int(target)
     if kind is FaultKind.CLOCK_JUMP:
-        from casslab.cluster import clock
-
         before = undo if isinstance(undo, float) else 0.0
-        clock.set_offset(cluster.node(number), before)
+        clock_of(cluster).set_offset(number, before)
         return
     if kind is FaultKind.PAUSE:
         signal_node(cluster, number, signal.SIGCONT, group=False)

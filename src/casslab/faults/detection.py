@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from casslab.cluster import Cluster
+from casslab.cluster.capabilities import node_hosts_of
 from casslab.errors import CasslabError
 from casslab.metrics.jmx import JmxClient
 from casslab.metrics.source import SourceUnavailableError
@@ -39,21 +40,19 @@ def observer(cluster: Cluster, target: int | str) -> int | None:
     return min(others) if others else None
 
 
-def jmx_client(cluster: Any, number: int) -> tuple[JmxClient, str, int, list[Any]]:
-    """A JMX client for node ``number``, where to poll it, and what to close after."""
+def jmx_client(cluster: Cluster, number: int) -> tuple[JmxClient, str, int, list[Any]]:
+    """A JMX client for node ``number``, where to poll it, and what to close after: the
+    helper on this machine, or on the node's host when the cluster's nodes have hosts of
+    their own (:func:`~casslab.cluster.capabilities.node_hosts_of`)."""
     node = cluster.node(number)
-    if getattr(getattr(cluster, "state", None), "ssh", None) is None:
+    hosts = node_hosts_of(cluster)
+    if hosts is None:
         return JmxClient(), node.jmx_address, node.jmx_port, []
     from casslab.metrics.jmx_remote import RemoteJmxClient
 
-    host = cluster.connect_host(number)
-    ssh_node = cluster.ssh_node(number)
-    return (
-        RemoteJmxClient(host, ssh_node.java, ssh_node.host.base_dir),
-        "127.0.0.1",
-        node.jmx_port,
-        [host],
-    )
+    host = hosts.connect_host(number)
+    java = hosts.host_java(number)
+    return RemoteJmxClient(host, java.java, java.base_dir), "127.0.0.1", node.jmx_port, [host]
 
 
 class DownWatch:

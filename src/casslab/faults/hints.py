@@ -32,6 +32,7 @@ from cassandra.connection import ConnectionException
 from pydantic import Field
 
 from casslab.cluster import Cluster
+from casslab.cluster.capabilities import node_hosts_of
 from casslab.errors import CasslabError
 from casslab.faults.detection import jmx_client
 from casslab.metrics.jmx import JmxClient
@@ -156,7 +157,7 @@ class HintTally:
     def _client(self, number: int) -> tuple[JmxClient, str, int]:
         if number not in self._clients:
             shared = next(iter(self._clients.values()), None)
-            remote = getattr(getattr(self._cluster, "state", None), "ssh", None) is not None
+            remote = node_hosts_of(self._cluster) is not None
             if shared is not None and not remote:  # one helper polls every local node
                 node = self._cluster.node(number)
                 self._clients[number] = (shared[0].acquire(), node.jmx_address, node.jmx_port, [])

@@ -12,7 +12,7 @@
 long the fault lasts before the node is brought back (a killed or stopped node then takes
 its start-up time more: the window ends when it is back, as recorded). A clock jump steps
 the node's wall clock by ``offset`` (on top of any skew it has) and steps it back after
-``for`` (local and isolated nodes: :mod:`casslab.cluster.clock`). A partition cuts the
+``for`` (local and isolated nodes: :mod:`casslab.cluster.clock_skew`). A partition cuts the
 emulated links of a topology (every link of a datacenter, or one link ``dc1-dc3``) and
 heals them (:mod:`casslab.net.cuts`). A slow disk throttles the block I/O of the node's
 cgroup on its data directory's disk to ``rate`` (bytes per second, read and write alike)
@@ -29,10 +29,9 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from casslab.cluster.isolated.sizes import parse_bytes
 from casslab.errors import ConfigError
 from casslab.record import Record
-from casslab.units import duration_s, offset_ms
+from casslab.units import duration_s, offset_ms, parse_bytes
 
 
 class FaultKind(StrEnum):

@@ -8,7 +8,7 @@ cgroup held for that device before (the cluster's own ``--io-read``/``--io-write
 put back at the window's end.
 
 What cgroup v1 cannot throttle: buffered writes are written back later by kernel threads
-outside the node's cgroup and pass unthrottled (see :mod:`casslab.cluster.isolated.cgroups`);
+outside the node's cgroup and pass unthrottled (see :mod:`casslab.host.cgroups`);
 reads that miss the page cache, direct I/O and the commit log's syncs are throttled. v2's
 ``io.max`` throttles writeback too.
 
@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from casslab.cluster import Cluster
-from casslab.cluster.isolated.cgroups import Hierarchy, read_hierarchy
+from casslab.cluster.capabilities import node_hosts_of
 from casslab.errors import ClusterError, ConfigError
+from casslab.host.cgroups import Hierarchy, read_hierarchy
 from casslab.record import Record
 
 SYS_DEV_BLOCK = Path("/sys/dev/block")
@@ -139,13 +139,9 @@ def _controller(hierarchy: Hierarchy) -> str:
 def check(cluster: Cluster, number: int) -> tuple[Path, str, int]:
     """Node ``number``'s cgroup directory of the I/O controller, its data disk and the
     cgroup version; :class:`ConfigError` naming the node and the fix when it has none."""
-    state: Any = getattr(cluster, "state", None)
     node = cluster.node(number)
     reason = refusal(
-        cluster.name,
-        number,
-        ssh=getattr(state, "ssh", None) is not None,
-        cgroup=getattr(node, "cgroup", None),
+        cluster.name, number, ssh=node_hosts_of(cluster) is not None, cgroup=node.cgroup
     )
     if reason is not None:
         raise ConfigError(reason)

@@ -10,8 +10,8 @@ the first interval after the window whose op rate is within :data:`RATE_TOLERANC
 level and whose p99 is under :data:`P99_FACTOR` times it (an open-loop engine's response
 times include the backlog the fault built, so p99 recovers only once it has drained).
 
-Errors are also counted by kind (:class:`~casslab.load.records.ErrorKind`: unavailable,
-write/read timeouts, ...), each kind's share of an interval counted as its errors are;
+Errors are also counted by kind (:class:`~casslab.engine_contract.engine_records.ErrorKind`:
+unavailable, write/read timeouts, ...), each kind's share of an interval counted as its errors are;
 the KPIs ``fault_unavailable`` and ``fault_timeouts`` (write, read and client timeouts)
 come from them.
 """
@@ -23,8 +23,8 @@ from collections.abc import Sequence
 
 from pydantic import Field
 
+from casslab.engine_contract.engine_records import TIMEOUT_KINDS, ErrorKind, IntervalRecord
 from casslab.faults.timeline import FaultRecord
-from casslab.load.records import TIMEOUT_KINDS, ErrorKind, IntervalRecord
 from casslab.record import Record
 
 BEFORE_S = 10.0

@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Protocol
 
 from casslab import procgroup
+from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.errors import AnalysisError, CasslabError, EngineError
 from casslab.load import engine
 from casslab.load.engine import EngineResult, Wording
 from casslab.load.merge import ClientFailure, ClientOutput, Merged, merge_clients
 from casslab.load.shares import client_name, split
-from casslab.load.spec import WorkloadSpec
 
 HDR_LOG_FILE = "latency.hlog"
 SCHEMA_CLIENT = "schema"
@@ -162,7 +162,7 @@ def _output(run: ClientRun) -> ClientOutput | ClientFailure:
         return run.failure
     if run.result is None or run.hlog is None:
         return ClientFailure(client=run.client, reason="it handed back no records or no HDR log")
-    from casslab.analysis.hdr import parse_interval_log
+    from casslab.engine_contract.hdr import parse_interval_log
 
     try:
         log = parse_interval_log(run.hlog)

@@ -2,10 +2,10 @@
 its environment.
 
 A password typed in a command (stress ``-mode password=``, YCSB ``-p cassandra.password=``)
-lives only in the in-memory :class:`~casslab.load.spec.WorkloadSpec`. What casslab writes
-or shows (``--dry-run``, ``casslab plan``, ``manifest.json``, a trial's ``spec.json``,
-``-graph`` revisions, the ``Running ...`` line) has it replaced by :data:`MASK`, the text
-cassandra-stress itself prints. The engine reads a spec without the password: its
+lives only in the in-memory :class:`~casslab.engine_contract.workload_spec.WorkloadSpec`. What
+casslab writes or shows (``--dry-run``, ``casslab plan``, ``manifest.json``, a trial's
+``spec.json``, ``-graph`` revisions, the ``Running ...`` line) has it replaced by :data:`MASK`, the
+text cassandra-stress itself prints. The engine reads a spec without the password: its
 ``connection.password_env`` names the environment variable that holds it
 (:data:`ENGINE_PASSWORD_ENV`, set in the engine's environment only, which other users
 cannot read). ``password-env=VAR`` (YCSB ``-p cassandra.password-env=VAR``) names a
@@ -20,8 +20,8 @@ import shlex
 from typing import Any, Final
 
 from casslab.cqlaccess import CqlAccess
+from casslab.engine_contract.workload_spec import Connection, WorkloadSpec
 from casslab.errors import ConfigError
-from casslab.load.spec import Connection, WorkloadSpec
 
 MASK: Final = "*suppressed*"
 ENGINE_PASSWORD_ENV: Final = "CASSLAB_ENGINE_PASSWORD"

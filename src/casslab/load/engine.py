@@ -20,10 +20,15 @@ from typing import IO
 from pydantic import Field, TypeAdapter, ValidationError
 
 from casslab import procgroup
+from casslab.engine_contract.engine_records import (
+    EngineRecord,
+    ErrorRecord,
+    IntervalRecord,
+    SummaryRecord,
+)
+from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.errors import EngineError, SpecRejectedError
 from casslab.load import credentials
-from casslab.load.records import EngineRecord, ErrorRecord, IntervalRecord, SummaryRecord
-from casslab.load.spec import WorkloadSpec
 from casslab.record import Record
 
 ENGINE_ENV = "CASSLAB_ENGINE"

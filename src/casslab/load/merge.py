@@ -18,7 +18,7 @@ intervals on the wall clock. The merge (docs/clients.md):
   summed; its duration is the longest client's. A client without one (not asked, or
   interrupted) leaves the merged run without one: a partial count would pass for a whole;
 * **latency** of an interval, an operation or the run is computed from the merge of the
-  clients' histograms (bucket counts added, :func:`casslab.analysis.hdr.merge`), never
+  clients' histograms (bucket counts added, :func:`casslab.engine_contract.hdr.merge`), never
   from the clients' percentiles;
 * a client whose HDR log does not hold exactly the operations its records count is not
   merged: it is listed in ``failed`` with the reason, as a client that exited non-zero,
@@ -33,17 +33,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from casslab.analysis.hdr import (
-    SERVICE_SUFFIX,
-    Histogram,
-    IntervalLog,
-    latency_stats,
-    merge,
-)
-from casslab.analysis.hdr_encode import LogLine, interval_log_text, log_tag
-from casslab.errors import AnalysisError
-from casslab.load.engine import EngineResult
-from casslab.load.records import (
+from casslab.engine_contract.engine_records import (
     ErrorKind,
     ErrorRecord,
     IntervalRecord,
@@ -51,6 +41,16 @@ from casslab.load.records import (
     SummaryRecord,
     VerifyStats,
 )
+from casslab.engine_contract.hdr import (
+    SERVICE_SUFFIX,
+    Histogram,
+    IntervalLog,
+    latency_stats,
+    merge,
+)
+from casslab.engine_contract.hdr_encode import LogLine, interval_log_text, log_tag
+from casslab.errors import AnalysisError
+from casslab.load.engine import EngineResult
 from casslab.record import Record
 
 SCHEMA_VERSION: Literal[1] = 1

@@ -37,13 +37,13 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from casslab.engine_contract.engine_records import ErrorRecord, IntervalRecord, SummaryRecord
+from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.errors import CasslabError, ConfigError, EngineError, RemoteCommandError
 from casslab.load import credentials, engine
 from casslab.load.clients import STDERR_TAIL_CHARS, ClientRun, ClientSpec
 from casslab.load.engine import EngineResult, Wording
 from casslab.load.merge import ClientFailure
-from casslab.load.records import ErrorRecord, IntervalRecord, SummaryRecord
-from casslab.load.spec import WorkloadSpec
 from casslab.remote.inventory import HostSpec, Inventory
 
 if TYPE_CHECKING:  # paramiko loads only when a client runs

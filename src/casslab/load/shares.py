@@ -1,7 +1,7 @@
 """Split one workload into the disjoint shares of N load clients (pure).
 
-``split(spec, n)`` gives N :class:`~casslab.load.spec.WorkloadSpec`\\ s whose load adds up
-to ``spec``'s (docs/clients.md):
+``split(spec, n)`` gives N :class:`~casslab.engine_contract.workload_spec.WorkloadSpec`\\ s whose
+load adds up to ``spec``'s (docs/clients.md):
 
 * open loop: each client runs at ``rate_per_s / N``; ``max_in_flight`` is split with the
   remainder to the first clients (N above it is refused);
@@ -28,8 +28,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from casslab.errors import WorkloadSyntaxError
-from casslab.load.spec import (
+from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     DistKind,
     Distribution,
@@ -41,6 +40,7 @@ from casslab.load.spec import (
     ThreadRamp,
     WorkloadSpec,
 )
+from casslab.errors import WorkloadSyntaxError
 from casslab.record import Record
 
 SEED_LIMIT = 2**63  # the engine's i64

@@ -1,9 +1,9 @@
 """The read-back of acknowledged writes: a compiled spec's ``verify`` block (pure).
 
-:func:`with_verify` adds to a :class:`~casslab.load.spec.WorkloadSpec` the statement the
-engine reads each acknowledged write's key back with after the measured phase (the
-engine's summary then carries :class:`~casslab.load.records.VerifyStats`: keys checked,
-lost, unverified). The statement is found from the spec's ``write`` operations, whatever
+:func:`with_verify` adds to a :class:`~casslab.engine_contract.workload_spec.WorkloadSpec` the
+statement the engine reads each acknowledged write's key back with after the measured phase (the
+engine's summary then carries :class:`~casslab.engine_contract.engine_records.VerifyStats`: keys
+checked, lost, unverified). The statement is found from the spec's ``write`` operations, whatever
 front end compiled them:
 
 * each writes one row (an ``INSERT INTO <table> (...)`` or ``UPDATE <table> ... WHERE``)
@@ -27,9 +27,7 @@ from __future__ import annotations
 
 import re
 
-from casslab.errors import ConfigError
-from casslab.load import defaults
-from casslab.load.spec import (
+from casslab.engine_contract.workload_spec import (
     Consistency,
     Generator,
     GenKind,
@@ -39,6 +37,8 @@ from casslab.load.spec import (
     Verify,
     WorkloadSpec,
 )
+from casslab.errors import ConfigError
+from casslab.load import defaults
 
 KEY_KINDS = frozenset({GenKind.KEY_BLOB, GenKind.KEY_TEXT, GenKind.KEY_BIGINT})
 #: Consistency levels a read can use (Cassandra refuses reads at ANY).

@@ -16,8 +16,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
+from casslab.cluster.backend import Cluster
+from casslab.cluster.capabilities import HostJava, node_hosts_of
 from casslab.metrics.proc_session import ChannelSession
 from casslab.metrics.remote import RemoteNode
 from casslab.metrics.source import NodeTarget, Sample, Source
@@ -28,14 +30,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 LOOPBACK = "127.0.0.1"  # where a node's JMX listens, as its host sees it
-
-
-class RemoteNodes(Protocol):
-    """What a cluster on SSH hosts gives its samplers (``SshCluster``)."""
-
-    def connect_host(self, number: int) -> RemoteHost: ...
-    def remote_process(self, number: int) -> Any: ...  # RemoteProcess | None
-    def ssh_node(self, number: int) -> Any: ...  # SshNode: its host's java and base_dir
 
 
 class _Closing:
@@ -65,7 +59,7 @@ class _Closing:
             self._owned = []
 
 
-def cluster_sources(cluster: Any, engine_pid: int | None = None) -> list[Source]:
+def cluster_sources(cluster: Cluster, engine_pid: int | None = None) -> list[Source]:
     """Every sampler of ``cluster``'s nodes (and of the engine with ``engine_pid``)."""
     from casslab.metrics.sources import build_sources
 
@@ -76,13 +70,18 @@ def cluster_sources(cluster: Any, engine_pid: int | None = None) -> list[Source]
     return sources
 
 
-def cluster_targets(cluster: Any) -> tuple[list[NodeTarget], dict[str, RemoteNode], list[Any]]:
+def cluster_targets(
+    cluster: Cluster,
+) -> tuple[list[NodeTarget], dict[str, RemoteNode], list[Any]]:
     """The nodes as sampler targets, the readers of the remote ones' hosts (by node
-    label), and the SSH connections opened for them (the caller closes them)."""
+    label), and the SSH connections opened for them (the caller closes them). Nodes on
+    hosts of their own are reached through the cluster's
+    :class:`~casslab.cluster.capabilities.NodeHosts`; the others are sampled here."""
     from casslab.metrics.sources import targets_from_nodes
 
     targets = targets_from_nodes(cluster.nodes)
-    if getattr(cluster.state, "ssh", None) is None:
+    hosts = node_hosts_of(cluster)
+    if hosts is None:
         return targets, {}, []
     from casslab.metrics.proc_session import SessionProcReader
     from casslab.metrics.proc_ssh import SshProcReader
@@ -91,9 +90,9 @@ def cluster_targets(cluster: Any) -> tuple[list[NodeTarget], dict[str, RemoteNod
     remote: dict[str, RemoteNode] = {}
     owned: list[Any] = []  # connections and readers, closed in reverse order
     for target, node in zip(targets, cluster.nodes, strict=True):
-        host = cluster.connect_host(node.number)
+        host = hosts.connect_host(node.number)
         owned.append(host)
-        process = cluster.remote_process(node.number)
+        process = hosts.remote_process(node.number)
         out.append(
             target.model_copy(
                 update={"pid": process.pid if process else None, "jmx_address": LOOPBACK}
@@ -102,7 +101,7 @@ def cluster_targets(cluster: Any) -> tuple[list[NodeTarget], dict[str, RemoteNod
         where = f"node {node.number} ({node.address})"
         reader = SessionProcReader(partial(_session, host), SshProcReader(host, where))
         owned.append(reader)
-        jmx = _jmx_client(host, cluster.ssh_node(node.number), where)
+        jmx = _jmx_client(host, hosts.host_java(node.number), where)
         if jmx is not None:
             owned.append(jmx)
         remote[target.label] = RemoteNode(
@@ -111,14 +110,14 @@ def cluster_targets(cluster: Any) -> tuple[list[NodeTarget], dict[str, RemoteNod
     return out, remote, owned
 
 
-def _jmx_client(host: RemoteHost, ssh_node: Any, where: str) -> JmxClient | None:
+def _jmx_client(host: RemoteHost, java: HostJava, where: str) -> JmxClient | None:
     """A JMX client whose helper runs on the node's host (None, with a warning, when it
     cannot be put there: the node's metrics then come over CQL)."""
     from casslab.errors import CasslabError
     from casslab.metrics.jmx_remote import RemoteJmxClient
 
     try:
-        client = RemoteJmxClient(host, ssh_node.java, ssh_node.host.base_dir)
+        client = RemoteJmxClient(host, java.java, java.base_dir)
         client.prepare()
     except CasslabError as error:
         log.warning("no JMX metrics for %s (%s): using the CQL stand-ins", where, error)

@@ -16,7 +16,7 @@ pending from the CompactionExecutor queue, and bytes compacted / compaction coun
 ``system.compaction_history``. That table is real and grows, so it is read only every
 ``history_every_s`` seconds, bounded by ``compacted_at``, remembering the ids counted.
 
-Every instant it also reads the node's clock against casslab's (:mod:`casslab.metrics.clock`:
+Every instant it also reads the node's clock against casslab's (:mod:`casslab.metrics.clock_offset`:
 a burst of three ``now()`` queries, the NTP estimate): ``clock.offset_ms`` and
 ``clock.delay_ms``.
 """
@@ -42,7 +42,7 @@ from cassandra.connection import ConnectionException
 from cassandra.policies import ConstantReconnectionPolicy, WhiteListRoundRobinPolicy
 
 from casslab.cqlaccess import CqlAccess, driver_options
-from casslab.metrics.clock import ClockProbe
+from casslab.metrics.clock_offset import ClockProbe
 from casslab.metrics.jmx_mbeans import SYSTEM_KEYSPACES
 from casslab.metrics.rates import CounterTracker
 from casslab.metrics.source import Sample, SourceUnavailableError

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Protocol
 
 from casslab.errors import SetupError
-from casslab.javabuild import compiled
+from casslab.host.javac import compiled
 from casslab.metrics.jmx_mbeans import (
     FAST_QUERIES,
     SLOW_QUERIES,

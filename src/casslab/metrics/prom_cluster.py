@@ -17,19 +17,21 @@ import socket
 from collections.abc import Callable
 from typing import Any
 
+from casslab.cluster.backend import Cluster
+from casslab.cluster.capabilities import node_hosts_of
 from casslab.metrics.prom_store import ClusterLabels, LatestValues, NodeLabels
 from casslab.metrics.source import Gap, Sample, Source, SourceUnavailableError, Warmable
 
 DEFAULT_DC = "datacenter1"  # a node without a topology: SimpleSnitch's datacenter
 
 
-def cluster_labels(cluster: Any) -> ClusterLabels:
+def cluster_labels(cluster: Cluster) -> ClusterLabels:
     """The labels of ``cluster``'s nodes (a :class:`~casslab.cluster.Cluster`): its name;
     per node its datacenter and its machine (this one's host name for the nodes casslab
     runs here, the inventory's address for a node on an SSH host, none for a node of an
     external cluster)."""
-    ssh = getattr(cluster.state, "ssh", None)
-    remote = {n.number: n.host.address for n in ssh.nodes} if ssh is not None else {}
+    hosts = node_hosts_of(cluster)
+    remote = {n.number: hosts.host_address(n.number) for n in cluster.nodes} if hosts else {}
     here = socket.gethostname()
     nodes = {
         node.address: NodeLabels(

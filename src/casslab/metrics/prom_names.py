@@ -170,8 +170,8 @@ ENGINE_INTERVAL_METRICS: tuple[IntervalMetric, ...] = (
 
 
 #: Operations that failed since the trial's measured phase began, by the kind of their
-#: final error (``casslab.load.records.ErrorKind``): a counter with ``kind`` beside
-#: :data:`ENGINE_LABELS`, a series per kind that occurred.
+#: final error (``casslab.engine_contract.engine_records.ErrorKind``): a counter with ``kind``
+#: beside :data:`ENGINE_LABELS`, a series per kind that occurred.
 ERRORS_BY_KIND = IntervalMetric(
     name="casslab_engine_errors_by_kind",
     kind=MetricKind.COUNTER,

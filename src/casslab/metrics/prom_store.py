@@ -22,7 +22,7 @@ from casslab.metrics.source import Gap, Sample
 from casslab.record import Record
 
 if TYPE_CHECKING:
-    from casslab.load.records import IntervalRecord, OpStats
+    from casslab.engine_contract.engine_records import IntervalRecord, OpStats
 
 DEFAULT_MAX_AGE_S = 60.0
 TOTAL_OP = "total"

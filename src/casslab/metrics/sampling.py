@@ -51,7 +51,7 @@ class Recorder:
     Use as a context manager, or call :meth:`start` and :meth:`stop`. ``on_tick`` (if given)
     is called on the sampling thread with each instant's samples and gaps. ``stop`` flushes,
     merges the sink's part files and closes every source, unless ``close_sources`` is False
-    (sources kept open for a later recorder, see :mod:`casslab.experiment.recording`).
+    (sources kept open for a later recorder, see :mod:`casslab.experiment.run.recording`).
 
     ``first_tick_s`` is the Unix time of the first instant (default: at once), e.g. one
     interval after the caller read every source to set its rate baselines.

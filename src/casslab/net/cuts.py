@@ -1,26 +1,13 @@
 """Cutting a topology's links and healing them: which links a target names (a datacenter:
 every link touching it; ``dc1-dc3``: that link), and the keeper told to cut or heal them.
-What ``casslab net partition|heal`` and the ``partition`` fault do."""
+What ``casslab net partition|heal`` and the ``partition`` fault do, given the keeper's
+directory by the cluster's links capability (:func:`casslab.cluster.capabilities.links_of`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from casslab.errors import ConfigError
-
-
-def links_dir(cluster: Any) -> Path:
-    """Where the keeper of ``cluster``'s links keeps them (a topology's clusters only)."""
-    from casslab.cluster.isolated import wan
-
-    isolated = getattr(cluster.state, "isolated", None)
-    if isolated is None:
-        raise ConfigError(
-            f"cluster {cluster.name!r} has no datacenters linked by casslab; create one with "
-            "--topology (a partition cuts a topology's links)"
-        )
-    return wan.require(isolated.cluster_id)
 
 
 def link_name(pair: str, known: list[str]) -> str:

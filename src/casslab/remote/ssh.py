@@ -32,7 +32,7 @@ from casslab.errors import (
 from casslab.remote import scripts
 from casslab.remote.hostkeys import KnownHostsPolicy, changed_key_error, known_hosts_name
 from casslab.remote.inventory import HostSpec, Inventory
-from casslab.remote.records import RemoteProcess, RemoteResult
+from casslab.remote.remote_records import RemoteProcess, RemoteResult
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 :func:`write_report` rebuilds everything from the files of a run directory (``casslab
 report DIR``); :func:`compare_runs` writes ``compare.html`` and ``compare.md`` for two
 runs (``casslab compare A B``). Reading a run directory is the store's
-(:func:`casslab.store.load.load_run`); building the report is pure (:mod:`.build`,
+(:func:`casslab.store.run_data.read_run`); building the report is pure (:mod:`.build`,
 :mod:`.compare`); :mod:`.html`, :mod:`.markdown`, :mod:`.png` and :mod:`.tables` render
 it; this module writes the files, atomically, through the store.
 
@@ -17,17 +17,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from casslab.analysis import AnalysisOptions
+from casslab.analysis.run_frames import intervals_frame, trials_frame
 from casslab.report.build import build_report
 from casslab.report.compare import build_comparison
 from casslab.report.html import render_html
 from casslab.report.markdown import render_markdown
 from casslab.report.png import render_png
-from casslab.report.records import FigureSpec, Report, ReportPaths, VerdictRow
+from casslab.report.report_document import FigureSpec, Report, ReportPaths, VerdictRow
 from casslab.report.tables import trials_csv, trials_parquet
-from casslab.store.frames import intervals_frame, trials_frame
 from casslab.store.io import atomic_write
 from casslab.store.layout import RunLayout
-from casslab.store.load import LegacyPlan, RunData, TrialData, load_run
+from casslab.store.run_data import LegacyPlan, RunData, TrialData, read_run
 
 __all__ = [
     "FigureSpec",
@@ -40,7 +40,7 @@ __all__ = [
     "build_report",
     "compare_runs",
     "intervals_frame",
-    "load_run",
+    "read_run",
     "render_html",
     "render_markdown",
     "trials_frame",
@@ -68,7 +68,7 @@ def write_report(
     """Rebuild the report of a run directory from its files; returns what was written.
     ``window_s``: the cluster-metric figures show each cell's mean over its iterations in
     slots of that many seconds instead of every iteration."""
-    run = load_run(run_dir, legacy_plan=legacy_plan)
+    run = read_run(run_dir, legacy_plan=legacy_plan)
     layout = RunLayout(root=Path(run_dir))
     frame = trials_frame(run)
     parquet = atomic_write(layout.trials_table, trials_parquet(frame))
@@ -100,7 +100,7 @@ def compare_runs(
 
     Returns the path of ``compare.html``.
     """
-    run_a_data = load_run(run_a, legacy_plan=legacy_plan)
-    report = build_comparison(run_a_data, load_run(run_b, legacy_plan=legacy_plan), options)
+    run_a_data = read_run(run_a, legacy_plan=legacy_plan)
+    report = build_comparison(run_a_data, read_run(run_b, legacy_plan=legacy_plan), options)
     atomic_write(Path(out) / COMPARE_MD, render_markdown(report, full=True))
     return atomic_write(Path(out) / COMPARE_HTML, render_html(report))

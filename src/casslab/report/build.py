@@ -21,6 +21,13 @@ from casslab.analysis import (
     analyse,
     kpi_spec,
 )
+from casslab.analysis.run_frames import (
+    CellLayout,
+    analysed_trials,
+    cell_layout,
+    trial_kpis_of,
+    trial_steadiness,
+)
 from casslab.report import text
 from casslab.report.cautions import cell_cautions, steady_fact, with_cautions
 from casslab.report.discovered import discovered_section
@@ -38,7 +45,7 @@ from casslab.report.figures import (
 )
 from casslab.report.frames import run_kpis
 from casslab.report.lww import lww_section
-from casslab.report.records import (
+from casslab.report.report_document import (
     Report,
     Section,
     Table,
@@ -47,15 +54,8 @@ from casslab.report.records import (
     VerdictRow,
 )
 from casslab.report.resources import resource_tables
-from casslab.store.frames import (
-    CellLayout,
-    analysed_trials,
-    cell_layout,
-    trial_kpis_of,
-    trial_steadiness,
-)
-from casslab.store.load import RunData
-from casslab.store.records import TrialStatus
+from casslab.store.run_data import RunData
+from casslab.store.run_records import TrialStatus
 
 METHOD_NOTES = (
     "Each cell ran {iterations}; a KPI is one number per trial (the measure phase only; "

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from casslab.report.records import VerdictRow
-from casslab.store.frames import trial_steadiness
-from casslab.store.load import RunData, TrialData
-from casslab.store.records import TrialStatus
+from casslab.analysis.run_frames import trial_steadiness
+from casslab.report.report_document import VerdictRow
+from casslab.store.run_data import RunData, TrialData
+from casslab.store.run_records import TrialStatus
 
 
 def steady_fact(run: RunData) -> str:

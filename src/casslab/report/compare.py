@@ -27,11 +27,17 @@ from casslab.analysis import (
     interval_series,
     kpi_spec,
 )
+from casslab.analysis.run_frames import (
+    INTERVAL_KPIS,
+    analysed_trials,
+    cell_layout,
+    measure_intervals,
+)
 from casslab.errors import ReportError
 from casslab.report import text
 from casslab.report.build import trial_warnings
 from casslab.report.frames import run_kpis as kpis_of
-from casslab.report.records import (
+from casslab.report.report_document import (
     FigureKind,
     FigureSpec,
     Report,
@@ -41,9 +47,8 @@ from casslab.report.records import (
     TableRow,
     VerdictRow,
 )
-from casslab.store.frames import INTERVAL_KPIS, analysed_trials, cell_layout, measure_intervals
-from casslab.store.load import RunData, TrialData
-from casslab.store.records import TrialStatus
+from casslab.store.run_data import RunData, TrialData
+from casslab.store.run_records import TrialStatus
 
 RUN_COLORS = {"A": "#1f77b4", "B": "#d62728"}
 PER_TRIAL = "per-trial Welch"

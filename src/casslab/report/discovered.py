@@ -1,13 +1,14 @@
 """The report's "Discovered capacity" section (pure): what the run's discover step found
-for each group of cells (:mod:`casslab.experiment.discover`), from the manifest: the
-capacity the cells' rate shares are of, how it was found, and the best thread count."""
+for each group of cells (:mod:`casslab.experiment.steps.discover.discover_section`), from the
+manifest: the capacity the cells' rate shares are of, how it was found, and the best thread
+count."""
 
 from __future__ import annotations
 
 from casslab.report import text
-from casslab.report.records import Section, Table, TableRow, Tone
-from casslab.store.load import RunData
-from casslab.store.records import Discovered
+from casslab.report.report_document import Section, Table, TableRow, Tone
+from casslab.store.run_data import RunData
+from casslab.store.run_records import Discovered
 
 
 def _number(value: float | None, digits: int = 0) -> str:

@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from casslab.analysis import Analysis, CellStats, TrialKpis, describe, interval_series, kpi_spec
+from casslab.analysis.run_frames import measure_intervals, trial_steadiness
 from casslab.report.frames import metric_nodes, metric_series
-from casslab.report.records import FigureKind, FigureSpec, Marker, Series
+from casslab.report.report_document import FigureKind, FigureSpec, Marker, Series
 from casslab.report.timeseries import SEED_FIGURES, fault_bands, windowed_lines
-from casslab.store.frames import measure_intervals, trial_steadiness
-from casslab.store.load import RunData, TrialData
-from casslab.store.records import TrialStatus
+from casslab.store.run_data import RunData, TrialData
+from casslab.store.run_records import TrialStatus
 
 PALETTE = (
     "#1f77b4",

@@ -1,18 +1,18 @@
-"""Views of a :class:`~casslab.store.load.RunData` that only the report needs.
+"""Views of a :class:`~casslab.store.run_data.RunData` that only the report needs.
 
 * :func:`run_kpis`: the KPIs the experiment asked for, known names only.
 * :func:`metric_series`: one metric of one trial over the measure window, combined over
   nodes.
 
 Cells, per-trial KPIs and the trials and intervals frames are the store's
-(:mod:`casslab.store.frames`): ``casslab.results`` shows the same.
+(:mod:`casslab.analysis.run_frames`): ``casslab.results`` shows the same.
 """
 
 from __future__ import annotations
 
 from casslab.analysis import DEFAULT_KPIS, kpi_spec
 from casslab.errors import AnalysisError
-from casslab.store.load import RunData, TrialData
+from casslab.store.run_data import RunData, TrialData
 
 
 def run_kpis(run: RunData) -> list[str]:

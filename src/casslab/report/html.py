@@ -14,7 +14,15 @@ from typing import Any
 import plotly.graph_objects as go
 import plotly.offline
 
-from casslab.report.records import FigureKind, FigureSpec, Report, Section, Series, Table, Tone
+from casslab.report.report_document import (
+    FigureKind,
+    FigureSpec,
+    Report,
+    Section,
+    Series,
+    Table,
+    Tone,
+)
 
 FIGURE_HEIGHT_PX = 440
 GRID_HEIGHT_PX = 380

@@ -1,6 +1,6 @@
 """The report's "Lost updates" section (pure): for a run whose trials ran the
-last-write-wins probe (:mod:`casslab.experiment.skew`), each cell's acknowledged updates
-lost, pooled over its finished trials, with a 95% Wilson interval (a proportion near 0 or
+last-write-wins probe (:mod:`casslab.experiment.steps.skew.skew_section`), each cell's acknowledged
+updates lost, pooled over its finished trials, with a 95% Wilson interval (a proportion near 0 or
 1, where a mean of a few trials' percentages with a t-interval says little), the v2
 writes that failed, and the messages dropped as expired."""
 
@@ -10,9 +10,9 @@ from collections.abc import Sequence
 
 from casslab.analysis.proportion import wilson
 from casslab.report import text
-from casslab.report.records import Section, Table, TableRow, Tone
-from casslab.store.load import RunData
-from casslab.store.records import TrialStatus
+from casslab.report.report_document import Section, Table, TableRow, Tone
+from casslab.store.run_data import RunData
+from casslab.store.run_records import TrialStatus
 
 
 def _sum(values: Sequence[float | None]) -> float:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from casslab.report import text
-from casslab.report.records import Report, Section, Table
+from casslab.report.report_document import Report, Section, Table
 
 SUMMARY_TABLES = ("verdicts", "cells", "compare", "lww", "discovered")
 

@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 from matplotlib.transforms import blended_transform_factory
 
-from casslab.report.records import FigureKind, FigureSpec, Series
+from casslab.report.report_document import FigureKind, FigureSpec, Series
 
 WIDTH_IN = 10.0
 HEIGHT_IN = 4.8

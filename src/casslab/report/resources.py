@@ -9,7 +9,7 @@ from casslab.analysis import TrialKpis, cell_stats
 from casslab.analysis.kpi_catalogue import CONTAINER_KPIS
 from casslab.report import text
 from casslab.report.figures import kpi_label
-from casslab.report.records import Table, TableRow
+from casslab.report.report_document import Table, TableRow
 
 PROCESS_KPIS = (
     "cassandra_cpu_pct",

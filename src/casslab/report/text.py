@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from casslab.analysis import CellStats, Comparison, Direction, RatioEstimate, Verdict, kpi_spec
-from casslab.report.records import Tone, VerdictRow
+from casslab.report.report_document import Tone, VerdictRow
 
 VERDICT_TEXT: dict[Verdict, str] = {
     Verdict.BETTER: "better",

@@ -11,8 +11,8 @@ import math
 from collections.abc import Callable, Sequence
 
 from casslab.report.frames import metric_nodes, metric_series
-from casslab.report.records import Band, Series
-from casslab.store.load import RunData, TrialData
+from casslab.report.report_document import Band, Series
+from casslab.store.run_data import RunData, TrialData
 
 # (figure id, metric, how nodes combine, title, unit, scale from the metric's unit)
 SEED_FIGURES = (

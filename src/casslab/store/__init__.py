@@ -1,23 +1,22 @@
 """casslab.store: the run directory, its records and their files.
 
-A leaf package: it imports casslab.errors, casslab.validation, the engine's record types
-(:mod:`casslab.load.records`, pure pydantic) and, for KPIs, :mod:`casslab.analysis` (pure);
-never casslab.experiment, casslab.report or casslab.cli. Those read and write run
-directories only through it.
+A leaf above the ground floor and the engine contract: it imports the ground floor
+(``casslab.errors``, ``casslab.record``, ``casslab.validation``, ...) and the engine's record
+types (:mod:`casslab.engine_contract`, pure pydantic), nothing else of casslab. Everything
+above reads and writes run directories through it.
 
 * :mod:`.layout`: where each file of a run directory lives (:class:`RunLayout`).
-* :mod:`.records`: ``manifest.json`` and ``summary.json`` (:class:`RunManifest`,
+* :mod:`.run_records`: ``manifest.json`` and ``summary.json`` (:class:`RunManifest`,
   :class:`TrialResult`, :class:`TrialStatus`).
 * :mod:`.io`: atomic writes, versioned reads (a newer ``schema_version`` is an error).
 * :mod:`.plan_file`: ``plan.json``, the plan's JSON in a versioned envelope, and the
   outline of it the report reads.
 * :mod:`.runs`: making a run directory, finding the latest run.
-* :mod:`.load`: a whole run directory as :class:`RunData`.
-* :mod:`.frames`: pandas views of a :class:`RunData`.
-* :mod:`.results`: ``casslab.results.load``, the notebook API.
+* :mod:`.run_data`: a whole run directory read as :class:`RunData` (:func:`read_run`).
 
-This module exports the light parts (pydantic and stdlib only); :mod:`.load`,
-:mod:`.frames` and :mod:`.results` need pandas and pyarrow: import them by name.
+Pandas views of a run with its KPIs are :mod:`casslab.analysis.run_frames`; the notebook API
+is :mod:`casslab.results`. This module exports the light parts (pydantic and stdlib only);
+:mod:`.run_data` needs pandas and pyarrow: import it by name.
 """
 
 from casslab.store.io import atomic_write, check_schema_version, read_record, write_record
@@ -32,7 +31,7 @@ from casslab.store.plan_file import (
     read_plan_file,
     write_plan_file,
 )
-from casslab.store.records import (
+from casslab.store.run_records import (
     RUN_SCHEMA_VERSION,
     HostFacts,
     RunManifest,

@@ -9,7 +9,7 @@ results/<experiment>/<run-id>/
   trials.parquet, trials.csv    one row per trial: factor levels + every KPI
   report.html, summary.md, figures/*.png
 ```
-Each trial's ``summary.json`` (:class:`~casslab.store.records.TrialResult`) is written when
+Each trial's ``summary.json`` (:class:`~casslab.store.run_records.TrialResult`) is written when
 the trial ends, so a crash loses at most the trial in flight and ``--resume`` skips
 finished trials.
 """

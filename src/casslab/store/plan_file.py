@@ -1,6 +1,6 @@
 """``plan.json``: the expanded plan a run started with, in a versioned envelope.
 
-The plan's own model (:class:`casslab.experiment.plan_records.Plan`: cells, trials, order,
+The plan's own model (:class:`casslab.experiment.design.plan_records.Plan`: cells, trials, order,
 restarts) belongs to the experiment package, which sits above the store. The store keeps
 that plan as JSON data inside a :class:`PlanFile` it owns: the envelope's
 ``schema_version``, the casslab version that wrote it, when, and the plan. Readers below
@@ -35,7 +35,7 @@ class PlanFile(Record):
     schema_version: int = PLAN_SCHEMA_VERSION
     casslab_version: str  # the casslab that expanded and wrote the plan
     written_at: datetime
-    plan: dict[str, Any]  # casslab.experiment.plan_records.Plan, as JSON
+    plan: dict[str, Any]  # casslab.experiment.design.plan_records.Plan, as JSON
 
 
 class _Outline(BaseModel):

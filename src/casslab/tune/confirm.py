@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from casslab.analysis.inference import SampleSummary, fieller_ratio, welch_test
 from casslab.analysis.stats import t_quantile
 from casslab.tune.objective import metric_of, violations
-from casslab.tune.records import Confirmation, Estimate, Measurement, Role, Verdict
 from casslab.tune.spec import Goal, Objective, ParamValue
+from casslab.tune.tuning_result import Confirmation, Estimate, Measurement, Role, Verdict
 
 METHOD = (
     "ABAB-interleaved repetitions; gain = candidate mean / default mean - 1 with Fieller's "

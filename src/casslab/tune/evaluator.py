@@ -7,8 +7,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from casslab.tune.records import Measurement, Role, ScoredTrial
 from casslab.tune.spec import ParamValue
+from casslab.tune.tuning_result import Measurement, Role, ScoredTrial
 
 
 class Evaluator(Protocol):

@@ -11,14 +11,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from casslab.experiment import loader as experiment_loader
-from casslab.experiment.model import Experiment, ExperimentValidationError
-from casslab.experiment.problems import pydantic_problems
-from casslab.experiment.table import TableOptions
-from casslab.experiment.yaml_reader import parse_yaml
+from casslab.errors import ExperimentValidationError
+from casslab.experiment.file import experiment_loader
+from casslab.experiment.file.experiment_model import Experiment
+from casslab.experiment.file.file_problems import pydantic_problems
+from casslab.experiment.file.table_options import TableOptions
 from casslab.record import Record
 from casslab.tune.space_parse import parse_space
 from casslab.tune.spec import TuneSection
+from casslab.yaml_reader import parse_yaml
 
 REFUSED = {
     "factors": "the search decides what varies: name the settings in tune.space",
@@ -89,4 +90,4 @@ def load(path: Path | str) -> TuneFile:
     """Read and check the tune file at ``path``."""
     shipped = "shipped studies are experiments/tune/*.yaml"
     text, file = experiment_loader.read_text(path, "tune", shipped)
-    return check(parse_yaml(text, str(file)), str(file), file.parent)
+    return check(parse_yaml(text, str(file), ExperimentValidationError), str(file), file.parent)

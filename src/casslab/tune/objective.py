@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from casslab.tune.records import Measurement, Role, ScoredTrial
 from casslab.tune.spec import Goal, Objective
+from casslab.tune.tuning_result import Measurement, Role, ScoredTrial
 
 WORST_P99_MS = 1e6  # the p99 a failed trial is told (its op rate: 0)
 

@@ -1,7 +1,7 @@
 """The files a tuning run leaves in its directory (rendering is pure; :func:`write_outputs`
 writes them):
 
-* ``tuning.json``: :class:`~casslab.tune.records.TuningResult` (``best``, ``default``,
+* ``tuning.json``: :class:`~casslab.tune.tuning_result.TuningResult` (``best``, ``default``,
   ``trials``, and the evidence);
 * ``recommended.yaml``: the recommended cassandra.yaml settings as a fragment to merge into
   cassandra.yaml, the table options as a CQL ``ALTER TABLE`` in a comment;
@@ -18,9 +18,9 @@ from typing import Any
 
 import yaml
 
-from casslab.experiment.table import TableOptions
+from casslab.experiment.file.table_options import TableOptions
 from casslab.store.io import atomic_write
-from casslab.tune.records import TuningResult
+from casslab.tune.tuning_result import TuningResult
 
 
 def _flag_value(value: Any) -> str:

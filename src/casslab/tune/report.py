@@ -19,8 +19,8 @@ import plotly.graph_objects as go
 import plotly.offline
 
 from casslab.report.html import PLOT_CONFIG, RESIZE_JS, STYLE
-from casslab.tune.records import Point, ScoredTrial, TuningResult
 from casslab.tune.space import describe
+from casslab.tune.tuning_result import Point, ScoredTrial, TuningResult
 
 _UNITS = {"op_rate": "ops/s", "p99_ms": "ms"}
 

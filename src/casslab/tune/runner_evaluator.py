@@ -1,5 +1,5 @@
 """The real evaluator: every configuration is one trial through the experiment runner
-(:meth:`casslab.experiment.runner.Runner.run_trial`: the nodes restart when its
+(:meth:`casslab.experiment.run.runner.Runner.run_trial`: the nodes restart when its
 cassandra.yaml settings differ from the last trial's, the data is reset, preloaded or
 restored, warmed up and measured), all on the one cluster the runner keeps.
 
@@ -19,19 +19,19 @@ from pydantic import ValidationError
 
 from casslab.cluster import create
 from casslab.errors import CasslabError
-from casslab.experiment import events
-from casslab.experiment.design import expand
-from casslab.experiment.model import Experiment
-from casslab.experiment.options import RunnerOptions
-from casslab.experiment.plan_records import Cell, Trial
-from casslab.experiment.runner import Runner
-from casslab.experiment.trial_cluster import ClusterFactory
+from casslab.experiment.design.plan_expansion import expand
+from casslab.experiment.design.plan_records import Cell, Trial
+from casslab.experiment.file.experiment_model import Experiment
+from casslab.experiment.run import events
+from casslab.experiment.run.runner import Runner
+from casslab.experiment.run.runner_options import RunnerOptions
+from casslab.experiment.run.trial_cluster import ClusterFactory
 from casslab.store.layout import RunLayout
-from casslab.store.records import TrialResult, TrialStatus
+from casslab.store.run_records import TrialResult, TrialStatus
 from casslab.tune.loader import TuneFile
-from casslab.tune.records import Measurement
 from casslab.tune.space import levels_of
 from casslab.tune.spec import Goal, ParamValue
+from casslab.tune.tuning_result import Measurement
 
 
 def candidate_experiment(tune_file: TuneFile, params: Mapping[str, ParamValue]) -> Experiment:

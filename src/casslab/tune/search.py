@@ -30,9 +30,9 @@ from optuna.trial import TrialState
 
 from casslab.tune import objective as obj
 from casslab.tune.evaluator import Asked, Evaluator, Note, Told, TuneSink
-from casslab.tune.records import Measurement, Role, ScoredTrial
 from casslab.tune.space import default_params, suggest
 from casslab.tune.spec import Objective, TuneSection
+from casslab.tune.tuning_result import Measurement, Role, ScoredTrial
 
 STUDY_NAME = "casslab-tune"
 IMPORTANCE_METHOD = (

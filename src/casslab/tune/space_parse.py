@@ -2,10 +2,11 @@
 problem listed as ``tune.space.<entry>: <message>`` (pure but for the settings catalogue).
 
 Each entry's values are checked by the rules that own them: cassandra.yaml settings by
-:func:`casslab.experiment.checks.settings_problems` (the catalogue of the very Cassandra
+:func:`casslab.experiment.file.file_checks.settings_problems` (the catalogue of the very Cassandra
 version the file runs: unknown keys with the closest names, values of the wrong type,
-ranges Cassandra refuses), table options by :class:`casslab.experiment.table.TableOptions`,
-factor names by :func:`casslab.experiment.model.parse_factor_name`.
+ranges Cassandra refuses), table options by
+:class:`casslab.experiment.file.table_options.TableOptions`, factor names by
+:func:`casslab.experiment.file.experiment_model.parse_factor_name`.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from casslab.experiment.checks import settings_problems
-from casslab.experiment.model import FactorKind, parse_factor_name
-from casslab.experiment.table import (
+from casslab.experiment.file.experiment_model import FactorKind, parse_factor_name
+from casslab.experiment.file.file_checks import settings_problems
+from casslab.experiment.file.table_options import (
     COMPACTION_OPTIONS,
     Compaction,
     TableOptions,

@@ -16,7 +16,6 @@ import hashlib
 import math
 from collections.abc import Mapping
 
-from casslab.tune.records import Measurement
 from casslab.tune.spec import (
     CompactionParam,
     ParamValue,
@@ -26,6 +25,7 @@ from casslab.tune.spec import (
     StrategySpace,
     Target,
 )
+from casslab.tune.tuning_result import Measurement
 
 OPTIMUM = 16_800.0  # heap 1024 MiB, 8 compactors, LCS with 240 MiB sstables, threshold 0.2
 DEFAULT_RATE = 9_820.0  # heap 64 MiB, 1 compactor, STCS, threshold 0.11

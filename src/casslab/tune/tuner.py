@@ -1,6 +1,6 @@
 """One tuning run from start (or resume) to result: the search, the one-at-a-time sweep
 it is compared with (when asked), the confirmation of the best candidates against the
-default configuration, and the :class:`~casslab.tune.records.TuningResult`.
+default configuration, and the :class:`~casslab.tune.tuning_result.TuningResult`.
 
 I/O: the study's SQLite file and ``journal.json`` (the sweep's and the confirmation's
 measurements, written after each, so a resumed run measures none of them twice); what
@@ -21,16 +21,6 @@ from casslab.store.io import atomic_write, read_record
 from casslab.tune import objective as obj
 from casslab.tune.confirm import DEFAULT, confirm_label, pick, schedule, verdict
 from casslab.tune.evaluator import Asked, Evaluator, Note, Told, TuneSink
-from casslab.tune.records import (
-    Confirmation,
-    Measurement,
-    Point,
-    Recommendation,
-    Role,
-    ScoredTrial,
-    TuningResult,
-    Verdict,
-)
 from casslab.tune.search import (
     IMPORTANCE_METHOD,
     importance,
@@ -42,6 +32,16 @@ from casslab.tune.search import (
 from casslab.tune.space import Params, default_params, describe, settings_of, table_of
 from casslab.tune.spec import Compare, Goal, ParamValue, TuneSection
 from casslab.tune.sweep import combination, sweep_points
+from casslab.tune.tuning_result import (
+    Confirmation,
+    Measurement,
+    Point,
+    Recommendation,
+    Role,
+    ScoredTrial,
+    TuningResult,
+    Verdict,
+)
 
 
 class Journal(Record):

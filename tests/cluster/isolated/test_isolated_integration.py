@@ -20,8 +20,8 @@ import pytest
 from casslab.cluster import ClusterSpec, create
 from casslab.cluster.backend import Cluster
 from casslab.cluster.isolated import network
-from casslab.cluster.isolated.cgroups import MOUNTINFO, Cgroups, join, parse_mountinfo
 from casslab.cluster.local.launch import leftover_pids
+from casslab.host.cgroups import MOUNTINFO, Cgroups, join, parse_mountinfo
 from casslab.paths import clusters_root
 from cli_entry import NEEDS_ENGINE, casslab, flat
 

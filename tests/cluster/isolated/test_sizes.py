@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from casslab.cluster.isolated import sizes
-from casslab.cluster.isolated.records import NodeLimits
 from casslab.errors import ConfigError
+from casslab.host.cgroup_limits import NodeLimits
 
 
 @pytest.mark.parametrize(
@@ -30,20 +30,6 @@ def test_an_unknown_size_lists_the_known_ones() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "expected"),
-    [("2GiB", 2 * 2**30), ("512M", 512 * 2**20), ("1.5G", 3 * 2**29), ("64MiB", 64 * 2**20)],
-)
-def test_sizes_parse_in_binary_units(text: str, expected: int) -> None:
-    assert sizes.parse_bytes(text, "--memory", "2GiB") == expected
-
-
-@pytest.mark.parametrize("text", ["lots", "0M", "-1G", "2TB"])
-def test_a_bad_size_names_the_option_and_an_example(text: str) -> None:
-    with pytest.raises(ConfigError, match="--memory"):
-        sizes.parse_bytes(text, "--memory", "2GiB")
-
-
-@pytest.mark.parametrize(
     ("memory_mib", "heap_mib"),
     [(1024, 512), (2048, 1024), (4096, 1024), (8192, 2048), (16384, 4096), (512, 256)],
 )
@@ -58,14 +44,6 @@ def test_the_jvm_sees_the_quota_or_the_cpuset_as_its_processors() -> None:
     assert sizes.processor_count(NodeLimits(cpus=8), 2) == 2
     assert sizes.processor_count(NodeLimits(cpuset="0-2"), 4) == 3
     assert sizes.processor_count(NodeLimits(), 2) == 2
-
-
-def test_cpusets_parse_and_bad_ones_are_named() -> None:
-    assert sizes.parse_cpuset("0-1,3") == [0, 1, 3]
-    with pytest.raises(ConfigError, match="runs backwards"):
-        sizes.parse_cpuset("3-1")
-    with pytest.raises(ConfigError, match="--cpuset 'a'"):
-        sizes.parse_cpuset("a")
 
 
 def test_limits_the_host_cannot_honour_are_errors_with_the_fix() -> None:

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from casslab.errors import WorkloadSyntaxError
-from casslab.load.spec import (
+from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
     Consistency,
@@ -20,6 +19,7 @@ from casslab.load.spec import (
     ThreadRamp,
     WorkloadSpec,
 )
+from casslab.errors import WorkloadSyntaxError
 from casslab.load.stress import parse_stress
 
 STRESS_STEPS = [4, 8, 16, 24, 36, 54, 81, 121, 181, 271, 406, 609, 913]
@@ -263,7 +263,7 @@ def test_thread_ramp_follows_the_stress_sequence(low: int, high: int, steps: lis
 
 
 def test_auto_rate_ramps_through_the_studies_thread_counts() -> None:
-    from casslab.load.spec import ThreadRamp
+    from casslab.engine_contract.workload_spec import ThreadRamp
     from casslab.load.stress import parse_stress
     from casslab.load.stress.build import rate_of
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from casslab.engine_contract.workload_spec import Consistency, DistKind
 from casslab.errors import WorkloadSyntaxError
-from casslab.load.spec import Consistency, DistKind
 from casslab.load.stress import StressCommand, StressCommandKind, parse_stress, tokenize
 
 # Every cassandra-stress command quoted in /work/shared/seeds, as printed there (line breaks

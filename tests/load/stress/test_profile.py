@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from casslab.engine_contract.workload_spec import BatchType, Consistency, DistKind, GenKind, OpKind
 from casslab.errors import WorkloadSyntaxError
-from casslab.load.spec import BatchType, Consistency, DistKind, GenKind, OpKind
 from casslab.load.stress.profile import (
     StressProfile,
     apply_insert_options,

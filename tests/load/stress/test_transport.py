@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from casslab.engine_contract.workload_spec import Connection
 from casslab.errors import WorkloadSyntaxError
-from casslab.load.spec import Connection
 from casslab.load.stress import StressTransport, parse_stress
 
 CONNECTION = Connection(contact_points=["127.0.13.1:9042"])

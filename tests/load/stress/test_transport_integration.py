@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from casslab.cluster import LocalCluster
-from casslab.load.records import SummaryRecord
+from casslab.engine_contract.engine_records import SummaryRecord
 from load.test_engine_integration import _keystore, have_engine, tls_node_spec
 
 pytestmark = [pytest.mark.integration, pytest.mark.engine]

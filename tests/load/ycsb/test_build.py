@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from casslab.errors import WorkloadSyntaxError
-from casslab.load.spec import (
+from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
     Consistency,
@@ -17,6 +16,7 @@ from casslab.load.spec import (
     Stop,
     WorkloadSpec,
 )
+from casslab.errors import WorkloadSyntaxError
 from casslab.load.ycsb.parse import BUILTIN_WORKLOADS, parse_ycsb
 
 CONNECTION = Connection(contact_points=["127.0.20.1:9042"])

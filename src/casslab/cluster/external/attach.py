@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from casslab.cluster import admin, state
 from casslab.cluster.external.cluster import ExternalCluster, node_records, read_ring
 from casslab.cluster.external.discovery import parse_contact_points, point_text
-from casslab.cluster.external.records import DiscoveredNode, External
+from casslab.cluster.external.external_state import DiscoveredNode, External
 from casslab.cluster.model import BackendKind, ClusterSpec, ClusterState
 from casslab.cqlaccess import CqlAccess, password, ssl_context
 from casslab.errors import ClusterError, ConfigError

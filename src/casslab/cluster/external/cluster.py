@@ -20,9 +20,10 @@ from typing import Any
 
 from casslab.cluster import admin, state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome, reset_mode
+from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.external import discovery
-from casslab.cluster.external.records import DiscoveredNode, External
-from casslab.cluster.external.refusals import refusal
+from casslab.cluster.external.external_state import DiscoveredNode, External
+from casslab.cluster.external.refusals import NOT_OURS, refusal
 from casslab.cluster.model import ClusterSpec, ClusterState, Node, NodeStatus
 from casslab.cluster.wait import port_open
 from casslab.cqlaccess import CqlAccess
@@ -251,6 +252,15 @@ class ExternalCluster:
 
     def close_sessions(self) -> None:
         self._sessions.close()
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(
+            missing={
+                Capability.NODE_PROCESSES: NOT_OURS,
+                Capability.SKEWABLE_CLOCK: NOT_OURS,
+                Capability.CUT_LINKS: NO_LINKS,
+            }
+        )
 
     def __enter__(self) -> ExternalCluster:
         return self

@@ -8,7 +8,7 @@ import ipaddress
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from casslab.cluster.external.records import (
+from casslab.cluster.external.external_state import (
     DEFAULT_NATIVE_PORT,
     DEFAULT_STORAGE_PORT,
     DiscoveredNode,

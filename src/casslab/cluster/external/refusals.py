@@ -5,6 +5,12 @@ from __future__ import annotations
 
 from casslab.errors import ClusterError
 
+NOT_OURS = (
+    "was attached, not started by casslab: its nodes take no faults (casslab never stops "
+    "what it does not own); remove faults: or run on a cluster casslab started"
+)
+"""Why its nodes' processes and clocks are not casslab's to touch (a phrase after its name)."""
+
 # operation -> (what casslab would do, what to do instead); {name} is the cluster's name
 _REFUSED: dict[str, tuple[str, str]] = {
     "start": (

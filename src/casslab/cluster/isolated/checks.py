@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from casslab.cluster.isolated import sizes
-from casslab.cluster.isolated.records import NodeLimits
 from casslab.cluster.model import ClusterSpec, heap_mib
 from casslab.errors import ConfigError
+from casslab.host.cgroup_limits import NodeLimits
+from casslab.host.cpus import parse_cpuset
 
 
 def limits_of(spec: ClusterSpec) -> NodeLimits:
@@ -34,7 +35,7 @@ def limit_problems(spec: ClusterSpec) -> list[tuple[str, str]]:
 
     def check_cpuset() -> None:
         if spec.cpuset is not None:
-            sizes.parse_cpuset(spec.cpuset)
+            parse_cpuset(spec.cpuset)
 
     checks: dict[str, Callable[[], object]] = {
         "node_size": lambda: sizes.resolve_limits(spec.node_size, None, None),

@@ -21,15 +21,18 @@ from typing import Any
 import psutil
 
 from casslab.cluster.backend import NodeView
+from casslab.cluster.capabilities import Capabilities
 from casslab.cluster.heap import default_heap
 from casslab.cluster.isolated import network, owners, sizes, wan
-from casslab.cluster.isolated.cgroups import Cgroups, block_device, join
 from casslab.cluster.isolated.checks import limits_of
-from casslab.cluster.isolated.records import Bridge, Isolated, Isolation, NodeLimits
+from casslab.cluster.isolated.isolated_state import Bridge, Isolated, Isolation
 from casslab.cluster.local import launch
 from casslab.cluster.local.cluster import LocalCluster, check_memory
+from casslab.cluster.local.node_capabilities import LocalClock, LocalProcesses
 from casslab.cluster.model import ClusterSpec, Node, heap_mib
 from casslab.errors import ClusterError, ConfigError
+from casslab.host.cgroup_limits import NodeLimits
+from casslab.host.cgroups import Cgroups, block_device, join
 from casslab.net.links import all_pairs
 
 REQUIRED_TOOLS = {"ip": "iproute2", "nsenter": "util-linux"}
@@ -121,6 +124,13 @@ class IsolatedCluster(LocalCluster):
     def datacenters(self) -> list[str]:
         topology = self.state.spec.topology
         return topology.datacenters if topology is not None else super().datacenters
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(
+            processes=LocalProcesses(self),
+            clock=LocalClock(self),
+            links=wan.KeptLinks(self.isolated.cluster_id),
+        )
 
     def _cgroups(self) -> Cgroups:
         return Cgroups.detect(self.isolated.cgroup_root, self.isolated.limits)

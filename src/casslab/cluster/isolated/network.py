@@ -20,12 +20,12 @@ import contextlib
 import ipaddress
 import json
 import math
-import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from casslab.cluster.isolated.records import Bridge
+from casslab.cluster.isolated.isolated_state import Bridge
 from casslab.errors import ClusterError, ConfigError
+from casslab.host.ip_command import ip
 
 DEFAULT_POOL = ipaddress.IPv4Network("10.213.0.0/16")  # where free /24 subnets are taken
 NETNS_DIR = Path("/run/netns")
@@ -108,16 +108,6 @@ def plan_sites(
         )
         addresses.extend(str(hosts[n]) for n in range(1, count + 1))
     return bridges, addresses
-
-
-def ip(*args: str, namespace_name: str | None = None, check: bool = True) -> str:
-    """Run ``ip ARGS`` (in ``namespace_name`` with ``-n``); its output, or a
-    :class:`ClusterError` with ip's own message."""
-    command = ["ip", *(["-n", namespace_name] if namespace_name else []), *args]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    if check and result.returncode != 0:
-        raise ClusterError(f"`{' '.join(command)}` failed: {result.stderr.strip()}")
-    return result.stdout
 
 
 def used_subnets() -> list[ipaddress.IPv4Network]:

@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 
 from casslab.cluster.isolated import network, wan
-from casslab.cluster.isolated.cgroups import MOUNTINFO, Cgroups, parse_mountinfo
-from casslab.cluster.isolated.records import Bridge
+from casslab.cluster.isolated.isolated_state import Bridge
+from casslab.host.cgroups import MOUNTINFO, Cgroups, parse_mountinfo
 
 OWNERS_DIR = Path("/run/casslab/isolated")
 

@@ -10,11 +10,12 @@ pinned core, like a burstable instance that never runs out of credits.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 
-from casslab.cluster.isolated.records import NodeLimits
 from casslab.errors import ConfigError
+from casslab.host.cgroup_limits import NodeLimits
+from casslab.host.cpus import cpu_ranges, parse_cpuset
+from casslab.units import parse_bytes
 
 MIB = 1024 * 1024
 
@@ -29,23 +30,6 @@ PROFILES: dict[str, tuple[float, int]] = {  # name: (vCPUs, memory MiB)
     "c5.large": (2, 4096),
     "r5.large": (2, 16384),
 }
-
-_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(GiB|MiB|KiB|G|M|K|GB|MB|KB|B)?\s*$", re.IGNORECASE)
-_FACTORS = {"": 1, "B": 1, "K": 1024, "KB": 1024, "KIB": 1024}
-_FACTORS |= {"M": MIB, "MB": MIB, "MIB": MIB, "G": 1024 * MIB, "GB": 1024 * MIB}
-_FACTORS |= {"GIB": 1024 * MIB}
-
-
-def parse_bytes(text: str, what: str, example: str) -> int:
-    """``2GiB``, ``512M``, ``1.5G`` -> bytes (binary units: G and GB are GiB, as in
-    ``docker run --memory``); a :class:`ConfigError` naming ``what`` otherwise."""
-    match = _SIZE_RE.match(text)
-    if match is None:
-        raise ConfigError(f"{what} {text!r}: expected a size like {example}")
-    value = float(match.group(1)) * _FACTORS[(match.group(2) or "").upper()]
-    if value <= 0:
-        raise ConfigError(f"{what} {text!r}: must be more than zero, e.g. {example}")
-    return int(value)
 
 
 def profile_names() -> str:
@@ -128,20 +112,6 @@ def processor_count(limits: NodeLimits, host_cpus: int) -> int:
     return max(1, min(counts))
 
 
-def parse_cpuset(text: str, option: str = "--cpuset") -> list[int]:
-    """``0-1,3`` -> [0, 1, 3]; a :class:`ConfigError` naming ``option`` on anything else."""
-    cpus: set[int] = set()
-    for part in text.split(","):
-        match = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
-        if match is None:
-            raise ConfigError(f"{option} {text!r}: expected CPU numbers like 0-1 or 1,3")
-        low, high = int(match.group(1)), int(match.group(2) or match.group(1))
-        if high < low:
-            raise ConfigError(f"{option} {text!r}: range {low}-{high} runs backwards")
-        cpus.update(range(low, high + 1))
-    return sorted(cpus)
-
-
 def host_problems(limits: NodeLimits, host_cpus: Sequence[int], host_memory_mib: int) -> list[str]:
     """Limits this host cannot honour for even one node (errors)."""
     problems: list[str] = []
@@ -185,18 +155,3 @@ def oversubscription(
             "kill nodes"
         )
     return warnings
-
-
-def cpu_ranges(cpus: Sequence[int]) -> str:
-    """[0, 1] -> ``0-1``, [0, 2] -> ``0,2``, [1] -> ``1``: CPUs as the kernel and
-    ``taskset`` write them."""
-    if not cpus:
-        return "none"
-    ordered = sorted(cpus)
-    if len(ordered) == 1:
-        return str(ordered[0])
-    return (
-        f"{ordered[0]}-{ordered[-1]}"
-        if ordered == list(range(ordered[0], ordered[-1] + 1))
-        else ",".join(map(str, ordered))
-    )

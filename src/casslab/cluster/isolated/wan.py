@@ -14,10 +14,11 @@ import contextlib
 import json
 import shutil
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from casslab.cluster.isolated import network
-from casslab.cluster.isolated.records import Bridge
+from casslab.cluster.isolated.isolated_state import Bridge
 from casslab.errors import ClusterError, ConfigError
 from casslab.net import keeper
 from casslab.net.keeper import KeeperPlan, LinkPlan
@@ -82,6 +83,16 @@ def remove(cluster_id: str) -> None:
         pid, started = int(record["pid"]), float(record["start_time"])
     keeper.stop(directory, pid, started)
     shutil.rmtree(directory, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class KeptLinks:
+    """The links of the cluster ``cluster_id``, as its capability to have them cut."""
+
+    cluster_id: str
+
+    def keeper_dir(self) -> Path:
+        return require(self.cluster_id)
 
 
 def require(cluster_id: str) -> Path:

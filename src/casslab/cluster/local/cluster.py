@@ -19,10 +19,12 @@ from typing import Any
 
 import psutil
 
-from casslab.cluster import admin, backend, clock, distribution, jdk, node_config, state
+from casslab.cluster import admin, backend, clock_skew, distribution, node_config, state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
+from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.heap import default_heap, heap_problem
 from casslab.cluster.local import captures, launch
+from casslab.cluster.local.node_capabilities import LocalClock, LocalProcesses
 from casslab.cluster.model import (
     LOCAL_DATACENTER,
     ClusterSpec,
@@ -36,6 +38,7 @@ from casslab.cluster.processes import alive, stop_group
 from casslab.cluster.settings import normalize
 from casslab.cluster.wait import port_open
 from casslab.errors import ClusterError, ConfigError, WaitTimeoutError
+from casslab.host import jdk
 from casslab.paths import private_dir
 
 
@@ -104,7 +107,7 @@ class LocalCluster:
             jdk.check_supported(java, spec.version)  # before any download
         dist = distribution.resolve(spec.version)
         jdk.check_supported(java, dist.version)
-        clock.check_request(spec.clock, spec.nodes, dist, spec.injectable_clock)
+        clock_skew.check_request(spec.clock, spec.nodes, dist, spec.injectable_clock)
         settings = normalize(spec.settings, distribution.settings_catalogue(dist))
         reserved = sorted(set(settings) & node_config.RESERVED)
         if reserved:
@@ -200,7 +203,7 @@ class LocalCluster:
         if "settings" in given and spec.settings:
             self._apply_settings(spec.settings)
         if spec.injectable_clock and not self.state.spec.injectable_clock:
-            self.state = clock.with_injectable_clock(self.state)
+            self.state = clock_skew.with_injectable_clock(self.state)
             self._save()
         launch.stop_leftovers(self.directory, keep=self._recorded_pids())
         launch.write_configs(self.state, clock=spec.clock if "clock" in given else None)
@@ -416,6 +419,13 @@ class LocalCluster:
 
     def close_sessions(self) -> None:
         self._sessions.close()
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(
+            processes=LocalProcesses(self),
+            clock=LocalClock(self),
+            missing={Capability.CUT_LINKS: NO_LINKS},
+        )
 
     def user_keyspaces(self) -> list[str]:
         return admin.user_keyspaces(self.session())

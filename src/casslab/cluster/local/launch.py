@@ -20,7 +20,7 @@ from pathlib import Path
 import psutil
 
 from casslab.cluster import class_share, jvm, node_config
-from casslab.cluster import clock as skew
+from casslab.cluster import clock_skew as skew
 from casslab.cluster.model import ClusterState, Node, heap_mib
 from casslab.cluster.processes import create_time, stop_group
 from casslab.cluster.tokens import initial_tokens, tokens_by_datacenter

@@ -22,16 +22,18 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from casslab.cluster import admin, backend, distribution, node_config, state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
+from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.heap import default_heap, heap_problem
 from casslab.cluster.local.launch import STATE_DIRS
 from casslab.cluster.model import ClusterSpec, ClusterState, Node, heap_mib
 from casslab.cluster.settings import normalize
 from casslab.cluster.ssh import deploy, nodes, render
-from casslab.cluster.ssh.records import SshHosts, SshNode
+from casslab.cluster.ssh.node_capabilities import NO_CLOCK, RemoteProcesses, SshNodeHosts
+from casslab.cluster.ssh.ssh_state import SshHosts, SshNode
 from casslab.errors import CasslabError, ClusterError, ConfigError
 from casslab.paths import private_dir
 from casslab.remote.inventory import HostSpec, Inventory, load_inventory
-from casslab.remote.records import RemoteProcess
+from casslab.remote.remote_records import RemoteProcess
 
 if TYPE_CHECKING:
     from casslab.remote.ssh import RemoteHost
@@ -432,6 +434,13 @@ class SshCluster:
         for host in self._hosts.values():
             host.close()
         self._hosts = {}
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(
+            processes=RemoteProcesses(self),
+            node_hosts=SshNodeHosts(self),
+            missing={Capability.CUT_LINKS: NO_LINKS, Capability.SKEWABLE_CLOCK: NO_CLOCK},
+        )
 
     def reset(
         self, mode: ResetMode = ResetMode.DROP, tables: Sequence[str] | None = None

@@ -14,9 +14,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from casslab.cluster import jdk
 from casslab.cluster.distribution import Distribution
 from casslab.errors import RemoteCommandError, SetupError
+from casslab.host import jdk
 from casslab.record import Record
 
 if TYPE_CHECKING:

@@ -14,10 +14,10 @@ from casslab.cluster import jvm
 from casslab.cluster.backend import NodeView
 from casslab.cluster.local.launch import STATE_DIRS
 from casslab.cluster.model import ClusterState, Node, NodeStatus, heap_mib
-from casslab.cluster.ssh.records import SshNode
+from casslab.cluster.ssh.ssh_state import SshNode
 from casslab.cluster.wait import port_open, startup_reason, wait_for
 from casslab.errors import ClusterError, RemoteError
-from casslab.remote.records import RemoteProcess
+from casslab.remote.remote_records import RemoteProcess
 
 if TYPE_CHECKING:
     from casslab.remote.ssh import RemoteHost

@@ -5,7 +5,7 @@
 :mod:`~casslab.load.stress.groups`, tokens in :mod:`~casslab.load.stress.tokens`,
 distributions in :mod:`~casslab.load.stress.dist`); :meth:`StressCommand.to_spec`
 (:mod:`~casslab.load.stress.build`) turns it into the engine's
-:class:`~casslab.load.spec.WorkloadSpec`, reading a ``user`` command's profile
+:class:`~casslab.engine_contract.workload_spec.WorkloadSpec`, reading a ``user`` command's profile
 (:mod:`~casslab.load.stress.profile`, :mod:`~casslab.load.stress.profile_cql`) and a
 ``-transport`` truststore (:mod:`~casslab.load.stress.truststore`).
 """

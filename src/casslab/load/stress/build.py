@@ -23,9 +23,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from casslab.errors import WorkloadSyntaxError
-from casslab.load import defaults
-from casslab.load.spec import (
+from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
     DistKind,
@@ -42,6 +40,8 @@ from casslab.load.spec import (
     ThreadRamp,
     WorkloadSpec,
 )
+from casslab.errors import WorkloadSyntaxError
+from casslab.load import defaults
 from casslab.load.stress.model import StressCommand, StressCommandKind, Truncate
 from casslab.load.stress.profile import StressProfile, apply_insert_options, load_profile
 from casslab.load.stress.profile_cql import profile_operations, profile_schema_cql
@@ -194,7 +194,7 @@ def build_spec(
     """The engine spec for ``command`` (the module docstring lists the semantics).
 
     ``seed`` draws the operation sequence, ``data_seed`` the values written and validated
-    (see :mod:`casslab.load.spec`)."""
+    (see :mod:`casslab.engine_contract.workload_spec`)."""
     keyspace: str | None
     if command.kind is StressCommandKind.USER:
         source = command.profile or "<profile>"

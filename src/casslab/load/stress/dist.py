@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 
+from casslab.engine_contract.workload_spec import DistKind, Distribution
 from casslab.errors import WorkloadSyntaxError
-from casslab.load.spec import DistKind, Distribution
 from casslab.units import duration_s
 
 DIST_FORMS = (

@@ -7,9 +7,9 @@ Token helpers are in :mod:`casslab.load.stress.tokens`.
 
 from __future__ import annotations
 
+from casslab.engine_contract.workload_spec import ENV_NAME, DistKind, Distribution
 from casslab.errors import WorkloadSyntaxError
 from casslab.load import defaults
-from casslab.load.spec import ENV_NAME, DistKind, Distribution
 from casslab.load.stress.dist import parse_distribution, parse_duration_s, parse_range
 from casslab.load.stress.model import (
     StressColumns,

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
+from casslab.engine_contract.workload_spec import Consistency, DistKind, Distribution
 from casslab.load import defaults
 from casslab.load.credentials import mask_token
-from casslab.load.spec import Consistency, DistKind, Distribution
 from casslab.record import Record
 
 if TYPE_CHECKING:
-    from casslab.load.spec import Connection, Output, WorkloadSpec
+    from casslab.engine_contract.workload_spec import Connection, Output, WorkloadSpec
     from casslab.load.stress.profile import StressProfile
 
 

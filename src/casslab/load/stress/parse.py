@@ -1,8 +1,8 @@
 """cassandra-stress command lines, parsed into a typed :class:`StressCommand`.
 
 Pure: no files, no network. :meth:`StressCommand.to_spec` turns a command into the engine's
-:class:`~casslab.load.spec.WorkloadSpec` (see :mod:`casslab.load.stress.build`); only a
-``user`` command reads its profile file there.
+:class:`~casslab.engine_contract.workload_spec.WorkloadSpec` (see :mod:`casslab.load.stress.build`);
+only a ``user`` command reads its profile file there.
 
 Accepted command line (the cassandra-stress syntax)::
 

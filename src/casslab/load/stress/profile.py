@@ -15,8 +15,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field
 
+from casslab.engine_contract.workload_spec import BatchType, DistKind, Distribution
 from casslab.errors import WorkloadSyntaxError
-from casslab.load.spec import BatchType, DistKind, Distribution
 from casslab.load.stress.dist import parse_distribution, parse_ratio_distribution
 from casslab.record import Record
 

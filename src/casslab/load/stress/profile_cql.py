@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import re
 
-from casslab.errors import WorkloadSyntaxError
-from casslab.load.spec import (
+from casslab.engine_contract.workload_spec import (
     BatchType,
     Consistency,
     DistKind,
@@ -39,6 +38,7 @@ from casslab.load.spec import (
     OpKind,
     Statement,
 )
+from casslab.errors import WorkloadSyntaxError
 from casslab.load.stress.profile import DEFAULT_POPULATION, QuerySpec, StressProfile, unquote
 
 _TYPE_KINDS = {

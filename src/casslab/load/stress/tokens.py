@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
+from casslab.engine_contract.workload_spec import Consistency
 from casslab.errors import WorkloadSyntaxError
-from casslab.load.spec import Consistency
 from casslab.load.stress.dist import parse_count
 
 

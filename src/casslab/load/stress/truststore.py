@@ -75,7 +75,7 @@ def keytool_failure(store: Path, output: str) -> WorkloadSyntaxError:
 def keytool_path(java: Path | None = None) -> Path:
     """``keytool`` of the JDK casslab runs Cassandra with (next to its real ``java``)."""
     if java is None:
-        from casslab.cluster.jdk import find_java
+        from casslab.host.jdk import find_java
 
         java = find_java()
     keytool = Path(os.path.realpath(java)).parent / "keytool"

@@ -3,8 +3,8 @@
 :func:`parse_ycsb` (:mod:`~casslab.load.ycsb.parse`) reads a command line and its property
 files into a typed :class:`YcsbCommand`; :func:`build_ycsb_spec`
 (:mod:`~casslab.load.ycsb.build`, also :meth:`YcsbCommand.to_spec`) turns it into the
-engine's :class:`~casslab.load.spec.WorkloadSpec`. The six core workload files ship in
-``workloads/`` (package data, read with :func:`builtin_workload_text`).
+engine's :class:`~casslab.engine_contract.workload_spec.WorkloadSpec`. The six core workload files
+ship in ``workloads/`` (package data, read with :func:`builtin_workload_text`).
 """
 
 from __future__ import annotations

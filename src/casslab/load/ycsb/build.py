@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from casslab.errors import WorkloadSyntaxError
-from casslab.load import defaults
-from casslab.load.spec import (
+from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
     Consistency,
@@ -21,6 +19,8 @@ from casslab.load.spec import (
     Stop,
     WorkloadSpec,
 )
+from casslab.errors import WorkloadSyntaxError
+from casslab.load import defaults
 from casslab.load.ycsb.parse import CoreWorkload, LengthDistribution, YcsbCommand, YcsbPhase
 
 
@@ -200,7 +200,8 @@ def build_ycsb_spec(
     output: Output | None = None,
 ) -> WorkloadSpec:
     """The engine spec of a YCSB load or run; ``seed`` draws the operation sequence,
-    ``data_seed`` the values written and validated (see :mod:`casslab.load.spec`)."""
+    ``data_seed`` the values written and validated (see
+    :mod:`casslab.engine_contract.workload_spec`)."""
     workload = command.workload()
     if command.phase is YcsbPhase.LOAD:
         count = workload.insertcount

@@ -31,9 +31,15 @@ from typing import Literal
 
 from pydantic import Field, ValidationError
 
+from casslab.engine_contract.workload_spec import (
+    ENV_NAME,
+    Connection,
+    Consistency,
+    Output,
+    WorkloadSpec,
+)
 from casslab.errors import WorkloadSyntaxError
 from casslab.load import defaults
-from casslab.load.spec import ENV_NAME, Connection, Consistency, Output, WorkloadSpec
 from casslab.record import Record
 
 PASSWORD_ENV_PROPERTY = "cassandra.password-env"

@@ -1,0 +1,157 @@
+"""What a backend can do beyond the common part of the :class:`~casslab.cluster.backend.
+Cluster` protocol, asked by name instead of guessed from its type.
+
+Each backend's ``capabilities()`` gives the capabilities it has and, for each it lacks, its
+own reason (a phrase that follows the cluster's name). Callers (faults, failure detection,
+the metrics, the network and clock commands) ask through the functions here, the one place
+that refuses an unsupported capability: ``cluster 'x' <the backend's reason>``.
+
+* :class:`NodeProcesses`: node processes that can be signalled (kill, pause, stop).
+* :class:`SkewableClock`: node clocks that can be skewed (a clock jump).
+* :class:`CuttableLinks`: links between datacenters that can be cut (a partition).
+* :class:`NodeHosts`: nodes on hosts of their own, reached over SSH: how their per-node
+  samplers and JMX polls get there (a cluster without it is sampled on this machine).
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from casslab.errors import ConfigError
+
+if TYPE_CHECKING:
+    from casslab.cluster.backend import Cluster
+    from casslab.remote.remote_records import RemoteProcess
+    from casslab.remote.ssh import RemoteHost
+
+
+class Capability(StrEnum):
+    """A capability some backends have."""
+
+    NODE_PROCESSES = "node processes that can be signalled"
+    SKEWABLE_CLOCK = "node clocks that can be skewed"
+    CUT_LINKS = "links between datacenters that can be cut"
+
+
+NO_LINKS = (
+    "has no datacenters linked by casslab; create one with --topology (a partition cuts a "
+    "topology's links)"
+)
+
+
+class NodeProcesses(Protocol):
+    """The nodes' processes, which casslab started and may signal."""
+
+    def running(self, number: int) -> bool:
+        """Whether node ``number``'s JVM runs (as recorded at its start)."""
+        ...
+
+    def signal(self, number: int, sig: signal.Signals, *, group: bool) -> None:
+        """Send ``sig`` to node ``number``'s JVM (its process group with ``group``); a
+        :class:`~casslab.errors.ClusterError` naming it when it does not run."""
+        ...
+
+
+class SkewableClock(Protocol):
+    """The nodes' clocks, skewed through each node's clock file (:mod:`.clock_skew`)."""
+
+    def offset_ms(self, number: int) -> float:
+        """Node ``number``'s clock offset now; a :class:`ConfigError` when its Cassandra
+        cannot take one."""
+        ...
+
+    def set_offset(self, number: int, offset_ms: float) -> None:
+        """Step node ``number``'s clock to ``offset_ms`` from the host's."""
+        ...
+
+
+class CuttableLinks(Protocol):
+    """The emulated links between a cluster's datacenters (:mod:`casslab.net.cuts` cuts
+    and heals them through their keeper)."""
+
+    def keeper_dir(self) -> Path:
+        """Where the keeper of the running links keeps them; a :class:`ClusterError` saying
+        why when they do not run."""
+        ...
+
+
+@dataclass(frozen=True)
+class HostJava:
+    """Where casslab's JMX helper runs on a node's host: its Java and base directory."""
+
+    java: str
+    base_dir: str
+
+
+class NodeHosts(Protocol):
+    """Nodes on hosts of their own, reached over SSH."""
+
+    def connect_host(self, number: int) -> RemoteHost:
+        """A new SSH connection to node ``number``'s host, the caller's to close."""
+        ...
+
+    def remote_process(self, number: int) -> RemoteProcess | None:
+        """Node ``number``'s JVM on its host (PID plus start ticks), or None."""
+        ...
+
+    def host_java(self, number: int) -> HostJava:
+        """Where the JMX helper of node ``number`` runs on its host."""
+        ...
+
+    def host_address(self, number: int) -> str:
+        """The address node ``number``'s host has in the inventory."""
+        ...
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What one cluster can do; ``missing`` is the backend's reason for each it cannot.
+    ``node_hosts`` None: the nodes run on this machine."""
+
+    processes: NodeProcesses | None = None
+    clock: SkewableClock | None = None
+    links: CuttableLinks | None = None
+    node_hosts: NodeHosts | None = None
+    missing: Mapping[Capability, str] = field(default_factory=dict)
+
+
+def refusal(cluster: Cluster, capability: Capability) -> ConfigError:
+    """The error for ``capability`` that ``cluster`` lacks, in its backend's words."""
+    reason = cluster.capabilities().missing.get(capability)
+    if reason is None:
+        reason = f"cannot give {capability.value} (its backend has no such capability)"
+    return ConfigError(f"cluster {cluster.name!r} {reason}")
+
+
+def processes_of(cluster: Cluster) -> NodeProcesses:
+    """``cluster``'s signallable node processes, or the refusal."""
+    found = cluster.capabilities().processes
+    if found is None:
+        raise refusal(cluster, Capability.NODE_PROCESSES)
+    return found
+
+
+def clock_of(cluster: Cluster) -> SkewableClock:
+    """``cluster``'s skewable clocks, or the refusal."""
+    found = cluster.capabilities().clock
+    if found is None:
+        raise refusal(cluster, Capability.SKEWABLE_CLOCK)
+    return found
+
+
+def links_of(cluster: Cluster) -> CuttableLinks:
+    """``cluster``'s cuttable links, or the refusal."""
+    found = cluster.capabilities().links
+    if found is None:
+        raise refusal(cluster, Capability.CUT_LINKS)
+    return found
+
+
+def node_hosts_of(cluster: Cluster) -> NodeHosts | None:
+    """How ``cluster``'s nodes on other hosts are reached (None: they run here)."""
+    return cluster.capabilities().node_hosts

@@ -1,0 +1,54 @@
+"""What nodes casslab runs on this machine can do beyond the protocol (the local and the
+isolated backends): their processes are signalled by PID, checked against their start
+time (never by name), and their clocks skewed through each node's clock file."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from casslab import procgroup
+from casslab.cluster import clock_skew
+from casslab.errors import ClusterError
+from casslab.pids import alive
+
+if TYPE_CHECKING:
+    from casslab.cluster.local.cluster import LocalCluster
+
+
+@dataclass(frozen=True)
+class LocalProcesses:
+    """The JVMs of ``cluster``'s nodes on this machine."""
+
+    cluster: LocalCluster
+
+    def running(self, number: int) -> bool:
+        node = self.cluster.node(number)
+        return alive(node.pid, node.pid_start_time)
+
+    def signal(self, number: int, sig: signal.Signals, *, group: bool) -> None:
+        node = self.cluster.node(number)
+        if node.pid is None or not alive(node.pid, node.pid_start_time):
+            raise ClusterError(f"node {number} of {self.cluster.name!r} does not run")
+        if group:
+            procgroup.signal_group(node.pid, sig)
+        else:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(node.pid, sig)
+
+
+@dataclass(frozen=True)
+class LocalClock:
+    """The clocks of ``cluster``'s nodes, skewed through their clock files."""
+
+    cluster: LocalCluster
+
+    def offset_ms(self, number: int) -> float:
+        clock_skew.require_injectable(self.cluster.state)
+        return clock_skew.read_skew(self.cluster.node(number)).at(clock_skew.now_ms())
+
+    def set_offset(self, number: int, offset_ms: float) -> None:
+        clock_skew.set_offset(self.cluster.node(number), offset_ms)

@@ -1,0 +1,512 @@
+"""The trial runner: for each trial, ensure the cluster, create the schema, preload, warm
+up, measure (engine + metrics), collect, and write the trial at once.
+
+I/O lives here; what to run comes from the plan (:mod:`casslab.experiment.design.plan_expansion`),
+how each phase of a trial runs from :mod:`casslab.experiment.run.trial_phases`, what the run records
+about itself from :mod:`casslab.experiment.run.manifest`, what a trial's numbers are from
+:mod:`casslab.analysis`. A crash or Ctrl-C loses at most the trial in flight: every
+finished trial has its ``summary.json``, and ``resume`` skips those.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from casslab.cluster import Cluster, create
+from casslab.engine_contract.engine_records import SummaryRecord
+from casslab.engine_contract.workload_spec import Connection, WorkloadSpec
+from casslab.errors import CasslabError, ClusterError, ExperimentError
+from casslab.experiment.design.cluster_setup import ClusterAction, ClusterSetup
+from casslab.experiment.design.iterations import IterationDecision, iteration_decision
+from casslab.experiment.design.plan_expansion import add_round
+from casslab.experiment.design.plan_records import Plan, Trial
+from casslab.experiment.design.stored_plan import plan_for_run, save_plan, update_plan
+from casslab.experiment.design.trial_order import pending
+from casslab.experiment.file.experiment_model import Experiment, ResetPolicy
+from casslab.experiment.file.hosts_checks import hosts_of
+from casslab.experiment.run import events, recording, trial_phases
+from casslab.experiment.run.engine_specs import check_engine_specs, spec_for
+from casslab.experiment.run.failures import RunStop, blocked, setup_of
+from casslab.experiment.run.finished_trials import read_finished
+from casslab.experiment.run.host_facts import cluster_warnings
+from casslab.experiment.run.jvm_warmup import WarmupRule, rehearse
+from casslab.experiment.run.load_clients import clients_of
+from casslab.experiment.run.manifest import end_manifest, start_manifest
+from casslab.experiment.run.runner_options import RunnerOptions, resume_command
+from casslab.experiment.run.trial_cluster import ClusterFactory, TrialClusters
+from casslab.experiment.steps.discover.discover_phase import Discoverer
+from casslab.experiment.steps.faults import fault_phase
+from casslab.experiment.steps.skew import skew_phase
+from casslab.experiment.steps.skew.skew_section import needs_injectable_clock
+from casslab.experiment.steps.verify import verification
+from casslab.faults.model import FaultKind
+from casslab.load.session import LoadSession
+from casslab.store.io import write_record
+from casslab.store.layout import RunLayout
+from casslab.store.run_records import TrialResult, TrialStatus
+
+
+class Runner:
+    """Runs the pending trials of a plan into one run directory."""
+
+    def __init__(
+        self,
+        experiment: Experiment,
+        layout: RunLayout,
+        options: RunnerOptions,
+        on_event: events.EventSink | None = None,
+        *,
+        create_cluster: ClusterFactory = create,
+        metrics_sources: recording.SourceFactory | None = None,
+        engine_source: recording.EngineSourceFactory | None = None,
+        session: LoadSession | None = None,
+    ) -> None:
+        """``create_cluster`` makes the trial's cluster (default: the backend registry);
+        ``metrics_sources`` the metrics samplers of a cluster's nodes, asked for as
+        ``metrics_sources(cluster, None)`` once per cluster start and kept across its trials
+        (default: host, process, cgroup, CQL and JMX samplers of every node);
+        ``engine_source`` the sampler of each measured phase's engine process (default:
+        its psutil sampler)."""
+        self.experiment = experiment
+        self.plan: Plan = plan_for_run(experiment, layout)  # plan.json's on --resume
+        self.layout = layout
+        self.options = options
+        self._emit = on_event or (lambda _event: None)
+        # the cluster's metrics samplers, opened at its first measured phase and kept
+        self._recording = recording.LazyRecording(
+            metrics_sources or recording.default_sources,
+            interval_s=options.metrics_interval_s,
+            engine_source=engine_source or recording.default_engine_source,
+        )
+        # the nodes run casslab's clock only when the run skews or steps clocks
+        self._injectable_clock = needs_injectable_clock(
+            (trial.clock for trial in self.plan.trials),
+            probes=any(trial.lww is not None for trial in self.plan.trials),
+            clock_jumps=any(f.kind is FaultKind.CLOCK_JUMP for f in experiment.faults),
+        )
+        self._clusters = TrialClusters(
+            experiment.name,
+            experiment.cluster.use,
+            hosts_of(experiment, options.base_dir),
+            options,
+            create_cluster,
+            lambda event: self._emit(event),  # the runner's sink, also when replaced
+            before_change=self._recording.close,
+            injectable_clock=self._injectable_clock,
+        )
+        self._failed_setups: set[ClusterSetup] = set()  # setups whose cluster did not start
+        self._engine_version: str | None = None  # of the last trial that ran the engine
+        # every engine of the run, in the --engine-cpus cgroup if asked; specs checked once
+        self._session = session or LoadSession(options.engine_cpus)
+        self._own_session = session is None
+        self._results: dict[str, TrialResult] = {}  # by trial id: on disk, and kept here
+        self._discoverer = Discoverer(layout, experiment.discover)  # rate shares, best threads
+        self._clients = clients_of(experiment, options.base_dir)  # None: one local engine
+
+    # ------------------------------------------------------------------ run
+
+    def finished_trials(self) -> set[str]:
+        """The ids of the plan's trials finished OK (their ``summary.json`` on disk)."""
+        return {r.trial_id for r in self._results.values() if r.status is TrialStatus.OK}
+
+    def run(self) -> RunLayout:
+        """Run every trial not yet finished; write the tables and the report at the end.
+
+        Stops with :class:`ExperimentError` when a trial's cluster cannot start and every
+        trial left needs a cluster set up the same way (see
+        :mod:`casslab.experiment.run.failures`); the finished trials and their report stay.
+        """
+        clients = self._clients.n if self._clients else 1
+        verify = self.experiment.verify
+        check_engine_specs(  # first second; not again for what the caller checked
+            self.plan, self.options.base_dir, clients, verify, session=self._session
+        )
+        manifest = start_manifest(
+            self.layout,
+            self.experiment,
+            self.plan,
+            self.options.jvm_warmup_s,
+            engine_cpus=self.options.engine_cpus,
+            injectable_clock=self._injectable_clock,
+        )
+        save_plan(self.layout, self.plan)  # a resumed run keeps the plan it has
+        results, unreadable = read_finished(self.layout, self.plan)
+        self._results.update(results)
+        for warning in unreadable:
+            self._emit(events.RunWarning(message=warning))
+        todo = pending(self.plan, self.finished_trials())
+        self._emit(events.RunStarted(total=len(self.plan.trials), pending=len(todo)))
+        here = self.experiment.cluster.use is None and self.experiment.cluster.hosts is None
+        for warning in cluster_warnings(todo, self.options.engine_cpus) if here else []:
+            self._emit(events.RunWarning(message=warning))
+        self._engine_version = manifest.engine_version
+        stop: tuple[Trial, str, int] | None = None
+        rule: IterationDecision | None = None
+        try:
+            self._session.place()  # the engine's cgroup, made before the first trial
+            while True:
+                stop = self._run_trials(todo)
+                if stop is not None:
+                    break
+                rule = iteration_decision(self.plan, self._finished_results())
+                if rule.done:
+                    break
+                self.plan = add_round(self.experiment, self.plan)
+                update_plan(self.layout, self.plan)
+                self._emit(
+                    events.RoundAdded(
+                        round_number=self.plan.iterations,
+                        total=len(self.plan.trials),
+                        reason=rule.sentence,
+                    )
+                )
+                todo = pending(self.plan, self.finished_trials())
+        finally:
+            self._recording.close()  # the JMX helper and CQL connections go with the run
+            self._clusters.finish()
+            end_manifest(
+                self.layout,
+                manifest,
+                self._engine_version,
+                trials_planned=len(self.plan.trials),
+                stop_rule=rule.sentence if rule is not None else None,
+                discovered=self._discoverer.found,
+            )
+            self._close_session()
+        if stop is not None:
+            raise ExperimentError(self._stopped(*stop).message())
+        self._write_outputs()
+        self._emit(events.RunFinished(root=self.layout.root))
+        return self.layout
+
+    def _run_trials(self, todo: Sequence[Trial]) -> tuple[Trial, str, int] | None:
+        """Run ``todo`` in order; the trial, reason and count left when the run must stop
+        (its cluster cannot start and no trial left could run), else None."""
+        for index, trial in enumerate(todo):
+            self._emit(events.TrialStarted(trial=trial, index=index, count=len(todo)))
+            result = self.run_trial(trial)
+            if result.engine is not None:
+                self._engine_version = result.engine.engine_version
+            self._emit(events.TrialFinished(trial=trial, result=result))
+            left = todo[index + 1 :]
+            if setup_of(trial) in self._failed_setups and blocked(self._failed_setups, left):
+                return trial, result.error or "unknown error", len(left)
+        return None
+
+    def _finished_results(self) -> list[TrialResult]:
+        """The results of the plan's trials so far (OK or FAILED), kept in memory as each
+        trial is written: the adaptive rule asks for them after every round."""
+        return [self._results[t.trial_id] for t in self.plan.trials if t.trial_id in self._results]
+
+    def _stopped(self, trial: Trial, reason: str, not_attempted: int) -> RunStop:
+        """Write the report of the finished trials (none: no report) and say why the run
+        stopped."""
+        finished = len(self.finished_trials())
+        report: Path | None = None
+        if finished:
+            self._write_outputs()
+            if self.layout.report_html.is_file():
+                report = self.layout.report_html
+        return RunStop(
+            trial_id=trial.trial_id,
+            setup=setup_of(trial),
+            reason=reason,
+            not_attempted=not_attempted,
+            finished=finished,
+            planned=len(self.plan.trials),
+            report=report,
+            resume=resume_command(self.options, self.layout.root),
+        )
+
+    def close(self) -> None:
+        """End what :meth:`run_trial` calls started when they are made without
+        :meth:`run` (the tuner): the metrics samplers, the cluster (destroyed unless
+        ``--keep-cluster``) and the engine's cgroup."""
+        try:
+            self._recording.close()
+            self._clusters.finish()
+        finally:
+            self._close_session()
+
+    def _close_session(self) -> None:
+        """Remove the engine's cgroup, when the session is the runner's own."""
+        if self._own_session:
+            self._session.close()
+
+    # ------------------------------------------------------------------ one trial
+
+    def run_trial(self, trial: Trial) -> TrialResult:
+        """Run one trial of the plan (cluster, schema, preload, warm-up, measure, KPIs) and
+        write its ``summary.json`` at once; a failure is a FAILED result, not an error.
+        What the run loop, the tuner and tests call."""
+        started = datetime.now(UTC)
+        trial_dir = self.layout.trial_dir(trial.cell_id, trial.iteration)
+        if trial_dir.exists():
+            shutil.rmtree(trial_dir)  # a half-written trial from an interrupted run
+        trial_dir.mkdir(parents=True)
+        cell = self.plan.cell(trial.cell_id)
+        clock = trial_phases.TrialClock()
+        summary: SummaryRecord | None = None
+        metrics_path = self.layout.metrics_parquet(trial.cell_id, trial.iteration)
+        identity: dict[str, Any] = {
+            "trial_id": trial.trial_id,
+            "cell_id": trial.cell_id,
+            "iteration": trial.iteration,
+            "order_index": trial.position,
+            "factors": dict(cell.labels),
+        }
+        setup = setup_of(trial)
+        times = trial_phases.PhaseTimes(trial, self._emit)
+        fault_kpis: dict[str, float | None] = {}  # filled when the measured phase ends
+        try:
+            self._failed_setups.add(setup)  # until its cluster is up
+            with times.phase("cluster", announce=False):
+                cluster, action = self._ensure_cluster(trial)
+                skew_phase.set_clocks(cluster, trial)  # cluster.clock: no restart
+            self._failed_setups.discard(setup)
+            connection = trial_phases.connection_for(cluster, trial)
+            data_seed = self.experiment.data_seed
+            base_dir = self.options.base_dir
+            measure = spec_for(
+                trial.workload, connection, trial.iteration, base_dir, data_seed=data_seed
+            )
+            verify = self.experiment.verify  # the measured phase reads back its writes
+            preload = (
+                spec_for(trial.preload, connection, 0, base_dir, data_seed=data_seed)
+                if trial.preload is not None
+                else None
+            )
+            specs = [s for s in (preload, measure) if s]
+            warm = (
+                action is not ClusterAction.KEEP
+                and self.options.jvm_warmup_s > 0
+                and trial.reset is not ResetPolicy.RESTART  # that policy asks for cold nodes
+            )
+            timeout_s = self.options.trial_timeout_s
+            if warm:
+                self._warm_up(cluster, trial, preload, measure, specs, times)
+            fresh = self._discover(cluster, trial, connection, preload, specs, times)
+            if trial.discover is not None:  # its rate share or best threads, resolved
+                command = self._discoverer.command(trial)
+                measure = spec_for(
+                    command, connection, trial.iteration, base_dir, data_seed=data_seed
+                )
+            measure = verification.measured_spec(measure, verify, trial.workload.text)
+            used = warm or fresh or action in (ClusterAction.KEEP, ClusterAction.RESTART)
+            self._prepare(cluster, trial, preload, specs, times, reset=used)
+            expired = skew_phase.expired_before(cluster, trial)
+            timeline = fault_phase.timeline(cluster, self.experiment.faults)
+            with (
+                times.phase("measure", announce=False),  # measure announces itself
+                fault_phase.recorded(
+                    timeline,
+                    self.layout.faults_json(trial.cell_id, trial.iteration),
+                    clock,
+                    fault_kpis,
+                ),
+            ):
+                summary = trial_phases.measure(
+                    cluster,
+                    trial,
+                    measure,
+                    trial_dir,
+                    hdr_log=self.layout.latency_hlog(trial.cell_id, trial.iteration),
+                    metrics_path=metrics_path,
+                    clock=clock,
+                    recording=self._recording,
+                    timeout_s=timeout_s,
+                    emit=self._emit,
+                    session=self._session,
+                    clients=self._clients,
+                    faults=timeline,
+                )
+            measured = trial_phases.measured_kpis(
+                trial,
+                cell.labels,
+                summary,
+                clock,
+                metrics_path,
+                self.layout.latency_hlog(trial.cell_id, trial.iteration),
+            )
+            probed = skew_phase.probe_kpis(cluster, trial, expired, times)
+            steady = measured.steady
+            result = TrialResult(
+                **identity,
+                status=TrialStatus.OK,
+                started_at=started,
+                ended_at=datetime.now(UTC),
+                measure_start_s=clock.since(started.timestamp())[0],
+                measure_end_s=clock.since(started.timestamp())[1],
+                engine=summary,
+                kpis=dict(measured.kpis)
+                | probed
+                | fault_kpis
+                | verification.verify_kpis(summary, verify),
+                steady_start_s=steady.start_s if steady else None,
+                steady=steady.steady if steady else None,
+                steady_reason=steady.reason if steady else None,
+                phase_s=times.seconds,
+            )
+        except CasslabError as error:
+            result = TrialResult(
+                **identity,
+                status=TrialStatus.FAILED,
+                error=str(error),
+                started_at=started,
+                ended_at=datetime.now(UTC),
+                engine=summary,
+                phase_s=times.seconds,
+            )
+            if isinstance(error, ClusterError):
+                self._clusters.forget_setup()  # rebuild the cluster for the next trial
+        write_record(self.layout.trial_summary(trial.cell_id, trial.iteration), result)
+        self._results[trial.trial_id] = result
+        return result
+
+    def _warm_up(
+        self,
+        cluster: Cluster,
+        trial: Trial,
+        preload: WorkloadSpec | None,
+        measure: WorkloadSpec,
+        specs: list[WorkloadSpec],
+        times: trial_phases.PhaseTimes,
+    ) -> None:
+        """Rehearse the trial on nodes that just started until their JIT is done (see
+        :mod:`casslab.experiment.run.jvm_warmup`): its data, its reset and the data restored (their
+        first run sets the JIT off again, measured there), then its measured workload;
+        the caller resets after."""
+        self._prepare(cluster, trial, preload, specs, times, reset=False)
+        self._prepare(cluster, trial, preload, specs, times, reset=True, owned=True)
+        limit = self.options.jvm_warmup_s
+        rule = WarmupRule(min_s=min(WarmupRule.min_s, limit), max_s=limit)
+        trial_dir = self.layout.trial_dir(trial.cell_id, trial.iteration)
+        with times.phase("jvm warm-up"):
+            outcome = rehearse(
+                cluster,
+                measure,
+                trial_dir / "jvm-warmup",
+                rule=rule,
+                timeout_s=self.options.trial_timeout_s,
+                session=self._session,
+            )
+        (trial_dir / "jvm-warmup" / "warmup.json").write_text(
+            json.dumps(dataclasses.asdict(outcome), indent=1) + "\n"
+        )
+        if not outcome.quiet and outcome.compiler_pct:
+            self._emit(
+                events.RunWarning(
+                    message=f"trial {trial.trial_id}: the nodes' JIT compilers were still "
+                    f"busy after the {limit:g} s JVM warm-up (last 5 s: "
+                    f"{max(outcome.compiler_pct[-5:]):.0f}% of a core); the trial may run "
+                    "slower than the next ones of its cell; raise --jvm-warmup"
+                )
+            )
+
+    def _discover(
+        self,
+        cluster: Cluster,
+        trial: Trial,
+        connection: Connection,
+        preload: WorkloadSpec | None,
+        specs: list[WorkloadSpec],
+        times: trial_phases.PhaseTimes,
+    ) -> bool:
+        """Run the discover step of the trial's group unless it ran: on the trial's data
+        (reset and loaded as for the trial), which the trial resets after (True)."""
+        if not self._discoverer.pending(trial):
+            return False
+        self._prepare(cluster, trial, preload, specs, times, reset=True)
+        with times.phase("discover"):
+            self._discoverer.run(
+                trial,
+                connection,
+                self.options.base_dir,
+                self.experiment.data_seed,
+                self._session,
+            )
+        return True
+
+    def _prepare(
+        self,
+        cluster: Cluster,
+        trial: Trial,
+        preload: WorkloadSpec | None,
+        specs: list[WorkloadSpec],
+        times: trial_phases.PhaseTimes,
+        *,
+        reset: bool,
+        owned: bool | None = None,
+    ) -> None:
+        """The one trial-preparation sequence the JVM warm-up, the discover step and the
+        trial start from: the data reset when ``reset`` (on a cluster casslab does not own,
+        ``owned`` False by default, only the trial's keyspace is truncated), the trial's
+        schema, then its data (preloaded, or restored from a capture)."""
+        if reset:
+            with times.phase("reset"):
+                owns = self._clusters.use is None if owned is None else owned
+                trial_phases.reset_data(cluster, trial, owned=owns)
+        with times.phase("schema", announce=False):
+            trial_phases.create_schema(cluster, trial, specs)
+        if preload is not None:
+            self._load_data(cluster, trial, preload, specs, times)
+
+    def _load_data(
+        self,
+        cluster: Cluster,
+        trial: Trial,
+        preload: WorkloadSpec,
+        specs: list[WorkloadSpec],
+        times: trial_phases.PhaseTimes,
+    ) -> None:
+        """Give the trial its preloaded data: restored from the capture of an earlier trial
+        with the same data (:func:`~casslab.experiment.run.trial_phases.data_key`) on this cluster,
+        else preloaded and captured for the next ones."""
+        key = trial_phases.data_key(trial, specs, self.experiment.data_seed)
+        if self._clusters.captured(key):
+            with times.phase("restore"):
+                cluster.restore(key, trial.keyspace)
+            return
+        trial_dir = self.layout.trial_dir(trial.cell_id, trial.iteration)
+        with times.phase("preload"):
+            trial_phases.preload(
+                preload,
+                trial_dir,
+                timeout_s=self.options.trial_timeout_s,
+                session=self._session,
+                clients=self._clients,
+            )
+        if not self._clusters.captures_data:
+            return
+        with times.phase("capture"):
+            cluster.capture(key, trial.keyspace)
+        self._clusters.add_capture(key)
+
+    # ------------------------------------------------------------------ cluster
+
+    @property
+    def cluster(self) -> Cluster | None:
+        """The cluster the last trial ran on (None before the first and after the run)."""
+        return self._clusters.cluster
+
+    def _ensure_cluster(self, trial: Trial) -> tuple[Cluster, ClusterAction]:
+        """The trial's cluster and what was done to get it (:class:`TrialClusters`)."""
+        return self._clusters.ensure(trial)
+
+    # ------------------------------------------------------------------ report
+
+    def _write_outputs(self) -> None:
+        if not self.options.write_report:
+            return
+        from casslab.report import write_report
+
+        try:
+            write_report(self.layout.root)
+        except CasslabError as error:
+            self._emit(events.RunWarning(message=f"report not written: {error}"))
