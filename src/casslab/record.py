@@ -10,4 +10,4 @@ from pydantic import BaseModel, ConfigDict
 class Record(BaseModel):
     """A frozen pydantic model that refuses unknown fields."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)

@@ -13,20 +13,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from casslab import __version__
-from casslab.cli import (
-    attach,
-    capacity,
-    clock,
-    cluster,
-    experiment,
-    fault,
-    interrupt,
-    metrics,
-    net,
-    report,
-    stress,
-    tune,
-)
+from casslab.cli import interrupt
+from casslab.cli.lazy import lazy_group
 from casslab.cluster import (
     clusters_root,
     distribution,
@@ -34,7 +22,34 @@ from casslab.cluster import (
 from casslab.doctor import Verdict, run_checks
 from casslab.errors import CasslabError
 
+# Every command group lives in its own module (``casslab.cli.<module>``, with its
+# ``register(app)``) and is imported when one of its commands runs: one line per command.
+COMMANDS: dict[str, str] = {
+    "up": "cluster",
+    "status": "cluster",
+    "down": "cluster",
+    "restart": "cluster",
+    "reset": "cluster",
+    "nodetool": "cluster",
+    "cqlsh": "cluster",
+    "logs": "cluster",
+    "attach": "attach",
+    "stress": "stress",
+    "ycsb": "stress",
+    "metrics": "metrics",
+    "run": "experiment",
+    "plan": "experiment",
+    "report": "report",
+    "compare": "report",
+    "net": "net",
+    "clock": "clock",
+    "capacity": "capacity",
+    "fault": "fault",
+    "tune": "tune",
+}
+
 app = typer.Typer(
+    cls=lazy_group(COMMANDS),
     name="casslab",
     help="A performance lab for Apache Cassandra: real clusters, real workloads, honest numbers.",
     no_args_is_help=True,
@@ -78,12 +93,6 @@ def fetch(
     """Download a Cassandra version and its dependencies into the cache."""
     dist = distribution.fetch(cassandra_version)
     console.print(f"Cassandra {dist.version}: {dist.lib_dir}")
-
-
-# Every command group lives in its own module and adds itself here.
-_GROUPS = (cluster, attach, stress, metrics, experiment, report, net, clock, capacity, fault, tune)
-for _group in _GROUPS:
-    _group.register(app)
 
 
 # The CLI framework's own exceptions, from whichever copy of click raises them: typer >= 0.2x

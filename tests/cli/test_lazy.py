@@ -1,0 +1,44 @@
+"""The app's table of commands is what the command modules register, and a command loads
+its own module only."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import typer
+import typer.main
+
+from casslab.cli.lazy import module_commands
+from casslab.cli.main import COMMANDS, app
+
+
+def test_the_table_names_every_command_each_module_registers_and_no_other() -> None:
+    for module in set(COMMANDS.values()):
+        listed = {name for name, owner in COMMANDS.items() if owner == module}
+        assert set(module_commands(module)) == listed, module
+
+
+def test_the_whole_app_lists_every_command_once() -> None:
+    group = typer.main.get_group(app)
+    ctx = typer.Context(group)
+    names = group.list_commands(ctx)
+    assert sorted(names) == sorted({"version", "doctor", "fetch", *COMMANDS})
+    assert all(group.get_command(ctx, name) is not None for name in names)
+
+
+def test_a_cluster_command_does_not_load_the_engine_or_the_planner() -> None:
+    probe = (
+        "import sys\n"
+        "from casslab.cli.main import main\n"
+        "sys.argv = ['casslab', 'status', '--help']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('casslab.cli.', 'numpy'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    loaded = out.strip().splitlines()[-1]
+    assert "casslab.cli.cluster" in loaded
+    for other in ("casslab.cli.stress", "casslab.cli.capacity", "casslab.cli.tune", "numpy"):
+        assert f"'{other}'" not in loaded, loaded
