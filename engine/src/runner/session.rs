@@ -15,6 +15,7 @@ use scylla::policies::load_balancing::DefaultPolicy;
 use scylla::policies::retry::FallthroughRetryPolicy;
 use scylla::statement::batch::{Batch, BatchType as CqlBatchType};
 use scylla::statement::prepared::PreparedStatement;
+use scylla::statement::unprepared::Statement;
 
 use crate::error::EngineError;
 use crate::spec::{BatchType, Connection, Consistency, Operation, WorkloadSpec};
@@ -35,7 +36,7 @@ pub async fn connect(spec: &WorkloadSpec) -> Result<Prepared, EngineError> {
     let session = open_session(&spec.connection).await?;
     for cql in &spec.schema_cql {
         session
-            .query_unpaged(cql.as_str(), ())
+            .query_unpaged(schema_statement(cql, &spec.connection), ())
             .await
             .map_err(|e| EngineError::Run(format!("schema statement failed: {cql:?}: {e}")))?;
     }
@@ -122,6 +123,19 @@ async fn open_session(c: &Connection) -> Result<Session, EngineError> {
             connect_hint(c.tls)
         ))
     })
+}
+
+/// The least time a schema statement is given: a CREATE waits for the cluster's schema
+/// agreement, which takes far longer than the operations' request timeout (a test's 300 ms
+/// read timeout once failed its CREATE TABLE on a busy machine).
+const SCHEMA_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A schema statement with the longer of the request timeout and [`SCHEMA_TIMEOUT`].
+fn schema_statement(cql: &str, c: &Connection) -> Statement {
+    let mut statement = Statement::new(cql);
+    let request = Duration::from_secs_f64(c.request_timeout_s.max(0.001));
+    statement.set_request_timeout(Some(request.max(SCHEMA_TIMEOUT)));
+    statement
 }
 
 /// Request timeout, no driver retries (every retry is the engine's), and DC-aware
@@ -338,6 +352,17 @@ mod tests {
             panic!("an unset password variable cannot authenticate");
         };
         assert!(m.contains("CASSLAB_ENGINE_TEST_UNSET_PASSWORD_9C1D"), "{m}");
+    }
+
+    #[test]
+    fn a_schema_statement_waits_at_least_the_schema_timeout() {
+        let mut c = spec("", "").connection;
+        c.request_timeout_s = 0.3;
+        let short = schema_statement("CREATE TABLE t (k int PRIMARY KEY)", &c);
+        assert_eq!(short.get_request_timeout(), Some(SCHEMA_TIMEOUT));
+        c.request_timeout_s = 120.0;
+        let long = schema_statement("CREATE TABLE t (k int PRIMARY KEY)", &c);
+        assert_eq!(long.get_request_timeout(), Some(Duration::from_secs(120)));
     }
 
     #[test]
