@@ -283,6 +283,7 @@ def test_signal_during_up(tmp_path: Path, index: int, signum: signal.Signals) ->
         child.stop_leftovers()
 
 
+# duration=300s is never reached: each test signals casslab as soon as the trial runs
 EXPERIMENT = """\
 name: signals
 cluster: {nodes: 1, heap: 512M}

@@ -171,6 +171,7 @@ def test_ctrl_c_stops_every_client_engine(node: LocalCluster, tmp_path: Path) ->
     """SIGINT while two engines run: both are stopped (nothing names the work directory
     afterwards) and casslab exits as interrupted."""
     work = tmp_path / "work"
+    # 60 s is a bound never reached: the SIGINT below ends the run within seconds
     argv = f"write duration=60s -rate threads=4 -node {NODE}".split()
     run = subprocess.Popen(
         [
