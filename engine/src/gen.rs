@@ -74,6 +74,7 @@ impl Value {
     pub fn matches(&self, got: Option<&CqlValue>) -> bool {
         match (self, got) {
             (Value::Counter(_), _) => true,
+            (Value::Cql(a), b) => opt_eq(Some(a), b),
             (_, None) => false,
             (Value::Blob(a), Some(CqlValue::Blob(b))) => a == b,
             (Value::Text(a), Some(CqlValue::Text(b) | CqlValue::Ascii(b))) => a == b,
@@ -82,7 +83,6 @@ impl Value {
             (Value::Double(a), Some(CqlValue::Double(b))) => a.to_bits() == b.to_bits(),
             (Value::Uuid(a), Some(CqlValue::Uuid(b))) => a == b,
             (Value::Timestamp(a), Some(CqlValue::Timestamp(b))) => *a == b.0,
-            (Value::Cql(a), b) => opt_eq(Some(a), b),
             _ => false,
         }
     }

@@ -69,6 +69,8 @@ def stress(cwd: Path, *args: str) -> SummaryRecord:
     assert done.returncode == 0, f"{args}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     [summary] = [SummaryRecord.model_validate(r) for r in records if r["type"] == "summary"]
+    errors = [r["message"] for r in records if r["type"] == "error"]
+    assert summary.total.mismatches == 0 or "--data-seed" in args, (errors[:3], done.stderr[-2000:])
     return summary
 
 

@@ -471,6 +471,8 @@ mod tests {
         assert!(a.matches(Some(&a.clone().into_cql())));
         assert!(!a.matches(Some(&b.into_cql())));
         assert!(!a.matches(None));
+        // Cassandra stores an empty collection as no cell: null reads back.
+        assert!(Value::Cql(CqlValue::List(vec![])).matches(None));
     }
 
     #[test]
