@@ -126,3 +126,15 @@ def test_a_select_checks_the_columns_every_row_it_returns_shares() -> None:
     assert names("SELECT v, k FROM t WHERE k = ? AND c = ?") == ["v", "k"]
     assert names("SELECT count(*) FROM t WHERE k = ?") == []
     assert names("SELECT * FROM t WHERE c = ? ALLOW FILTERING") == []
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ("colunmspec: []\n", "unknown key\\(s\\) colunmspec; a profile has columnspec, "),
+        ("token_range_queries: {}\n", "cannot run token-range queries yet"),
+    ],
+)
+def test_unknown_profile_keys_are_named(extra: str, message: str) -> None:
+    with pytest.raises(WorkloadSyntaxError, match=message):
+        parse_profile(profile_of("v int", extra=extra), source="p.yaml")

@@ -24,6 +24,22 @@ from casslab.record import Record
 DEFAULT_SIZE = Distribution(kind=DistKind.UNIFORM, min=4, max=8)
 DEFAULT_POPULATION = Distribution(kind=DistKind.UNIFORM, min=1, max=100_000_000_000)
 DEFAULT_CLUSTER = Distribution(kind=DistKind.FIXED, min=1, max=1)
+# The top-level keys of a cassandra-stress profile (specname names it; casslab reports
+# operations by their own names).
+PROFILE_KEYS = frozenset(
+    {
+        "specname",
+        "keyspace",
+        "keyspace_definition",
+        "table",
+        "table_definition",
+        "extra_definitions",
+        "columnspec",
+        "insert",
+        "queries",
+        "token_range_queries",
+    }
+)
 
 
 class TableColumn(Record):
@@ -120,6 +136,17 @@ def parse_profile(text: str, *, source: str = "<profile>") -> StressProfile:
     if not isinstance(data, dict):
         raise WorkloadSyntaxError(
             f"user profile {source}: expected a mapping with keyspace:, table:"
+        )
+    unknown = sorted(str(k) for k in set(data) - PROFILE_KEYS)
+    if unknown:
+        raise WorkloadSyntaxError(
+            f"user profile {source}: unknown key(s) {', '.join(unknown)}; a profile has "
+            f"{', '.join(sorted(PROFILE_KEYS))}"
+        )
+    if "token_range_queries" in data:
+        raise WorkloadSyntaxError(
+            f"user profile {source}: token_range_queries: casslab cannot run token-range "
+            "queries yet; remove them (queries: run as usual)"
         )
     for key in ("keyspace", "table", "table_definition"):
         if not isinstance(data.get(key), str) or not data[key].strip():
