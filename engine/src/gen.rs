@@ -17,6 +17,10 @@ use crate::dist::Dist;
 use crate::hash::{fnv1a_str, mix, splitmix64, unit, ycsb_fnvhash64, Stream};
 use crate::spec::{DistKind, GenKind, Generator};
 
+mod typed;
+
+pub use typed::opt_eq;
+
 /// Stream salts, so size, content and per-cycle values never reuse a hash.
 const SALT_CYCLE: u64 = 0x5EED_C1C1_E000_0001;
 const SALT_SIZE: u64 = 0x51BE_0000_0000_0002;
@@ -40,6 +44,8 @@ pub enum Value {
     Uuid(Uuid),
     Timestamp(i64),
     Counter(i64),
+    /// Every other CQL type, as the driver's own value (see `typed`).
+    Cql(CqlValue),
 }
 
 impl SerializeValue for Value {
@@ -57,6 +63,7 @@ impl SerializeValue for Value {
             Value::Uuid(u) => SerializeValue::serialize(u, typ, writer),
             Value::Timestamp(t) => SerializeValue::serialize(&CqlTimestamp(*t), typ, writer),
             Value::Counter(c) => SerializeValue::serialize(&Counter(*c), typ, writer),
+            Value::Cql(v) => SerializeValue::serialize(v, typ, writer),
         }
     }
 }
@@ -67,6 +74,7 @@ impl Value {
     pub fn matches(&self, got: Option<&CqlValue>) -> bool {
         match (self, got) {
             (Value::Counter(_), _) => true,
+            (Value::Cql(a), b) => opt_eq(Some(a), b),
             (_, None) => false,
             (Value::Blob(a), Some(CqlValue::Blob(b))) => a == b,
             (Value::Text(a), Some(CqlValue::Text(b) | CqlValue::Ascii(b))) => a == b,
@@ -84,6 +92,7 @@ impl Value {
 #[derive(Debug, Clone)]
 pub struct Gen {
     kind: GenKind,
+    name: String,
     column_id: u64,
     size: Option<Dist>,
     values: Option<Dist>,
@@ -91,6 +100,8 @@ pub struct Gen {
     hashed: bool,
     per_key: bool,
     level: usize,
+    items: Vec<Gen>,
+    udt: Option<(String, String)>,
 }
 
 /// Where a row sits in its partition: its position on each clustering level and, per
@@ -120,6 +131,7 @@ impl Gen {
         };
         Gen {
             kind: g.kind,
+            name: g.column.clone(),
             column_id: fnv1a_str(&g.column),
             size,
             values: g.values.as_ref().map(Dist::new),
@@ -127,6 +139,8 @@ impl Gen {
             hashed: g.hashed,
             per_key: g.per_key && g.kind != GenKind::ScanLength,
             level: g.level,
+            items: g.items.iter().map(Gen::new).collect(),
+            udt: g.udt.as_ref().map(|u| (u.keyspace.clone(), u.name.clone())),
         }
     }
 
@@ -156,6 +170,13 @@ impl Gen {
                 _ => (key as u64, mix(seed, self.column_id, key as u64)),
             }
         };
+        self.make(index, h, Some(key))
+    }
+
+    /// The value at `index` (the key, row position or cycle) from hash `h`; `key` is None
+    /// for an element of a collection, tuple or UDT (numbers then start from `h`).
+    fn make(&self, index: u64, h: u64, key: Option<i64>) -> Value {
+        let base = key.unwrap_or(h as i64);
         let len = |d: &Option<Dist>| -> usize {
             d.as_ref().map_or(0, |d| {
                 d.sample(index, splitmix64(h ^ SALT_SIZE)).max(0) as usize
@@ -164,20 +185,20 @@ impl Gen {
         let num =
             |default: i64| -> i64 { self.values.as_ref().map_or(default, |d| d.sample(index, h)) };
         match self.kind {
-            GenKind::KeyBlob => Value::Blob(key_blob(key, len(&self.size))),
+            GenKind::KeyBlob => Value::Blob(key_blob(base, len(&self.size))),
             GenKind::KeyText => {
                 let n = if self.hashed {
-                    ycsb_fnvhash64(key)
+                    ycsb_fnvhash64(base)
                 } else {
-                    key
+                    base
                 };
                 Value::Text(format!("{}{}", self.prefix, n))
             }
-            GenKind::KeyBigint => Value::BigInt(key),
+            GenKind::KeyBigint => Value::BigInt(base),
             GenKind::Blob => Value::Blob(blob(h, len(&self.size))),
             GenKind::Text => Value::Text(text(h, len(&self.size))),
-            GenKind::Int => Value::Int(num(key) as i32),
-            GenKind::Bigint => Value::BigInt(num(key)),
+            GenKind::Int => Value::Int(num(base) as i32),
+            GenKind::Bigint => Value::BigInt(num(base)),
             GenKind::Double => Value::Double(match &self.values {
                 Some(d) => d.sample(index, h) as f64 + unit(splitmix64(h)),
                 None => unit(h),
@@ -192,9 +213,10 @@ impl Gen {
                 b[8] = (b[8] & 0x3F) | 0x80; // RFC 4122 variant
                 Value::Uuid(Uuid::from_bytes(b))
             }
-            GenKind::Timestamp => Value::Timestamp(num(key)),
+            GenKind::Timestamp => Value::Timestamp(num(base)),
             GenKind::CounterDelta => Value::Counter(num(1)),
             GenKind::ScanLength => Value::Int(num(DEFAULT_SCAN_LENGTH) as i32),
+            _ => Value::Cql(self.typed(index, h, base)),
         }
     }
 }
@@ -250,6 +272,8 @@ mod tests {
             hashed: false,
             per_key: true,
             level: 0,
+            items: Vec::new(),
+            udt: None,
         }
     }
 

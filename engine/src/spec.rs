@@ -95,6 +95,43 @@ pub enum GenKind {
     Timestamp,
     CounterDelta,
     ScanLength,
+    Boolean,
+    Tinyint,
+    Smallint,
+    Varint,
+    Float,
+    Decimal,
+    Date,
+    Time,
+    Duration,
+    Timeuuid,
+    Inet,
+    List,
+    Set,
+    Map,
+    Tuple,
+    Udt,
+    Vector,
+}
+
+impl GenKind {
+    /// How many item generators a kind takes: (at least, at most).
+    pub fn item_counts(self) -> (usize, usize) {
+        match self {
+            GenKind::List | GenKind::Set | GenKind::Vector => (1, 1),
+            GenKind::Map => (2, 2),
+            GenKind::Tuple | GenKind::Udt => (1, usize::MAX),
+            _ => (0, 0),
+        }
+    }
+}
+
+/// The keyspace and name of a user-defined type, as Cassandra stores them.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct UdtName {
+    pub keyspace: String,
+    pub name: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -117,6 +154,13 @@ pub struct Generator {
     /// positions on clustering levels 1..=i.
     #[serde(default)]
     pub level: usize,
+    /// The element generators of a collection (list, set, vector: one; map: key and
+    /// value), of a tuple (one per component) or of a UDT (one per field, `column` = the
+    /// field name). `size` gives a collection's length, a vector's dimension.
+    #[serde(default)]
+    pub items: Vec<Generator>,
+    #[serde(default)]
+    pub udt: Option<UdtName>,
 }
 
 // ---------------------------------------------------------------- operations

@@ -9,7 +9,7 @@
 //! back what a preload with the same `data_seed` wrote.
 
 use crate::dist::Dist;
-use crate::gen::{Gen, Value};
+use crate::gen::{Gen, RowPos, Value};
 use crate::hash::{mix, unit};
 use crate::spec::{OpKind, WorkloadSpec};
 
@@ -77,6 +77,8 @@ pub struct OpPlan {
     pub keys: Option<Dist>,
     pub binds: Vec<Vec<Gen>>, // per statement
     pub validate: Vec<Gen>,
+    /// The column each validated value is read from (by name in the result).
+    pub validate_names: Vec<String>,
     pub idempotent: bool,
     pub clustering: Vec<Dist>,
     pub batch: Option<BatchPlan>,
@@ -132,6 +134,11 @@ impl Workload {
                     .map(|s| s.binds.iter().map(Gen::new).collect())
                     .collect(),
                 validate: op.validate_columns.iter().map(Gen::new).collect(),
+                validate_names: op
+                    .validate_columns
+                    .iter()
+                    .map(|g| g.column.clone())
+                    .collect(),
                 idempotent: op.idempotent,
                 clustering: op.clustering.iter().map(Dist::new).collect(),
                 batch: op.batch.as_ref().map(|b| BatchPlan {
@@ -196,12 +203,13 @@ impl Workload {
         })
     }
 
-    /// The row a validating read of `key` must find, in select order.
-    pub fn expected_row(&self, op: usize, key: i64, i: u64) -> Vec<Value> {
+    /// The row a validating read of `key` (at `row` of its partition) must find, in
+    /// select order.
+    pub fn expected_row(&self, op: usize, key: i64, row: Option<&RowPos>, i: u64) -> Vec<Value> {
         self.ops[op]
             .validate
             .iter()
-            .map(|g| g.value(self.seed_of(g), key, i))
+            .map(|g| g.value_in_row(self.seed_of(g), key, row, i))
             .collect()
     }
 }
@@ -269,7 +277,7 @@ mod tests {
     fn a_read_expects_what_the_write_of_that_key_stored() {
         let w = Workload::new(&spec(MIXED));
         let written = w.row_values(0, 0, &RowRef { key: 3, row: None }, 11);
-        let expected = w.expected_row(1, 3, 999);
+        let expected = w.expected_row(1, 3, None, 999);
         assert_eq!(written[1], expected[0]);
     }
 
@@ -313,8 +321,8 @@ mod tests {
             assert_eq!(written, other_ops.row_values(0, 0, &r, 99), "key {key}");
             assert_ne!(written[1], other_data.row_values(0, 0, &r, 11)[1]);
             // A read under another operation seed validates what this write stored.
-            assert_eq!(other_ops.expected_row(1, key, 5)[0], written[1]);
-            assert_ne!(other_data.expected_row(1, key, 5)[0], written[1]);
+            assert_eq!(other_ops.expected_row(1, key, None, 5)[0], written[1]);
+            assert_ne!(other_data.expected_row(1, key, None, 5)[0], written[1]);
         }
         let mut per_cycle = spec(MIXED);
         per_cycle.operations[0].statements[0].binds[1].per_key = false;

@@ -40,6 +40,7 @@ from casslab.engine_contract.workload_spec import (
     Statement,
     Stop,
     ThreadRamp,
+    UdtName,
     Verify,
     WorkloadSpec,
 )
@@ -306,6 +307,10 @@ def test_sigterm_resistant_engine_is_killed(
 # ---------------------------------------------------------------- the real engine's parser
 
 
+# Item generators of the kinds that take them (one is enough for a tuple or a UDT).
+_ITEMS = {GenKind.LIST: 1, GenKind.SET: 1, GenKind.MAP: 2, GenKind.TUPLE: 1, GenKind.UDT: 1}
+
+
 def full_spec(tmp_path: Path, rate: Rate) -> WorkloadSpec:
     """A spec using every enum value and every optional field."""
     dists = [
@@ -330,9 +335,18 @@ def full_spec(tmp_path: Path, rate: Rate) -> WorkloadSpec:
             prefix="user",
             hashed=True,
             per_key=False,
+            items=[Generator(kind=GenKind.FLOAT, column="e")] * _ITEMS.get(kind, 0),
+            udt=UdtName(keyspace="ks", name="t") if kind is GenKind.UDT else None,
         )
         for kind in GenKind
+        if kind is not GenKind.VECTOR
     ]
+    fixed = Distribution(kind=DistKind.FIXED, min=3, max=3)
+    gens.append(
+        Generator(
+            kind=GenKind.VECTOR, column="v", size=fixed, items=[Generator(kind=GenKind.FLOAT)]
+        )
+    )
     consistencies = list(Consistency)
     ops = [
         Operation(

@@ -214,11 +214,27 @@ impl Engine {
             out.not_found = true;
         }
         if self.validate && plan.kind == OpKind::Read && !plan.validate.is_empty() && out.rows > 0 {
-            let row: Row = rows
-                .first_row()
-                .map_err(|e| OpError::Result(format!("decoding the row failed: {e}")))?;
-            let expected = self.workload.expected_row(op, key, cycle);
-            out.mismatch = mismatch(key, self.workload.data_seed, &expected, &row);
+            let names: Vec<String> = rows
+                .column_specs()
+                .iter()
+                .map(|c| c.name().to_string())
+                .collect();
+            let columns = result_columns(&plan.validate_names, &names);
+            let expected = self
+                .workload
+                .expected_row(op, key, target.row.as_ref(), cycle);
+            let decoded = rows
+                .rows::<Row>()
+                .map_err(|e| OpError::Result(format!("decoding the rows failed: {e}")))?;
+            for row in decoded {
+                let row =
+                    row.map_err(|e| OpError::Result(format!("decoding a row failed: {e}")))?;
+                let wrong = mismatch(key, self.workload.data_seed, &expected, &columns, &row);
+                if wrong.is_some() {
+                    out.mismatch = wrong;
+                    break;
+                }
+            }
         }
         Ok(out)
     }
@@ -257,14 +273,33 @@ impl Engine {
     }
 }
 
+/// Where each validated column sits in the result: found by its name (a `SELECT *`
+/// returns columns in Cassandra's order, not the table's), else at its own position.
+fn result_columns(validate: &[String], result: &[String]) -> Vec<(String, usize)> {
+    validate
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let at = result.iter().position(|r| r == name).unwrap_or(i);
+            (name.clone(), at)
+        })
+        .collect()
+}
+
 /// The first column of a read row that differs from what the write of `key` under
-/// `data_seed` stored.
-fn mismatch(key: i64, data_seed: u64, expected: &[Value], row: &Row) -> Option<String> {
-    for (i, want) in expected.iter().enumerate() {
-        let got = row.columns.get(i).and_then(|c| c.as_ref());
+/// `data_seed` stored; `columns` names each expected value and its place in the row.
+fn mismatch(
+    key: i64,
+    data_seed: u64,
+    expected: &[Value],
+    columns: &[(String, usize)],
+    row: &Row,
+) -> Option<String> {
+    for (want, (name, at)) in expected.iter().zip(columns) {
+        let got = row.columns.get(*at).and_then(|c| c.as_ref());
         if !want.matches(got) {
             return Some(format!(
-                "validation: key {key} column {i}: read {}, the write of that key \
+                "validation: key {key} column {name}: read {}, the write of that key \
                  stores {}; was the data written with data seed {data_seed} and these \
                  generators?",
                 describe_cql(got),
@@ -283,6 +318,7 @@ fn describe(v: &Value) -> String {
     match v {
         Value::Blob(b) => format!("blob[{}] 0x{}..", b.len(), hex_prefix(b)),
         Value::Text(t) => format!("text[{}] {:?}..", t.len(), &t[..t.len().min(16)]),
+        Value::Cql(v) => describe_cql(Some(v)),
         other => format!("{other:?}"),
     }
 }
@@ -297,7 +333,7 @@ fn describe_cql(v: Option<&CqlValue>) -> String {
         }
         Some(other) => {
             let s = format!("{other:?}");
-            s.chars().take(60).collect()
+            s.chars().take(120).collect()
         }
     }
 }
@@ -315,13 +351,16 @@ mod tests {
                 Some(CqlValue::Text("abc".into())),
             ],
         };
-        assert_eq!(mismatch(7, 0, &expected, &same), None);
+        let columns = result_columns(&["C0".into(), "C1".into()], &["C1".into(), "C0".into()]);
+        assert_eq!(columns, [("C0".to_string(), 1), ("C1".to_string(), 0)]);
+        let columns = result_columns(&["C0".into(), "C1".into()], &[]);
+        assert_eq!(mismatch(7, 0, &expected, &columns, &same), None);
         let other = Row {
             columns: vec![Some(CqlValue::Blob(vec![1, 2, 3])), None],
         };
-        let m = mismatch(7, 42, &expected, &other).unwrap();
+        let m = mismatch(7, 42, &expected, &columns, &other).unwrap();
         assert!(
-            m.starts_with("validation: key 7 column 1: read null"),
+            m.starts_with("validation: key 7 column C1: read null"),
             "{m}"
         );
         assert!(m.contains("text[3] \"abc\".."), "{m}");

@@ -77,6 +77,45 @@ impl Generator {
                 d.min, d.max
             ));
         }
+        self.check_items()
+    }
+
+    /// A collection, tuple or UDT has its item generators; other kinds have none.
+    fn check_items(&self) -> Result<(), String> {
+        let column = &self.column;
+        let got = self.items.len();
+        let (least, most) = self.kind.item_counts();
+        if !(least..=most).contains(&got) {
+            let rule = match self.kind {
+                GenKind::List | GenKind::Set | GenKind::Vector => {
+                    "a list, set or vector takes one item generator (its element)"
+                }
+                GenKind::Map => "a map takes two item generators (its key and its value)",
+                GenKind::Tuple | GenKind::Udt => {
+                    "a tuple or udt takes one item generator per component"
+                }
+                _ => "only list, set, map, tuple, udt and vector take item generators",
+            };
+            return Err(format!("column {column:?}: {rule} (got {got})"));
+        }
+        if self.kind == GenKind::Udt && self.udt.is_none() {
+            return Err(format!(
+                "column {column:?}: a udt needs udt (the type's keyspace and name)"
+            ));
+        }
+        if self.kind == GenKind::Vector
+            && !self
+                .size
+                .as_ref()
+                .is_some_and(|d| d.min == d.max && d.min >= 1)
+        {
+            return Err(format!(
+                "column {column:?}: a vector needs a fixed size >= 1 (its dimension)"
+            ));
+        }
+        for item in &self.items {
+            item.check()?;
+        }
         Ok(())
     }
 }

@@ -102,6 +102,45 @@ class GenKind(StrEnum):
     # int from `values`, per cycle (YCSB scan `LIMIT ?`): a part of the operation, so drawn
     # from `seed`, not `data_seed`
     SCAN_LENGTH = "scan_length"
+    # The other CQL types (engine/src/gen/typed.rs): numbers start from `values` (or the
+    # key; inside a collection, the hash), the rest from (data_seed, key, column).
+    BOOLEAN = "boolean"
+    TINYINT = "tinyint"
+    SMALLINT = "smallint"
+    VARINT = "varint"
+    FLOAT = "float"
+    DECIMAL = "decimal"  # two digits after the point
+    DATE = "date"  # `values`: days since 1970-01-01
+    TIME = "time"  # `values`: nanoseconds since midnight
+    DURATION = "duration"
+    TIMEUUID = "timeuuid"  # version 1; `values`: its time in ms since the epoch
+    INET = "inet"  # IPv4; `values`: the address as a number
+    # Collections (length from `size`), tuples and UDTs: their elements from `items`.
+    LIST = "list"
+    SET = "set"
+    MAP = "map"
+    TUPLE = "tuple"
+    UDT = "udt"
+    VECTOR = "vector"  # dimension: a fixed `size`
+
+
+# How many item generators each kind takes: (at least, at most), and the rule's words.
+_ITEMS: dict[GenKind, tuple[int, int, str]] = {
+    GenKind.LIST: (1, 1, "a list, set or vector takes one item generator (its element)"),
+    GenKind.SET: (1, 1, "a list, set or vector takes one item generator (its element)"),
+    GenKind.VECTOR: (1, 1, "a list, set or vector takes one item generator (its element)"),
+    GenKind.MAP: (2, 2, "a map takes two item generators (its key and its value)"),
+    GenKind.TUPLE: (1, 2**31, "a tuple or udt takes one item generator per component"),
+    GenKind.UDT: (1, 2**31, "a tuple or udt takes one item generator per component"),
+}
+_NO_ITEMS = (0, 0, "only list, set, map, tuple, udt and vector take item generators")
+
+
+class UdtName(Record):
+    """A user-defined type's keyspace and name, as Cassandra stores them."""
+
+    keyspace: str
+    name: str
 
 
 class Generator(Record):
@@ -123,6 +162,10 @@ class Generator(Record):
     # key; i >= 1 = of the partition key and the row's positions on clustering levels 1..i
     # (clustering column i has level i; regular columns have the deepest level).
     level: int = Field(default=0, ge=0)
+    # A collection's element (list, set, vector), key and value (map), a tuple's
+    # components or a UDT's fields (`column` = the field name), in order.
+    items: list[Generator] = Field(default_factory=list)
+    udt: UdtName | None = None  # UDT: the type's keyspace and name
 
     @model_validator(mode="after")
     def _sizes(self) -> Generator:
@@ -130,6 +173,19 @@ class Generator(Record):
             raise ValueError(
                 f"column {self.column!r}: size must be >= 0 bytes"
                 f" (got {self.size.min}..{self.size.max})"
+            )
+        least, most, rule = _ITEMS.get(self.kind, _NO_ITEMS)
+        if not least <= len(self.items) <= most:
+            raise ValueError(f"column {self.column!r}: {rule} (got {len(self.items)})")
+        if self.kind is GenKind.UDT and self.udt is None:
+            raise ValueError(
+                f"column {self.column!r}: a udt needs udt (the type's keyspace and name)"
+            )
+        if self.kind is GenKind.VECTOR and (
+            self.size is None or self.size.min != self.size.max or self.size.min < 1
+        ):
+            raise ValueError(
+                f"column {self.column!r}: a vector needs a fixed size >= 1 (its dimension)"
             )
         return self
 

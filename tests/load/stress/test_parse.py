@@ -405,3 +405,11 @@ def test_bad_input_names_the_token(line: str, message: str) -> None:
     with pytest.raises(WorkloadSyntaxError) as raised:
         parse_stress(line)
     assert message in str(raised.value)
+
+
+def test_the_whole_command_as_one_quoted_argument() -> None:
+    one = parse_stress(["write n=100k cl=ONE no-warmup", "-rate", "threads=4"])
+    words = parse_stress(["write", "n=100k", "cl=ONE", "no-warmup", "-rate", "threads=4"])
+    assert one == words
+    quoted = parse_stress(['user profile=p.yaml "ops(insert=1, q=2)" n=10'])
+    assert quoted.ops == {"insert": 1.0, "q": 2.0}

@@ -205,7 +205,10 @@ def build_spec(
         schema = profile_schema_cql(profile)
         keyspace = profile.keyspace
         insert_only = set(command.ops) == {"insert"}
-        validate = False
+        validate = (
+            any(op.validate_columns for op in operations)
+            and not command.errors.skip_read_validation
+        )
     else:
         operations = predefined_operations(command)
         settings = command.schema_settings

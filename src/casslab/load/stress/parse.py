@@ -76,6 +76,10 @@ def tokenize(command: str | Sequence[str]) -> list[str]:
             ) from None
     else:
         raw = list(command)
+        if raw and len(raw[0].split()) > 1:
+            # The whole command as one quoted argument, as stress's documentation writes
+            # it (`"write n=100k cl=ONE no-warmup"`): its first word is a command.
+            return tokenize([*tokenize(raw[0]), *raw[1:]])
     tokens: list[str] = []
     for item in raw:
         token = item.strip().strip("\u201c\u201d")

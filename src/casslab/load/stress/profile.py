@@ -17,17 +17,35 @@ from pydantic import Field
 
 from casslab.engine_contract.workload_spec import BatchType, DistKind, Distribution
 from casslab.errors import WorkloadSyntaxError
+from casslab.load.stress.cql_types import UdtDefinition, parse_type_definition
 from casslab.load.stress.dist import parse_distribution, parse_ratio_distribution
 from casslab.record import Record
 
 DEFAULT_SIZE = Distribution(kind=DistKind.UNIFORM, min=4, max=8)
 DEFAULT_POPULATION = Distribution(kind=DistKind.UNIFORM, min=1, max=100_000_000_000)
 DEFAULT_CLUSTER = Distribution(kind=DistKind.FIXED, min=1, max=1)
+# The top-level keys of a cassandra-stress profile (specname names it; casslab reports
+# operations by their own names).
+PROFILE_KEYS = frozenset(
+    {
+        "specname",
+        "keyspace",
+        "keyspace_definition",
+        "table",
+        "table_definition",
+        "extra_definitions",
+        "columnspec",
+        "insert",
+        "queries",
+        "token_range_queries",
+    }
+)
 
 
 class TableColumn(Record):
     name: str  # as written in CQL, unquoted
     cql_type: str  # lower case, e.g. "text", "bigint"
+    static: bool = False  # one value per partition
 
 
 class ColumnSpec(Record):
@@ -57,6 +75,9 @@ class StressProfile(Record):
     keyspace_definition: str | None = None
     table: str
     table_definition: str
+    # More CQL run after the keyspace and before the table (CREATE TYPE, ...), in order.
+    extra_definitions: list[str] = Field(default_factory=list)
+    udts: dict[str, UdtDefinition] = Field(default_factory=dict)  # by name, from extra CQL
     columns: list[TableColumn]
     partition_key: list[str] = Field(min_length=1)
     clustering: list[str] = Field(default_factory=list)
@@ -76,17 +97,20 @@ class StressProfile(Record):
     def level_of(self, column: str) -> int:
         """0 for partition-key columns; clustering column *i* is level *i*; regular
         columns the deepest level (always 0 when :meth:`levels` is empty)."""
-        if not self.levels() or column in self.partition_key:
+        if not self.levels() or column in self.partition_key or self.column(column).static:
             return 0
         if column in self.clustering:
             return self.clustering.index(column) + 1
         return len(self.clustering)
 
-    def type_of(self, column: str) -> str:
+    def column(self, column: str) -> TableColumn:
         for col in self.columns:
             if col.name == column:
-                return col.cql_type
+                return col
         raise KeyError(column)
+
+    def type_of(self, column: str) -> str:
+        return self.column(column).cql_type
 
 
 # ---------------------------------------------------------------- parsing
@@ -113,6 +137,17 @@ def parse_profile(text: str, *, source: str = "<profile>") -> StressProfile:
         raise WorkloadSyntaxError(
             f"user profile {source}: expected a mapping with keyspace:, table:"
         )
+    unknown = sorted(str(k) for k in set(data) - PROFILE_KEYS)
+    if unknown:
+        raise WorkloadSyntaxError(
+            f"user profile {source}: unknown key(s) {', '.join(unknown)}; a profile has "
+            f"{', '.join(sorted(PROFILE_KEYS))}"
+        )
+    if "token_range_queries" in data:
+        raise WorkloadSyntaxError(
+            f"user profile {source}: token_range_queries: casslab cannot run token-range "
+            "queries yet; remove them (queries: run as usual)"
+        )
     for key in ("keyspace", "table", "table_definition"):
         if not isinstance(data.get(key), str) or not data[key].strip():
             raise WorkloadSyntaxError(
@@ -124,6 +159,12 @@ def parse_profile(text: str, *, source: str = "<profile>") -> StressProfile:
     names = {c.name for c in columns}
     columnspec = _columnspec(data.get("columnspec"), names, source)
     keyspace_definition = data.get("keyspace_definition")
+    extra = _extra_definitions(data.get("extra_definitions"), source)
+    udts = {}
+    for statement in extra:
+        udt = parse_type_definition(statement, source=source)
+        if udt is not None:
+            udts[udt.name] = udt
     return StressProfile(
         keyspace=data["keyspace"].strip(),
         keyspace_definition=keyspace_definition.strip().rstrip(";")
@@ -131,6 +172,8 @@ def parse_profile(text: str, *, source: str = "<profile>") -> StressProfile:
         else None,
         table=data["table"].strip(),
         table_definition=table_definition,
+        extra_definitions=extra,
+        udts=udts,
         columns=columns,
         partition_key=partition_key,
         clustering=clustering,
@@ -138,6 +181,19 @@ def parse_profile(text: str, *, source: str = "<profile>") -> StressProfile:
         insert=_insert(data.get("insert"), source),
         queries=_queries(data.get("queries"), source),
     )
+
+
+def _extra_definitions(raw: Any, source: str) -> list[str]:
+    """``extra_definitions:``: one CQL statement, or a list of them."""
+    if raw is None:
+        return []
+    items = [raw] if isinstance(raw, str) else raw
+    if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+        raise WorkloadSyntaxError(
+            f"user profile {source}: extra_definitions: must be a CQL statement or a list of "
+            "them (e.g. - CREATE TYPE address (street text, zip int))"
+        )
+    return [i.strip().rstrip(";") for i in items if i.strip()]
 
 
 def _columnspec(raw: Any, names: set[str], source: str) -> dict[str, ColumnSpec]:
@@ -320,7 +376,9 @@ def parse_table_definition(
         if col is None:
             raise WorkloadSyntaxError(f"user profile {source}: cannot read column {item!r}")
         name = unquote(col.group(1))
-        columns.append(TableColumn(name=name, cql_type=col.group(2).strip().lower()))
+        columns.append(
+            TableColumn(name=name, cql_type=col.group(2).strip().lower(), static=bool(col.group(4)))
+        )
         if col.group(3):
             primary = name
     if primary is None:

@@ -18,8 +18,12 @@ How casslab maps a profile onto the engine (documented differences from stress):
   always ``COUNTER``). A batch of one row goes as a plain statement. The rows are chosen
   uniformly without replacement; stress includes each row with that chance.
 * ``n=`` counts operations (stress counts partitions; the same with ``partitions: fixed(1)``).
-* Supported column types: text, varchar, ascii, blob, int, bigint, double, uuid,
-  timestamp, counter.
+* Column types: every CQL type (:mod:`casslab.load.stress.profile_types`). A static
+  column is a function of the partition key.
+* A ``SELECT`` query checks the columns it returns by value (unless ``-errors
+  skipReadValidation``): those that every row it can return shares, i.e. partition-key
+  and static columns, clustering columns bound with ``=`` and, when the whole primary key
+  is bound, every column.
 """
 
 from __future__ import annotations
@@ -39,20 +43,10 @@ from casslab.engine_contract.workload_spec import (
     Statement,
 )
 from casslab.errors import WorkloadSyntaxError
+from casslab.load.stress.cql_types import parse_cql_type
 from casslab.load.stress.profile import DEFAULT_POPULATION, QuerySpec, StressProfile, unquote
+from casslab.load.stress.profile_types import NUMERIC, POPULATED, SIZED, type_generator
 
-_TYPE_KINDS = {
-    "text": GenKind.TEXT,
-    "varchar": GenKind.TEXT,
-    "ascii": GenKind.TEXT,
-    "blob": GenKind.BLOB,
-    "int": GenKind.INT,
-    "bigint": GenKind.BIGINT,
-    "double": GenKind.DOUBLE,
-    "uuid": GenKind.UUID,
-    "timestamp": GenKind.TIMESTAMP,
-    "counter": GenKind.COUNTER_DELTA,
-}
 INT_POPULATION = Distribution(kind=DistKind.UNIFORM, min=1, max=2**31 - 1)
 # A LOGGED batch holds at most 65535 rows (stress refuses more); any batch at most a million.
 MAX_LOGGED_BATCH_ROWS = 65_535
@@ -85,6 +79,16 @@ def profile_schema_cql(profile: StressProfile) -> list[str]:
     statements: list[str] = []
     if profile.keyspace_definition:
         statements.append(_if_not_exists(profile.keyspace_definition, "KEYSPACE"))
+    for extra in profile.extra_definitions:
+        extra = _if_not_exists(extra, "TYPE")
+        statements.append(
+            re.sub(
+                r"^(\s*CREATE\s+TYPE\s+IF\s+NOT\s+EXISTS\s+)([\w\"]+)(\s*\()",
+                lambda m: f"{m.group(1)}{_ident(profile.keyspace)}.{m.group(2)}{m.group(3)}",
+                extra,
+                flags=re.I,
+            )
+        )
     table = _if_not_exists(profile.table_definition, "TABLE")
     table = re.sub(
         r"^(\s*CREATE\s+TABLE\s+IF\s+NOT\s+EXISTS\s+)([\w\"]+)(\s*\()",
@@ -98,38 +102,83 @@ def profile_schema_cql(profile: StressProfile) -> list[str]:
 
 def column_generator(profile: StressProfile, column: str, *, source: str = "") -> Generator:
     """The generator of one column's value (see the module docstring for the model)."""
-    cql_type = profile.type_of(column)
-    kind = _TYPE_KINDS.get(cql_type)
-    if kind is None:
-        raise WorkloadSyntaxError(
-            f"user profile {source}: column {column!r} has type {cql_type!r}, which casslab cannot "
-            f"generate yet; supported: {', '.join(sorted(_TYPE_KINDS))}. Change the column type "
-            "in table_definition"
-        )
+    what = f"user profile {source}: column {column!r}"
+    cql_type = parse_cql_type(profile.type_of(column), what=what)
     spec = profile.spec_of(column)
+    given = spec.model_fields_set if column in profile.columnspec else set()
+    base = type_generator(profile, cql_type, column, size=spec.size, what=what)
+    kind = base.kind
+    if "size" in given and kind not in SIZED:
+        raise WorkloadSyntaxError(
+            f"user profile {source}: columnspec {column}.size: column {column!r} is "
+            f"{cql_type.cql()}, which has no size; size: bounds the length of text, ascii, "
+            "varchar, blob, list, set and map values. Remove size: from that columnspec entry"
+        )
     level = profile.level_of(column)
     per_key = True
     values: Distribution | None = None
-    size: Distribution | None = None
-    explicit = column in profile.columnspec and "population" in spec.model_fields_set
-    if kind in (GenKind.TEXT, GenKind.BLOB):
-        size = spec.size
-    elif kind is GenKind.COUNTER_DELTA:
+    explicit = "population" in given
+    if kind is GenKind.COUNTER_DELTA:
         values, per_key = Distribution(kind=DistKind.FIXED, min=1, max=1), False
-    elif kind is GenKind.TIMESTAMP:
+    elif kind in (GenKind.TIMESTAMP, GenKind.TIMEUUID):
         values = spec.population if explicit else DEFAULT_TIMESTAMPS
-    elif kind in (GenKind.INT, GenKind.BIGINT, GenKind.DOUBLE) and column not in (
-        profile.partition_key
-    ):
+    elif kind in POPULATED and explicit:
+        values = spec.population
+    elif kind in NUMERIC and column not in profile.partition_key:
         if explicit:
             values = spec.population
         elif level > 0:
             values = INT_POPULATION if kind is GenKind.INT else DEFAULT_POPULATION
     if column in profile.partition_key and kind is GenKind.BIGINT:
         kind = GenKind.KEY_BIGINT
-    return Generator(
-        kind=kind, column=column, size=size, values=values, per_key=per_key, level=level
+    return base.model_copy(
+        update={"kind": kind, "values": values, "per_key": per_key, "level": level}
     )
+
+
+def check_columns(profile: StressProfile, *, source: str = "") -> None:
+    """Every column's type and columnspec can be generated (errors before anything runs)."""
+    for col in profile.columns:
+        column_generator(profile, col.name, source=source)
+
+
+_SELECT = re.compile(r"^\s*SELECT\s+(.*?)\s+FROM\s", re.I | re.S)
+_EQ = re.compile(r'("[^"]+"|[A-Za-z_][A-Za-z0-9_]*)\s*=\s*\?')
+
+
+def validated_columns(profile: StressProfile, cql: str, *, source: str = "") -> list[Generator]:
+    """The columns a ``SELECT`` returns that every row it can return shares (the module
+    docstring), as generators; empty for other statements."""
+    match = _SELECT.match(cql)
+    if match is None:
+        return []
+    known = [c.name for c in profile.columns]
+    selected = match.group(1).strip()
+    if selected == "*":
+        names = known
+    else:
+        names = [unquote(n) for n in selected.split(",")]
+        if not all(n in known for n in names):
+            return []  # functions, aliases: nothing to compare by name
+    bound = {unquote(m.group(1)) for m in _EQ.finditer(cql)}
+    if not set(profile.partition_key) <= bound:
+        return []
+    depth = 0
+    for column in profile.clustering:
+        if column not in bound:
+            break
+        depth += 1
+    deepest = len(profile.clustering)
+    shared = [
+        n
+        for n in names
+        if n in profile.partition_key
+        or profile.column(n).static
+        or (n in profile.clustering and profile.clustering.index(n) < depth)
+        or depth == deepest
+        or not profile.levels()
+    ]
+    return [column_generator(profile, n, source=source) for n in shared]
 
 
 def insert_statement(profile: StressProfile, *, source: str = "") -> Statement:
@@ -221,6 +270,7 @@ def profile_operations(
     source: str = "",
 ) -> list[Operation]:
     """Operations for ``ops(insert=W, QUERY=W, ...)``."""
+    check_columns(profile, source=source)
     operations: list[Operation] = []
     levels = profile.levels()
     for name, weight in weights.items():
@@ -258,6 +308,9 @@ def profile_operations(
                 consistency=consistency,
                 idempotent=is_select,
                 clustering=levels,
+                validate_columns=validated_columns(profile, statement.cql, source=source)
+                if is_select
+                else [],
             )
         )
     return operations
