@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field, StrictInt, field_validator, model_validator
 
+from casslab.cql_text import string_literal
 from casslab.experiment.file.file_record import Level, Record
 
 # ---------------------------------------------------------------- compaction
@@ -175,7 +176,7 @@ def _cql_value(value: object) -> str:
     if isinstance(value, dict):
         items = [f"{_cql_value(str(k))}: {_cql_value(option_text(v))}" for k, v in value.items()]
         return "{" + ", ".join(items) + "}"
-    return "'" + str(value).replace("'", "''") + "'"
+    return string_literal(value)
 
 
 def option_text(value: object) -> str:
