@@ -64,6 +64,39 @@ def option_value_problem(value: str) -> str | None:
     return f"{value!r} is not an option value: letters, digits and _ . : / + - only"
 
 
+def single_statement_problem(text: str) -> str | None:
+    """Why ``text`` (a trailing ``;`` removed) is not one CQL statement: a ``;`` or a comment
+    outside string literals and quoted names (which could hide a second statement); None
+    when it is one."""
+    index, quote = 0, ""
+    while index < len(text):
+        char = text[index]
+        if quote:
+            if text.startswith(quote, index):
+                index += len(quote)
+                quote = ""
+                continue
+        elif text.startswith("$$", index):
+            quote = "$$"
+            index += 2
+            continue
+        elif char in "'\"":
+            quote = char
+        elif char == ";":
+            return f"a ';' at character {index + 1} ends the statement and starts another"
+        elif text.startswith(("--", "//", "/*"), index):
+            return f"a comment at character {index + 1}; remove it"
+        index += 1
+    if quote:
+        return f"an unclosed {quote} quote"
+    return None
+
+
+def leading_words(text: str, count: int) -> str:
+    """The first ``count`` words of ``text``, upper case, one space apart."""
+    return " ".join(text.split()[:count]).upper()
+
+
 def quote_identifier(name: str) -> str:
     """``name`` as a double-quoted CQL identifier (case kept, ``"`` doubled)."""
     return '"' + name.replace('"', '""') + '"'

@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from casslab.errors import ExperimentError, ExperimentValidationError
+from casslab.experiment.file.design_size import design_size_problems
 from casslab.experiment.file.existing_checks import existing_problems
 from casslab.experiment.file.experiment_model import Experiment, Factor
 from casslab.experiment.file.file_checks import (
@@ -38,6 +39,7 @@ from casslab.experiment.run.load_clients import clients_problems
 from casslab.experiment.steps.discover.discover_checks import discover_problems
 from casslab.experiment.steps.skew.skew_checks import skew_problems
 from casslab.faults.model import FaultKind, timeline_problems
+from casslab.input_files import InputFileError, read_input
 from casslab.load.credentials import mask_message
 from casslab.yaml_reader import parse_yaml
 
@@ -53,7 +55,9 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
         raise ExperimentValidationError(
             source, [f"expected a mapping with name, factors, workload, measure, ...; got {kind}"]
         )
-    problems: list[str] = []
+    problems: list[str] = design_size_problems(data)
+    if problems:  # checking every level of a huge design would itself take too long
+        raise ExperimentValidationError(source, problems)
     experiment: Experiment | None = None
     try:
         experiment = Experiment.model_validate(data)
@@ -137,18 +141,13 @@ def parse(text: str, source: str = "<string>", base_dir: Path | None = None) -> 
 def read_text(path: Path | str, kind: str, shipped: str) -> tuple[str, Path]:
     """The text of the ``kind`` file at ``path`` ("experiment", "tune") and its path; an
     :class:`ExperimentError` naming the file, the reason and the fix (``shipped``: where
-    casslab's own such files are) when it cannot be read or is not UTF-8."""
+    casslab's own such files are) when it cannot be read, is not a regular file, is too
+    large or is not UTF-8 text (:func:`casslab.input_files.read_input`)."""
     file = Path(path)
     try:
-        return file.read_text(encoding="utf-8"), file
-    except OSError as error:
-        raise ExperimentError(
-            f"read {kind} file {file}: {error.strerror or error}; check the path ({shipped})"
-        ) from error
-    except UnicodeDecodeError as error:
-        raise ExperimentError(
-            f"read {kind} file {file}: not UTF-8 text ({error.reason}); save it as UTF-8"
-        ) from error
+        return read_input(file, what=f"{kind} file", fix=f"check the path ({shipped})"), file
+    except InputFileError as error:
+        raise ExperimentError(str(error)) from None
 
 
 def load(path: Path | str) -> Experiment:

@@ -40,6 +40,7 @@ from casslab.engine_contract.workload_spec import (
     WorkloadSpec,
 )
 from casslab.errors import WorkloadSyntaxError
+from casslab.input_files import InputFileError, read_input
 from casslab.load import defaults
 from casslab.load.limits import (
     MAX_COUNT,
@@ -231,14 +232,22 @@ def builtin_workload_text(name: str) -> str:
 
 def _read_property_file(name: str) -> str:
     path = Path(name).expanduser()
-    if path.is_file():
-        return path.read_text(encoding="utf-8")
+    if path.exists():
+        return read_property_file(path)
     if path.name in BUILTIN_WORKLOADS:
         return builtin_workload_text(path.name)
     raise WorkloadSyntaxError(
         f"YCSB -P {name!r}: no such file; give a property file path or one of "
         f"{', '.join(BUILTIN_WORKLOADS)}"
     )
+
+
+def read_property_file(path: Path) -> str:
+    """A ``-P`` file's text, bounded (:func:`casslab.input_files.read_input`)."""
+    try:
+        return read_input(path, what=f"YCSB -P {str(path)!r}: property file")
+    except InputFileError as error:
+        raise WorkloadSyntaxError(str(error)) from None
 
 
 # ---------------------------------------------------------------- command line
