@@ -22,6 +22,7 @@ from casslab.errors import ExperimentError, ExperimentValidationError
 from casslab.experiment.file.design_size import design_size_problems
 from casslab.experiment.file.existing_checks import existing_problems
 from casslab.experiment.file.experiment_model import Experiment, Factor
+from casslab.experiment.file.fault_checks import fault_problems
 from casslab.experiment.file.file_checks import (
     cell_problems,
     cluster_section_problems,
@@ -92,6 +93,8 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
     problems += clients_problems(data, base_dir)
     if not problems:
         problems += skew_problems(data, experiment)
+    if experiment is not None and experiment.faults:
+        problems += fault_problems(data, experiment.faults)
     if experiment is not None and experiment.faults and _plain_nodes(data):
         problems += timeline_problems(experiment.faults, experiment.cluster.nodes)
     if experiment is not None and not problems:
