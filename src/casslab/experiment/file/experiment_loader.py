@@ -56,6 +56,16 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
         raise ExperimentValidationError(
             source, [f"expected a mapping with name, factors, workload, measure, ...; got {kind}"]
         )
+    known = {field.alias or name for name, field in Experiment.model_fields.items()}
+    if data and not any(isinstance(key, str) and key in known for key in data):
+        raise ExperimentValidationError(  # its keys are not quoted: it may be any file
+            source,
+            [
+                f"not an experiment file: none of its {len(data)} top-level key(s) is an "
+                "experiment field (name, cluster, factors, workload, measure, ...); is it "
+                "the right file?"
+            ],
+        )
     problems: list[str] = design_size_problems(data)
     if problems:  # checking every level of a huge design would itself take too long
         raise ExperimentValidationError(source, problems)
