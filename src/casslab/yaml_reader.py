@@ -107,7 +107,17 @@ def parse_yaml(
     problem = _limit_problem(text)
     if problem is not None:
         raise raises(source, [problem])
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as error:  # a character YAML does not allow
+        code = error.character if isinstance(error.character, int) else ord(error.character)
+        raise raises(
+            source,
+            [
+                f"character U+{code:04X} at position {error.position} is not allowed "
+                "in YAML; is it the right file?"
+            ],
+        ) from None
     loader.duplicates = []
     try:
         node = loader.get_single_node()
