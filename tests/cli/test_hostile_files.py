@@ -281,7 +281,7 @@ EXPERIMENTS = [
     plan(swapped("[STCS, LCS]", "[~, LCS]"), "factors.table.compaction[0]"),
     plan(swapped("[STCS, LCS]", "[LCS, {class: LCS, bogus: 1}]"), "bogus"),
     plan(swapped("name: hostile", "name: hos\x07tile"), "U+0007"),
-    plan(swapped("name: hostile", "name: \"../../etc\""), "../../etc"),
+    plan(swapped("name: hostile", 'name: "../../etc"'), "../../etc"),
     plan("root:x:0:0:\nbin:*:1:1:\n", "not an experiment file"),
     plan("", "got empty"),
     plan("name: [unclosed\n", "YAML syntax"),

@@ -298,7 +298,41 @@ RANGES = [
     ycsb("-p", "cassandra.readconsistencylevel=MOST", names="MOST"),
 ]
 
-CASES = [*INJECTION, *SECRETS, *RANGES]
+# ------------------------------------------------------------- attach, usage
+ATTACH = ("attach", "--name", "hostile", "--contact-points")
+USAGE = [
+    Case((*ATTACH, "127.0.0.1;rm -rf /"), 1, "'127.0.0.1;rm -rf /'"),
+    Case((*ATTACH, "$(id)"), 1, "'$(id)'"),
+    Case((*ATTACH, "127.0.0.1:99999"), 1, "'127.0.0.1:99999'"),
+    Case((*ATTACH, "127.0.0.1", "--port", "0"), 2, "0 is not a TCP port"),
+    Case((*ATTACH, "127.0.0.1", "--port", "70000"), 2, "70000 is not a TCP port"),
+    Case((*ATTACH, "127.0.0.1", "--port", "-1"), 2, "-1 is not a TCP port"),
+    Case(("attach", "--name", "../../x", "--contact-points", "127.0.0.1"), 1, "'../../x'"),
+    Case(
+        (*ATTACH, "127.0.0.1", "--user", "bob", "--password-env", "CASSLAB_HOSTILE_UNSET"),
+        1,
+        "CASSLAB_HOSTILE_UNSET, which is not set",
+    ),
+    Case((*ATTACH, "127.0.0.1", "--user", "bob"), 1, "--password-env"),
+    Case((*ATTACH, "127.0.0.1", "--user", "bob", "--password-env", "1X"), 1, "'1X'"),
+    Case(("plan",), 2, "Missing argument"),
+    Case(("plan", "--bogus"), 2, "--bogus"),
+    Case(("stress", "--dry-run"), 1, "empty command"),
+    Case(("stress", "bogus", "--dry-run"), 1, "'bogus'"),
+    Case(("stress", "write", "n=10", "-bogus", "--dry-run"), 1, "'-bogus'"),
+    Case(("stress", "write", "n=10", "-rate", "--dry-run"), 1, "-rate"),
+    Case(("stress", "write", "n=10", "duration=20m", "--dry-run"), 1, "n=10 with duration=20m"),
+    Case(("stress", "write", "'unclosed", "--dry-run"), 1, "write"),
+    Case(("ycsb", "load", "-P", "--dry-run"), 1, "-P"),
+    Case(("ycsb", "bogus", "--dry-run"), 2, "'bogus'"),
+    Case(("ycsb", "load", "-db", "mongodb", "--dry-run"), 1, "mongodb"),
+    Case(("ycsb", "load", "-P", "nowhere", "--dry-run"), 1, "'nowhere'"),
+    Case(("ycsb", "load", "-p", "recordcount", "--dry-run"), 1, "'recordcount'"),
+    Case(("report", "nowhere-dir"), 1, "nowhere-dir"),
+    Case(("capacity", "plan", "nowhere.yaml"), 1, "nowhere.yaml: No such file"),
+]
+
+CASES = [*INJECTION, *SECRETS, *RANGES, *USAGE]
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
