@@ -225,6 +225,21 @@ EXPERIMENTS = [
         "speculative_retry",
     ),
     plan(
+        swapped("iterations: 3", "iterations: 3\ntable: {speculative_retry: banana}"),
+        "'banana' is not a retry policy",
+    ),
+    plan(
+        swapped("iterations: 3", 'iterations: 3\ntable: {additional_write_policy: "x\'"}'),
+        '"x\'" is not a retry policy',
+    ),
+    plan(
+        swapped(
+            "iterations: 3",
+            "iterations: 3\ntable: {compaction: {class: LCS, sstable_size_in_mb: -160}}",
+        ),
+        "sstable_size_in_mb of LeveledCompactionStrategy must not be negative",
+    ),
+    plan(
         swapped(
             "iterations: 3",
             "iterations: 3\nfaults:\n  - {at: 500s, kind: kill, target: 1, for: 10s}",
