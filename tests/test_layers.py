@@ -8,7 +8,7 @@ from import_rules import SRC, imports_of
 
 # The layers from the top down, each a tuple of packages or top-level modules; what is not
 # named here is the ground floor (errors, record, units, paths, validation, yaml_reader,
-# cqlaccess, pids, procgroup, the package's own __init__).
+# cqlaccess, pids, procgroup, cql_text, masking, input_files, the package's own __init__).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli", "__main__", "doctor", "results"),  # the entry points and the notebook API
     ("tune",),

@@ -58,3 +58,29 @@ def test_yaml_syntax_error_has_line_and_column() -> None:
         )
     assert len(caught.value.problems) == 1
     assert caught.value.problems[0].startswith("line 4, column 9: YAML syntax:")
+
+
+def test_bounds_are_checked_before_any_recursion() -> None:
+    import pytest
+
+    from casslab.errors import DocumentProblemsError
+    from casslab.yaml_reader import MAX_YAML_ALIASES, MAX_YAML_DEPTH, parse_yaml
+
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]\n"
+        for i in range(8)
+    )
+    cases = {
+        "[" * 100_000 + "]" * 100_000: f"nested more than {MAX_YAML_DEPTH} levels deep",
+        bomb: "values once its aliases (*name) are expanded",
+        "x: &x 1\n" + "".join(f"k{i}: *x\n" for i in range(MAX_YAML_ALIASES + 1)): (
+            f"more than {MAX_YAML_ALIASES} aliases"
+        ),
+    }
+    for text, said in cases.items():
+        with pytest.raises(
+            DocumentProblemsError,
+            match=said.replace("*", r"\*").replace("(", r"\(").replace(")", r"\)"),
+        ):
+            parse_yaml(text, "f.yaml")
+    assert parse_yaml("a: &a [1]\nb: *a\n", "f.yaml") == {"a": [1], "b": [1]}

@@ -45,6 +45,7 @@ def plain_message(error: Mapping[str, Any]) -> str:
         "int_from_float": "expected an integer" + got,
         "float_type": "expected a number" + got,
         "float_parsing": "expected a number" + got,
+        "finite_number": "expected a finite number" + got,
         "string_type": "expected a string" + got,
         "bool_type": "expected true or false" + got,
         "bool_parsing": "expected true or false" + got,

@@ -67,3 +67,28 @@ def test_report_command_warns_of_an_unreadable_summary(make_run: RunFactory) -> 
     assert "its trial is left out of the report" in output
     assert "validation error for" not in output
     assert f"report: {run / 'report.html'}" in output
+
+
+def test_report_refuses_a_figures_link_out_of_the_run(make_run: RunFactory, tmp_path: Path) -> None:
+    run = make_run("run-a")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (run / "figures").symlink_to(elsewhere)
+
+    result = CliRunner().invoke(_app(), ["report", str(run)], terminal_width=400)
+
+    assert result.exit_code != 0
+    assert "leads out of the run directory" in str(result.exception)
+    assert str(run / "figures") in str(result.exception)
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_report_follows_a_figures_link_inside_the_run(make_run: RunFactory) -> None:
+    run = make_run("run-a")
+    (run / "pictures").mkdir()
+    (run / "figures").symlink_to(run / "pictures")
+
+    result = CliRunner().invoke(_app(), ["report", str(run)], terminal_width=400)
+
+    assert result.exit_code == 0, result.output
+    assert list((run / "pictures").glob("*.png"))

@@ -218,7 +218,7 @@ def test_experiment_fields_that_a_search_decides_are_refused_with_the_experiment
 
 def test_a_missing_tune_section_and_a_missing_file() -> None:
     assert any(p.startswith("tune: required") for p in problems(""))
-    with pytest.raises(ExperimentError, match=r"read tune file .*nowhere\.yaml"):
+    with pytest.raises(ExperimentError, match=r"tune file .*nowhere\.yaml: No such file"):
         load(Path("nowhere.yaml"))
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from casslab.errors import ConfigError, DocumentProblemsError
 from casslab.record import Record
@@ -40,7 +40,14 @@ class PlanProblemError(DocumentProblemsError, ConfigError):
     subject = "capacity problem"
 
 
-class Machine(Record):
+class _Finite(Record):
+    """A record whose numbers are finite: ``.inf`` or ``.nan`` in a problem file is refused
+    by name instead of reaching the solver."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+
+class Machine(_Finite):
     """A physical machine h: C_h CPUs, M_h GiB, and its linear power model (eq. 8)."""
 
     name: str = Field(min_length=1)
@@ -50,7 +57,7 @@ class Machine(Record):
     k: float = Field(ge=0, le=1)  # k_h: the share of P_h^max an idle machine draws
 
 
-class MachinePool(Record):
+class MachinePool(_Finite):
     """``machines: {count: 8, cpus: 8, ...}``: ``count`` identical machines m1..mN."""
 
     count: int = Field(ge=1)
@@ -73,7 +80,7 @@ class MachinePool(Record):
         )
 
 
-class VmType(Record):
+class VmType(_Finite):
     """A VM configuration j that runs one Cassandra virtual node."""
 
     cpus: float = Field(gt=0)
@@ -81,7 +88,7 @@ class VmType(Record):
     heap_gib: float = Field(gt=0)
 
 
-class Tenant(Record):
+class Tenant(_Finite):
     """A tenant i's service level agreement {l_i, T_i^min, D_i, r_i}."""
 
     workload: str = Field(min_length=1)
@@ -98,7 +105,7 @@ ThroughputTable = dict[str, dict[str, ThroughputPoints]]
 to that workload's tenants."""
 
 
-class PlanProblem(Record):
+class PlanProblem(_Finite):
     """A whole problem, machines expanded: what the planner, the enumerator and the
     checker take."""
 

@@ -32,6 +32,7 @@ from casslab.capacity.problem import (
     Tenant,
     VmType,
 )
+from casslab.input_files import InputFileError, read_input
 from casslab.record import Record
 from casslab.validation import validation_problems
 from casslab.yaml_reader import parse_yaml
@@ -146,17 +147,11 @@ def load_problem(path: Path | str) -> PlanProblem:
     """Read and check the capacity problem file at ``path``."""
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as error:
-        raise PlanProblemError(
-            str(file),
-            [
-                f"cannot read it ({error.strerror or error}); check the path (the seed-003 "
-                "cases are in experiments/capacity/)"
-            ],
-        ) from error
-    except UnicodeDecodeError as error:
-        raise PlanProblemError(
-            str(file), [f"not UTF-8 text ({error.reason}); save it as UTF-8"]
-        ) from error
+        text = read_input(
+            file,
+            what="capacity problem",
+            fix="check the path (the seed-003 cases are in experiments/capacity/)",
+        )
+    except InputFileError as error:
+        raise PlanProblemError(str(file), [str(error)]) from None
     return parse_problem(text, str(file))

@@ -12,10 +12,20 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from casslab.load.limits import port_problem
+
 if TYPE_CHECKING:
     from casslab.cluster import Cluster, NodeView
 
 console = Console()
+
+
+def _port(value: int) -> int:
+    """``--port``: a usage error (exit 2) in casslab's words when it is not a TCP port."""
+    problem = port_problem(value)
+    if problem is not None:
+        raise typer.BadParameter(problem)
+    return value
 
 
 def attach(
@@ -49,7 +59,10 @@ def attach(
         typer.Option("--tls-ca", help="PEM CA that signs the nodes' certificates: use TLS."),
     ] = None,
     port: Annotated[
-        int, typer.Option("--port", help="CQL port of contact points given without one.")
+        int,
+        typer.Option(
+            "--port", callback=_port, help="CQL port of contact points given without one."
+        ),
     ] = 9042,
 ) -> None:
     """Attach a running cluster casslab did not start (Kubernetes, a managed service) and

@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from casslab import __version__
-from casslab.cli import interrupt
+from casslab.cli import crash, interrupt
 from casslab.cli.lazy import lazy_group
 from casslab.cluster import (
     clusters_root,
@@ -21,6 +21,7 @@ from casslab.cluster import (
 )
 from casslab.doctor import Verdict, run_checks
 from casslab.errors import CasslabError
+from casslab.masking import mask_secrets, secrets_in
 
 # Every command group lives in its own module (``casslab.cli.<module>``, with its
 # ``register(app)``) and is imported when one of its commands runs: one line per command.
@@ -112,11 +113,19 @@ def _exit_interrupted(hint: str | None) -> NoReturn:
     sys.exit(interrupt.exit_status())
 
 
+def _print_error(text: str, secrets: set[str]) -> None:
+    shown = escape(mask_secrets(text, secrets))
+    errors.print(f"[bold red]Error:[/] {shown}", highlight=False, soft_wrap=True)
+
+
 def main() -> None:
     """Entry point: run the app. A casslab error prints ``Error: …`` and exits 1; a usage
     error prints the usage and exits 2; SIGINT, SIGTERM and SIGHUP run every clean-up, print
-    ``Interrupted`` and exit 128 + the signal number."""
+    ``Interrupted`` and exit 128 + the signal number. Any other exception is an internal
+    error: one line naming the crash report with its stack (:mod:`casslab.cli.crash`), exit
+    1. Every password typed on the command line is masked in what is printed."""
     interrupt.install()
+    secrets = secrets_in(sys.argv[1:])
     try:
         # Outside standalone mode typer *returns* the exit code of typer.Exit (and of an
         # interrupt, which it turns into Exit(130)) and raises usage errors.
@@ -126,7 +135,7 @@ def main() -> None:
     except KeyboardInterrupt:  # outside a command (typer turns those inside into 130)
         _exit_interrupted(None)
     except CasslabError as error:
-        errors.print(f"[bold red]Error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
+        _print_error(str(error), secrets)
         sys.exit(1)
     except _FRAMEWORK_EXITS as error:
         sys.exit(getattr(error, "exit_code", 1))
@@ -138,8 +147,12 @@ def main() -> None:
         if callable(show):
             show()  # "Usage: …", "Try 'casslab … --help' for help." and "Error: …"
         else:
-            errors.print(f"[bold red]Error:[/] {escape(str(error))}", highlight=False)
+            _print_error(str(error), secrets)
         sys.exit(getattr(error, "exit_code", 2))
+    except Exception as error:  # noqa: BLE001 (the last line of defence: no traceback)
+        report = crash.write_report(error, sys.argv, secrets)
+        _print_error(crash.message(error, report, secrets), secrets)
+        sys.exit(1)
     if isinstance(code, int) and code != 0:
         if interrupt.received() is not None:
             _exit_interrupted(None)

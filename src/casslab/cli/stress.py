@@ -135,10 +135,10 @@ def stress(
         spec = with_verify(spec, verify, workload=f"stress {command.kind.value}")
     merged = check_clients(spec, clients, client_hosts, engine_cpus)
     check_engine_cpus(engine_cpus)
+    credentials.require_password_env(spec.connection)  # before anything starts, dry or not
     if dry_run:
         typer.echo(credentials.masked(spec).model_dump_json(indent=2))
         return
-    credentials.require_password_env(spec.connection)
     progress = stress_console.StressProgress()
     intervals: list[IntervalRecord] = []
     threads = 0

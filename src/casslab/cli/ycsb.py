@@ -63,10 +63,10 @@ def _ycsb(
         spec = with_verify(spec, verify, workload=f"ycsb {phase.value}")
     merged = check_clients(spec, clients, client_hosts, engine_cpus)
     check_engine_cpus(engine_cpus)
+    credentials.require_password_env(spec.connection)  # before anything starts, dry or not
     if dry_run:
         typer.echo(credentials.masked(spec).model_dump_json(indent=2))
         return
-    credentials.require_password_env(spec.connection)
     if merged:
         from casslab.cli.stress_clients import run_ycsb
 

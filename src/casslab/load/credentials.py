@@ -22,24 +22,30 @@ from typing import Any, Final
 from casslab.cqlaccess import CqlAccess
 from casslab.engine_contract.workload_spec import Connection, WorkloadSpec
 from casslab.errors import ConfigError
+from casslab.masking import KEY_PATTERN, mask_secrets, value_end
+from casslab.masking import MASK as MASK
 
-MASK: Final = "*suppressed*"
 ENGINE_PASSWORD_ENV: Final = "CASSLAB_ENGINE_PASSWORD"
 
 # `password=`, `truststore-password=`, `keystore-password=`, YCSB `cassandra.password=`
 # (never `password-env=`: a variable's name is no secret)
-_KEY = r"(?:truststore-|keystore-|cassandra\.)?password="
-_WHOLE_TOKEN = re.compile(rf"^(-?{_KEY}).+$", re.I | re.S)
-_INSIDE = re.compile(rf"((?:^|[\s'\"]){_KEY})[^\s'\"]+", re.I)
-_ANY = re.compile(_KEY, re.I)
+_IN_TOKEN = re.compile(rf"(?:^-?|(?<=[\s'\"])){KEY_PATTERN}", re.I)
+_ANY = re.compile(KEY_PATTERN, re.I)
 _NEEDS_QUOTES = re.compile(r"[\s'\"\\]")
 
 
 def mask_token(token: str) -> str:
-    """``password=secret`` -> ``password=*suppressed*``; also inside a quoted multi-option
-    token (``'user=u password=secret'``)."""
-    token = _WHOLE_TOKEN.sub(lambda m: m.group(1) + MASK, token)
-    return _INSIDE.sub(lambda m: m.group(1) + MASK, token)
+    """``password=secret`` -> ``password=*suppressed*``; inside a multi-option token
+    (``'user=u password=a secret'``) the password runs to the token's next option
+    (:func:`casslab.masking.value_end`)."""
+    out, position = "", 0
+    for match in _IN_TOKEN.finditer(token):
+        if match.start() < position:
+            continue
+        end = value_end(token, match.end())
+        out += token[position : match.end()] + (MASK if end > match.end() else "")
+        position = end
+    return out + token[position:]
 
 
 def mask_text(text: str) -> str:
@@ -60,9 +66,9 @@ def mask_text(text: str) -> str:
 
 
 def mask_message(text: str) -> str:
-    """Free text (an error message quoting a command) with each ``password=`` value masked
-    up to the next space or quote."""
-    return _INSIDE.sub(lambda m: m.group(1) + MASK, text)
+    """Free text (an error message quoting a command) with each password value masked
+    (:func:`casslab.masking.mask_secrets`)."""
+    return mask_secrets(text)
 
 
 def mask_data(data: Any) -> Any:

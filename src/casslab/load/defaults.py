@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from casslab.cql_text import map_literal, quote_identifier
+
 STRESS_KEYSPACE = "keyspace1"
 STRESS_TABLE = "standard1"
 STRESS_COUNTER_TABLE = "counter1"
@@ -35,19 +37,10 @@ def stress_column_names(count: int) -> list[str]:
     return [f"C{i}" for i in range(count)]
 
 
-def quote_identifier(name: str) -> str:
-    """Double-quote a CQL identifier (stress column names are case-sensitive)."""
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _options_map(options: Mapping[str, str]) -> str:
-    return ", ".join(f"'{key}': '{value}'" for key, value in options.items())
-
-
 def replication_map(strategy: str, options: Mapping[str, str]) -> str:
     """``{'class': 'SimpleStrategy', 'replication_factor': '1'}`` (factor 1 when none given)."""
     merged = dict(options) if options else {"replication_factor": "1"}
-    return "{" + _options_map({"class": strategy, **merged}) + "}"
+    return map_literal({"class": strategy, **merged})
 
 
 def create_keyspace_cql(keyspace: str, strategy: str, options: Mapping[str, str]) -> str:
@@ -60,11 +53,10 @@ def create_keyspace_cql(keyspace: str, strategy: str, options: Mapping[str, str]
 def _table_options(
     compression: str | None, compaction_strategy: str | None, compaction: Mapping[str, str]
 ) -> str:
-    compress = "{}" if compression is None else "{" + _options_map({"class": compression}) + "}"
+    compress = "{}" if compression is None else map_literal({"class": compression})
     text = f" WITH compression = {compress}"
     if compaction_strategy is not None:
-        text += " AND compaction = {" + _options_map({"class": compaction_strategy, **compaction})
-        text += "}"
+        text += " AND compaction = " + map_literal({"class": compaction_strategy, **compaction})
     return text
 
 
@@ -103,7 +95,8 @@ def ycsb_schema_cql(
     fields: Sequence[str] = tuple(ycsb_field_names(YCSB_TABLE_FIELDS)),
     replication_factor: int = 1,
 ) -> list[str]:
-    """``ycsb.usertable (y_id varchar PRIMARY KEY, field0 varchar, ...)``."""
+    """``ycsb.usertable (y_id varchar PRIMARY KEY, field0 varchar, ...)``; the names are
+    checked CQL names (:func:`casslab.cql_text.identifier_problem`) by the YCSB parser."""
     cols = "".join(f", {f} varchar" for f in fields)
     return [
         create_keyspace_cql(

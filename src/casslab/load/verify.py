@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 
+from casslab.cql_text import quote_identifier
 from casslab.engine_contract.workload_spec import (
     Consistency,
     Generator,
@@ -38,7 +39,6 @@ from casslab.engine_contract.workload_spec import (
     WorkloadSpec,
 )
 from casslab.errors import ConfigError
-from casslab.load import defaults
 
 KEY_KINDS = frozenset({GenKind.KEY_BLOB, GenKind.KEY_TEXT, GenKind.KEY_BIGINT})
 #: Consistency levels a read can use (Cassandra refuses reads at ANY).
@@ -117,7 +117,7 @@ def verify_block(spec: WorkloadSpec, consistency: Consistency, *, workload: str)
                 f"cannot verify the writes of {workload}: its writes go to {table} and "
                 f"{other_table} (or bind different keys); verify one table's writes"
             )
-    column = defaults.quote_identifier(key.column)
+    column = quote_identifier(key.column)
     cql = f"SELECT {column} FROM {table} WHERE {column} = ? LIMIT 1"
     return Verify(consistency=consistency, statement=Statement(cql=cql, binds=[key]))
 

@@ -51,7 +51,7 @@ def test_load_reads_a_file(tmp_path: Path) -> None:
 
 
 def test_load_names_a_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(ExperimentError, match=r"read experiment file .*nope\.yaml"):
+    with pytest.raises(ExperimentError, match=r"experiment file .*nope\.yaml: No such file"):
         experiment_loader.load(tmp_path / "nope.yaml")
 
 

@@ -233,7 +233,7 @@ def test_user_command_reads_its_profile(tmp_path: Path) -> None:
         CONNECTION, profile_dir=tmp_path
     )
     assert (insert_only.keys.kind, insert_only.keys.max) == (DistKind.SEQ, 100)
-    with pytest.raises(WorkloadSyntaxError, match="cannot read"):
+    with pytest.raises(WorkloadSyntaxError, match=r"p\.yaml: No such file"):
         command.to_spec(CONNECTION, profile_dir=tmp_path / "missing")
 
 

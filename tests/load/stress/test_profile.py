@@ -287,10 +287,10 @@ def test_load_profile(tmp_path: Path) -> None:
 
 
 BAD: list[tuple[str, str]] = [
-    ("keyspace: [unclosed", "not valid YAML"),
+    ("keyspace: [unclosed", "YAML syntax"),
     ("- a\n- b", "expected a mapping"),
     ("keyspace: k\ntable: t", "table_definition: is missing"),
-    ("keyspace: k\ntable: t\ntable_definition: DROP TABLE t", "must start with CREATE TABLE"),
+    ("keyspace: k\ntable: t\ntable_definition: DROP TABLE t", "must be one CREATE TABLE statement"),
     ("keyspace: k\ntable: t\ntable_definition: CREATE TABLE t (a int, b int)", "no PRIMARY KEY"),
     (
         "keyspace: k\ntable: t\ntable_definition: CREATE TABLE t (a int PRIMARY KEY)\n"

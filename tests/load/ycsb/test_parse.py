@@ -93,8 +93,8 @@ BAD: list[tuple[list[str], str]] = [
     (["run", "-p", "recordcount"], "write key=value"),
     (["run", "-threads", "many"], "-threads 'many': give a whole number >= 1"),
     (["run", "-target", "-5"], "-target '-5': give operations per second > 0"),
-    (["run", "-p", "requestdistribution=normal"], "requestdistribution='normal'"),
-    (["run", "-p", "recordcount=-1"], "recordcount='-1'"),
+    (["run", "-p", "requestdistribution=normal"], "-p requestdistribution=normal"),
+    (["run", "-p", "recordcount=-1"], "-p recordcount=-1"),
     (["run", "-p", "cassandra.readconsistencylevel=MOST"], "not a consistency level"),
     (["run", "-db", "site.ycsb.BasicDB"], "only the Cassandra CQL binding"),
 ]

@@ -5,6 +5,7 @@ asked of one node so that its own row and its peers make the whole ring."""
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -51,6 +52,9 @@ def parse_contact_points(
     return found
 
 
+_HOST = re.compile(r"[A-Za-z0-9._-]+|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.%A-Za-z]*", re.ASCII)
+
+
 def _parse_one(item: str, default_port: int) -> tuple[str, int]:
     host, port_text = item, ""
     if item.startswith("["):  # [v6]:port
@@ -62,8 +66,11 @@ def _parse_one(item: str, default_port: int) -> tuple[str, int]:
         raise ConfigError(
             f"contact point {item!r}: the port must be a number 1-65535, e.g. 10.0.0.11:9042"
         )
-    if not host or any(c.isspace() for c in host):
-        raise ConfigError(f"contact point {item!r}: expected host[:port], e.g. 10.0.0.11:9042")
+    if not _HOST.fullmatch(host):
+        raise ConfigError(
+            f"contact point {item!r}: expected host[:port] (a name or address: letters, "
+            "digits, '.', '-', and ':' in [IPv6]), e.g. 10.0.0.11:9042"
+        )
     return host, int(port_text) if port_text else default_port
 
 

@@ -19,8 +19,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from casslab.errors import ExperimentError, ExperimentValidationError
+from casslab.experiment.file.design_size import design_size_problems
 from casslab.experiment.file.existing_checks import existing_problems
 from casslab.experiment.file.experiment_model import Experiment, Factor
+from casslab.experiment.file.fault_checks import fault_problems
 from casslab.experiment.file.file_checks import (
     cell_problems,
     cluster_section_problems,
@@ -38,6 +40,7 @@ from casslab.experiment.run.load_clients import clients_problems
 from casslab.experiment.steps.discover.discover_checks import discover_problems
 from casslab.experiment.steps.skew.skew_checks import skew_problems
 from casslab.faults.model import FaultKind, timeline_problems
+from casslab.input_files import InputFileError, read_input
 from casslab.load.credentials import mask_message
 from casslab.yaml_reader import parse_yaml
 
@@ -53,7 +56,19 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
         raise ExperimentValidationError(
             source, [f"expected a mapping with name, factors, workload, measure, ...; got {kind}"]
         )
-    problems: list[str] = []
+    known = {field.alias or name for name, field in Experiment.model_fields.items()}
+    if data and not any(isinstance(key, str) and key in known for key in data):
+        raise ExperimentValidationError(  # its keys are not quoted: it may be any file
+            source,
+            [
+                f"not an experiment file: none of its {len(data)} top-level key(s) is an "
+                "experiment field (name, cluster, factors, workload, measure, ...); is it "
+                "the right file?"
+            ],
+        )
+    problems: list[str] = design_size_problems(data)
+    if problems:  # checking every level of a huge design would itself take too long
+        raise ExperimentValidationError(source, problems)
     experiment: Experiment | None = None
     try:
         experiment = Experiment.model_validate(data)
@@ -88,6 +103,8 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
     problems += clients_problems(data, base_dir)
     if not problems:
         problems += skew_problems(data, experiment)
+    if experiment is not None and experiment.faults:
+        problems += fault_problems(data, experiment.faults)
     if experiment is not None and experiment.faults and _plain_nodes(data):
         problems += timeline_problems(experiment.faults, experiment.cluster.nodes)
     if experiment is not None and not problems:
@@ -137,18 +154,13 @@ def parse(text: str, source: str = "<string>", base_dir: Path | None = None) -> 
 def read_text(path: Path | str, kind: str, shipped: str) -> tuple[str, Path]:
     """The text of the ``kind`` file at ``path`` ("experiment", "tune") and its path; an
     :class:`ExperimentError` naming the file, the reason and the fix (``shipped``: where
-    casslab's own such files are) when it cannot be read or is not UTF-8."""
+    casslab's own such files are) when it cannot be read, is not a regular file, is too
+    large or is not UTF-8 text (:func:`casslab.input_files.read_input`)."""
     file = Path(path)
     try:
-        return file.read_text(encoding="utf-8"), file
-    except OSError as error:
-        raise ExperimentError(
-            f"read {kind} file {file}: {error.strerror or error}; check the path ({shipped})"
-        ) from error
-    except UnicodeDecodeError as error:
-        raise ExperimentError(
-            f"read {kind} file {file}: not UTF-8 text ({error.reason}); save it as UTF-8"
-        ) from error
+        return read_input(file, what=f"{kind} file", fix=f"check the path ({shipped})"), file
+    except InputFileError as error:
+        raise ExperimentError(str(error)) from None
 
 
 def load(path: Path | str) -> Experiment:

@@ -49,7 +49,7 @@ from casslab.experiment.steps.skew.skew_checks import skew_level_problems
 from casslab.load.credentials import password_env_problem
 from casslab.load.front_ends import FRONT_ENDS, front_end_for, name_of
 from casslab.net.presets import resolve_topology
-from casslab.validation import validation_problems
+from casslab.validation import plain_message, validation_problems
 
 # ---------------------------------------------------------------- hooks into other parts
 
@@ -294,15 +294,26 @@ def factor_problems(
         if any(per_level):
             continue
         first_at: dict[str, int] = {}
+        unreadable = False
         for index, level in enumerate(levels):
-            key = level_key(factor, level)
+            try:
+                key = level_key(factor, level)
+            except ValidationError as error:
+                problems += [f"{path}[{index}]: {plain_message(e)}" for e in error.errors()]
+                unreadable = True
+                continue
+            except ValueError as error:
+                problems.append(f"{path}[{index}]: {error}")
+                unreadable = True
+                continue
             if key in first_at:
                 problems.append(
                     f"{path}[{index}]: {level!r} repeats level [{first_at[key]}]; "
                     "list each level once"
                 )
             first_at.setdefault(key, index)
-        good.append(factor)
+        if not unreadable:
+            good.append(factor)
     return problems, parsed, good
 
 

@@ -21,7 +21,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from casslab.cql_text import class_name_problem
+
 SIMPLE = "SimpleStrategy"
+LOCATOR_PACKAGE = "org.apache.cassandra.locator."
 NETWORK = "NetworkTopologyStrategy"
 EXAMPLE = "{class: NetworkTopologyStrategy, dc1: 3}"
 
@@ -47,6 +50,15 @@ def one_replication(value: Mapping[str, Any]) -> dict[str, str | int]:
             f"replication_factor: 1}} or {EXAMPLE}; per topology, a mapping from each "
             "topology's name to such a map"
         )
+    short = strategy.removeprefix(LOCATOR_PACKAGE)
+    if "." not in short and short not in (SIMPLE, NETWORK):
+        raise ValueError(
+            f"class {strategy!r} is not a replication strategy: use {SIMPLE} or {NETWORK} "
+            "(a custom strategy by its fully qualified class name)"
+        )
+    problem = class_name_problem(short)
+    if problem is not None:
+        raise ValueError(f"class {problem}")
     out: dict[str, str | int] = {}
     for key, option in value.items():
         if isinstance(option, bool) or not isinstance(option, str | int):

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field, StrictInt, field_validator, model_validator
 
+from casslab.cql_text import string_literal
 from casslab.experiment.file.file_record import Level, Record
 
 # ---------------------------------------------------------------- compaction
@@ -148,6 +149,15 @@ class Compaction(Record):
         allowed = COMPACTION_OPTIONS.get(self.strategy)
         if allowed is None:
             return self
+        negative = sorted(
+            k
+            for k, v in self.options.items()
+            if isinstance(v, int | float) and not isinstance(v, bool) and v < 0
+        )
+        if negative:
+            raise ValueError(
+                f"option(s) {', '.join(negative)} of {self.strategy} must not be negative"
+            )
         unknown = sorted(set(self.options) - allowed)
         if unknown:
             raise ValueError(
@@ -175,7 +185,7 @@ def _cql_value(value: object) -> str:
     if isinstance(value, dict):
         items = [f"{_cql_value(str(k))}: {_cql_value(option_text(v))}" for k, v in value.items()]
         return "{" + ", ".join(items) + "}"
-    return "'" + str(value).replace("'", "''") + "'"
+    return string_literal(value)
 
 
 def option_text(value: object) -> str:
@@ -183,6 +193,13 @@ def option_text(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+_ONE_POLICY = r"(?:\d+(?:\.\d+)?(?:p|PERCENTILE|ms)|NONE|ALWAYS)"
+_RETRY_POLICY = re.compile(
+    rf"{_ONE_POLICY}|(?:MIN|MAX)\(\s*{_ONE_POLICY}\s*,\s*{_ONE_POLICY}\s*\)", re.I
+)
+"""Cassandra's speculative_retry / additional_write_policy forms."""
 
 
 class TableOptions(Record):
@@ -206,6 +223,16 @@ class TableOptions(Record):
     allow_auto_snapshot: bool | None = None
     incremental_backups: bool | None = None
     comment: str | None = None
+
+    @field_validator("speculative_retry", "additional_write_policy")
+    @classmethod
+    def _retry_policy(cls, value: str | None) -> str | None:
+        if value is None or _RETRY_POLICY.fullmatch(value.strip()):
+            return value
+        raise ValueError(
+            f"{value!r} is not a retry policy: use NONE, ALWAYS, a percentile (99p or "
+            "99PERCENTILE), a time (50ms), or MIN(...)/MAX(...) of two of them"
+        )
 
     def with_option(self, option: str, level: Level) -> TableOptions:
         """These options with ``option`` set to a factor level (validated)."""

@@ -11,13 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from casslab.cql_text import map_literal
+
 _CREATE_KEYSPACE = re.compile(r"^\s*CREATE\s+KEYSPACE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\S+)", re.I)
 _CREATE_TABLE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([^\s(]+)", re.I)
 
 
 def replication_cql(replication: Mapping[str, str | int]) -> str:
     """``{'class': 'SimpleStrategy', 'replication_factor': 1}`` as a CQL map literal."""
-    return "{" + ", ".join(f"'{k}': '{v}'" for k, v in replication.items()) + "}"
+    return map_literal(replication)
 
 
 def with_replication(statements: Iterable[str], replication: Mapping[str, str | int]) -> list[str]:

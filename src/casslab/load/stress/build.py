@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from casslab.cql_text import quote_identifier
 from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
@@ -103,7 +104,7 @@ def stop_of(command: StressCommand, keys: Distribution, rate: Rate) -> Stop:
 
 
 def _quote(name: str) -> str:
-    return defaults.quote_identifier(name)
+    return quote_identifier(name)
 
 
 def predefined_operations(command: StressCommand) -> list[Operation]:

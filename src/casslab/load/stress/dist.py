@@ -19,6 +19,7 @@ import re
 
 from casslab.engine_contract.workload_spec import DistKind, Distribution
 from casslab.errors import WorkloadSyntaxError
+from casslab.load.limits import MAX_COUNT, count_problem
 from casslab.units import duration_s
 
 DIST_FORMS = (
@@ -41,10 +42,24 @@ def parse_count(text: str, *, what: str) -> int:
             f"{what}: {text!r} is not a number; use digits with an optional k/m/b suffix, "
             "e.g. 1000000 or 1M"
         )
-    value = float(match.group(1)) * _SUFFIX[match.group(2).lower()]
-    if value != int(value):
+    digits: str = match.group(1)
+    suffix: int = _SUFFIX[match.group(2).lower()]
+    whole, _, fraction = digits.partition(".")
+    fraction = fraction.rstrip("0")
+    if len(whole.lstrip("0")) + len(fraction) > 30:  # far past MAX_COUNT; no huge int
+        raise WorkloadSyntaxError(
+            f"{what}: {text.strip()[:40]!r} is past casslab's limit of {MAX_COUNT} (10^15); "
+            "use a smaller count"
+        )
+    scale: int = 10 ** len(fraction)
+    exact = int(whole + fraction) * suffix  # exact: no float rounding of large counts
+    if exact % scale:
         raise WorkloadSyntaxError(f"{what}: {text!r} is not a whole number; use e.g. 1500 or 2M")
-    return int(value)
+    value = exact // scale
+    problem = count_problem(value)
+    if problem is not None:
+        raise WorkloadSyntaxError(f"{what}: {problem}")
+    return value
 
 
 def parse_range(text: str, *, what: str) -> tuple[int, int]:

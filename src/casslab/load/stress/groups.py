@@ -7,9 +7,16 @@ Token helpers are in :mod:`casslab.load.stress.tokens`.
 
 from __future__ import annotations
 
+from casslab.cql_text import (
+    class_name_problem,
+    identifier_problem,
+    option_key_problem,
+    option_value_problem,
+)
 from casslab.engine_contract.workload_spec import ENV_NAME, DistKind, Distribution
 from casslab.errors import WorkloadSyntaxError
 from casslab.load import defaults
+from casslab.load.limits import port_problem, threads_problem, value_size_problem
 from casslab.load.stress.dist import parse_distribution, parse_duration_s, parse_range
 from casslab.load.stress.model import (
     StressColumns,
@@ -25,6 +32,7 @@ from casslab.load.stress.model import (
 )
 from casslab.load.stress.tokens import (
     expect_options,
+    option_words,
     paren_options,
     parse_int,
     rate_per_s,
@@ -70,11 +78,11 @@ def _rate(kind: StressCommandKind, args: list[str], fields: dict[str, object]) -
     for key, (token, value) in found.items():
         what = f"-rate {token!r}"
         if key == "threads=":
-            rate["threads"] = parse_int(value, what=what)
+            rate["threads"] = _threads(value, what=what)
         elif key == "threads>=":
-            rate["threads_min"] = parse_int(value, what=what)
+            rate["threads_min"] = _threads(value, what=what)
         elif key == "threads<=":
-            rate["threads_max"] = parse_int(value, what=what)
+            rate["threads_max"] = _threads(value, what=what)
         elif key == "auto":
             rate["auto"] = True
         elif key in ("throttle=", "limit="):
@@ -99,6 +107,23 @@ def _rate(kind: StressCommandKind, args: list[str], fields: dict[str, object]) -
     fields["rate"] = StressRate.model_validate(rate)
 
 
+def _threads(text: str, *, what: str) -> int:
+    value = parse_int(text, what=what)
+    problem = threads_problem(value)
+    if problem is not None:
+        raise WorkloadSyntaxError(f"{what}: {problem}")
+    return value
+
+
+def port_number(text: str, *, what: str) -> int:
+    """A TCP port (1..65535) from ``text``, or a WorkloadSyntaxError naming ``what``."""
+    value = parse_int(text, what=what)
+    problem = port_problem(value)
+    if problem is not None:
+        raise WorkloadSyntaxError(f"{what}: {problem}")
+    return value
+
+
 def _col(kind: StressCommandKind, args: list[str], fields: dict[str, object]) -> None:
     allowed = {"n=": "n=FIXED(N)", "size=": "size=DIST", "names=": "names=A,B,.."}
     found = expect_options("-col", args, allowed)
@@ -107,6 +132,10 @@ def _col(kind: StressCommandKind, args: list[str], fields: dict[str, object]) ->
         names = [n for n in found["names="][1].split(",") if n]
         if not names:
             raise WorkloadSyntaxError("-col names=: give at least one name, e.g. names=a,b")
+        for name in names:
+            problem = identifier_problem(name)
+            if problem is not None:
+                raise WorkloadSyntaxError(f"-col {found['names='][0]!r}: {problem}")
     if "n=" in found:
         token, value = found["n="]
         count = parse_distribution(value, what=f"-col {token!r}")
@@ -124,7 +153,11 @@ def _col(kind: StressCommandKind, args: list[str], fields: dict[str, object]) ->
         columns["names"] = names
     if "size=" in found:
         token, value = found["size="]
-        columns["size"] = parse_distribution(value, what=f"-col {token!r}")
+        size = parse_distribution(value, what=f"-col {token!r}")
+        problem = value_size_problem(size.max)
+        if problem is not None:
+            raise WorkloadSyntaxError(f"-col {token!r}: {problem}")
+        columns["size"] = size
     fields["columns"] = StressColumns.model_validate(columns)
 
 
@@ -141,12 +174,19 @@ def _schema(kind: StressCommandKind, args: list[str], fields: dict[str, object])
         lowered = token.lower()
         if lowered.startswith(("replication(", "compaction(")):
             name, options = paren_options(token, what=f"-schema {token!r}", form=form)
+            _check_map(token, options)
             strategy = options.pop("strategy", None)
             if name == "replication":
                 if strategy:
                     schema["replication_strategy"] = strategy
                 if "factor" in options:
                     options["replication_factor"] = options.pop("factor")
+                factor = options.get("replication_factor", "1")
+                if not factor.isdigit() or not factor.isascii() or int(factor) < 1:
+                    raise WorkloadSyntaxError(
+                        f"-schema {token!r}: factor {factor!r} is not a replication factor; "
+                        "give a whole number >= 1, e.g. replication(factor=3)"
+                    )
                 schema["replication_options"] = options
             else:
                 if strategy is None:
@@ -159,12 +199,30 @@ def _schema(kind: StressCommandKind, args: list[str], fields: dict[str, object])
             continue
         option = split_option(token)
         if option and option[:2] == ("keyspace", "=") and option[2]:
+            _check_name(token, identifier_problem(option[2]))
             schema["keyspace"] = option[2]
         elif option and option[:2] == ("compression", "=") and option[2]:
+            _check_name(token, class_name_problem(option[2]))
             schema["compression"] = option[2]
         else:
             raise WorkloadSyntaxError(f"-schema: unknown option {token!r}; accepted form: {form}")
     fields["schema_settings"] = StressSchema.model_validate(schema)
+
+
+def _check_name(token: str, problem: str | None) -> None:
+    if problem is not None:
+        raise WorkloadSyntaxError(f"-schema {token!r}: {problem}")
+
+
+def _check_map(token: str, options: dict[str, str]) -> None:
+    """``replication(...)`` / ``compaction(...)``: a class name for ``strategy=``, option
+    names for the keys (the values are escaped when the CQL is written)."""
+    for key, value in options.items():
+        _check_name(token, option_key_problem(key))
+        if key == "strategy":
+            _check_name(token, class_name_problem(value))
+        else:
+            _check_name(token, option_value_problem(value))
 
 
 def _node(kind: StressCommandKind, args: list[str], fields: dict[str, object]) -> None:
@@ -193,7 +251,7 @@ def _port(kind: StressCommandKind, args: list[str], fields: dict[str, object]) -
     found = expect_options("-port", args, allowed)
     if "native=" in found:
         token, value = found["native="]
-        fields["native_port"] = parse_int(value, what=f"-port {token!r}")
+        fields["native_port"] = port_number(value, what=f"-port {token!r}")
 
 
 def _mode(kind: StressCommandKind, args: list[str], fields: dict[str, object]) -> None:
@@ -211,7 +269,7 @@ def _mode(kind: StressCommandKind, args: list[str], fields: dict[str, object]) -
         "auth-provider",
     }
     form = "-mode native cql3 prepared|unprepared user=U password=P|password-env=VAR port=N"
-    for token in args:
+    for token in (word for arg in args for word in option_words(arg)):
         lowered = token.lower()
         if lowered in flags:
             if lowered == "unprepared":
@@ -235,7 +293,7 @@ def _mode(kind: StressCommandKind, args: list[str], fields: dict[str, object]) -
                 )
             mode["password_env"] = value
         elif key == "port":
-            mode["native_port"] = parse_int(value, what=f"-mode {token!r}")
+            mode["native_port"] = port_number(value, what=f"-mode {token!r}")
     if "password" in mode and "password_env" in mode:
         raise WorkloadSyntaxError(
             "-mode: give password= or password-env=, not both (password-env=VAR reads the "
@@ -243,6 +301,11 @@ def _mode(kind: StressCommandKind, args: list[str], fields: dict[str, object]) -
         )
     if ("password" in mode or "password_env" in mode) and "user" not in mode:
         raise WorkloadSyntaxError(f"-mode: a password needs user= too; accepted form: {form}")
+    if "user" in mode and "password" not in mode and "password_env" not in mode:
+        raise WorkloadSyntaxError(
+            f"-mode 'user={mode['user']}': a user needs its password too: add "
+            "password-env=VAR (the password in the environment variable VAR) or password=P"
+        )
     fields["mode"] = StressMode.model_validate(mode)
 
 
@@ -341,7 +404,7 @@ def _transport(kind: StressCommandKind, args: list[str], fields: dict[str, objec
     """``-transport``: TLS settings; also accepts its options quoted as one word
     (``-transport "truststore=F truststore-password=P"``)."""
     transport: dict[str, object] = {}
-    for token in (word for arg in args for word in arg.split()):
+    for token in (word for arg in args for word in option_words(arg)):
         option = split_option(token)
         if option is not None and option[0] in ("keystore", "keystore-password"):
             raise WorkloadSyntaxError(

@@ -12,14 +12,28 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import Field
 
 from casslab.engine_contract.workload_spec import BatchType, DistKind, Distribution
-from casslab.errors import WorkloadSyntaxError
+from casslab.errors import DocumentProblemsError, WorkloadSyntaxError
+from casslab.input_files import InputFileError, read_input
 from casslab.load.stress.cql_types import UdtDefinition, parse_type_definition
 from casslab.load.stress.dist import parse_distribution, parse_ratio_distribution
+from casslab.load.stress.profile_checks import (
+    check_definition,
+    check_extra_definitions,
+    check_names,
+    check_query,
+)
 from casslab.record import Record
+from casslab.yaml_reader import parse_yaml
+
+
+class ProfileProblemsError(DocumentProblemsError, WorkloadSyntaxError):
+    """A user profile's YAML has problems (syntax, a duplicate key, past a size bound)."""
+
+    subject = "user profile"
+
 
 DEFAULT_SIZE = Distribution(kind=DistKind.UNIFORM, min=4, max=8)
 DEFAULT_POPULATION = Distribution(kind=DistKind.UNIFORM, min=1, max=100_000_000_000)
@@ -119,20 +133,15 @@ class StressProfile(Record):
 def load_profile(path: Path) -> StressProfile:
     """Read and parse a profile file."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise WorkloadSyntaxError(
-            f"user profile: cannot read {str(path)!r} ({exc.strerror}); check profile=PATH"
-        ) from None
+        text = read_input(path, what="user profile", fix="check profile=PATH")
+    except InputFileError as error:
+        raise WorkloadSyntaxError(str(error)) from None
     return parse_profile(text, source=str(path))
 
 
 def parse_profile(text: str, *, source: str = "<profile>") -> StressProfile:
     """Parse cassandra-stress profile YAML."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise WorkloadSyntaxError(f"user profile {source}: not valid YAML ({exc})") from None
+    data = parse_yaml(text, source, ProfileProblemsError)
     if not isinstance(data, dict):
         raise WorkloadSyntaxError(
             f"user profile {source}: expected a mapping with keyspace:, table:"
@@ -154,12 +163,22 @@ def parse_profile(text: str, *, source: str = "<profile>") -> StressProfile:
                 f"user profile {source}: {key}: is missing; casslab needs keyspace, table and "
                 "table_definition (the CREATE TABLE statement) to generate values"
             )
+    check_names(data, source)
     table_definition = data["table_definition"].strip().rstrip(";")
+    check_definition(table_definition, "TABLE", data["table"].strip(), source)
     columns, partition_key, clustering = parse_table_definition(table_definition, source=source)
     names = {c.name for c in columns}
     columnspec = _columnspec(data.get("columnspec"), names, source)
     keyspace_definition = data.get("keyspace_definition")
+    if keyspace_definition is not None:
+        if not isinstance(keyspace_definition, str):
+            raise WorkloadSyntaxError(
+                f"user profile {source}: keyspace_definition must be a CREATE KEYSPACE statement"
+            )
+        keyspace_definition = keyspace_definition.strip().rstrip(";")
+        check_definition(keyspace_definition, "KEYSPACE", data["keyspace"].strip(), source)
     extra = _extra_definitions(data.get("extra_definitions"), source)
+    check_extra_definitions(extra, source)
     udts = {}
     for statement in extra:
         udt = parse_type_definition(statement, source=source)
@@ -167,9 +186,7 @@ def parse_profile(text: str, *, source: str = "<profile>") -> StressProfile:
             udts[udt.name] = udt
     return StressProfile(
         keyspace=data["keyspace"].strip(),
-        keyspace_definition=keyspace_definition.strip().rstrip(";")
-        if keyspace_definition
-        else None,
+        keyspace_definition=keyspace_definition or None,
         table=data["table"].strip(),
         table_definition=table_definition,
         extra_definitions=extra,
@@ -319,6 +336,7 @@ def _queries(raw: Any, source: str) -> dict[str, QuerySpec]:
             raise WorkloadSyntaxError(
                 f"user profile {source}: query {name!r}: fields must be samerow or multirow"
             )
+        check_query(str(name), cql.strip().rstrip(";"), source)
         queries[str(name)] = QuerySpec(name=str(name), cql=cql.strip().rstrip(";"), fields=fields)
     return queries
 

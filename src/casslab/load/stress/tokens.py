@@ -11,6 +11,7 @@ import re
 from casslab.engine_contract.workload_spec import Consistency
 from casslab.errors import WorkloadSyntaxError
 from casslab.load.stress.dist import parse_count
+from casslab.masking import value_end
 
 
 def split_args(body: str) -> list[str]:
@@ -65,6 +66,20 @@ def parse_weights(token: str, *, what: str, form: str) -> dict[str, float]:
 
 
 _OPTION = re.compile(r"^([A-Za-z][A-Za-z0-9_.-]*)(>=|<=|=|<|>)(.*)$")
+
+
+_PASSWORD_KEY = re.compile(r"(?:^|\s)((?:truststore-|keystore-)?password=)", re.I)
+
+
+def option_words(arg: str) -> list[str]:
+    """The options in one command-line word (``'user=u password=p'`` quoted as one): split
+    at spaces, except that a password runs to the next option of the word, spaces and all
+    (``password=a secret``, :func:`casslab.masking.value_end`)."""
+    match = _PASSWORD_KEY.search(arg)
+    if match is None:
+        return arg.split()
+    end = value_end(arg, match.end(1))
+    return [*arg[: match.start(1)].split(), arg[match.start(1) : end], *option_words(arg[end:])]
 
 
 def split_option(token: str) -> tuple[str, str, str] | None:

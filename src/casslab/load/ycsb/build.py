@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from casslab.cql_text import quote_identifier
 from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
@@ -54,7 +55,7 @@ def _length(kind: LengthDistribution, low: int, high: int) -> Distribution:
 
 def ycsb_operations(workload: CoreWorkload, phase: YcsbPhase) -> list[Operation]:
     """INSERT for load; READ / UPDATE / INSERT / SCAN / READ-MODIFY-WRITE for run."""
-    table = f"{defaults.quote_identifier(workload.keyspace)}.{workload.table}"
+    table = f"{quote_identifier(workload.keyspace)}.{workload.table}"
     fields = defaults.ycsb_field_names(workload.fieldcount, workload.fieldnameprefix)
     key = Generator(
         kind=GenKind.KEY_TEXT,

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from casslab.errors import ExperimentError
-from casslab.load.ycsb.parse import BUILTIN_WORKLOADS, builtin_workload_text
+from casslab.load.ycsb.parse import BUILTIN_WORKLOADS, builtin_workload_text, read_property_file
 
 
 def workload_file_reader(base_dir: Path | None) -> Callable[[str], str]:
@@ -16,8 +16,8 @@ def workload_file_reader(base_dir: Path | None) -> Callable[[str], str]:
 
     def read(name: str) -> str:
         for path in ([base_dir / name] if base_dir else []) + [Path(name).expanduser()]:
-            if path.is_file():
-                return path.read_text(encoding="utf-8")
+            if path.exists():
+                return read_property_file(path)
         if Path(name).name in BUILTIN_WORKLOADS:
             return builtin_workload_text(Path(name).name)
         where = f" (nor relative to {base_dir})" if base_dir else ""

@@ -31,6 +31,7 @@ from typing import Literal
 
 from pydantic import Field, ValidationError
 
+from casslab.cql_text import identifier_problem
 from casslab.engine_contract.workload_spec import (
     ENV_NAME,
     Connection,
@@ -39,8 +40,16 @@ from casslab.engine_contract.workload_spec import (
     WorkloadSpec,
 )
 from casslab.errors import WorkloadSyntaxError
+from casslab.input_files import InputFileError, read_input
 from casslab.load import defaults
+from casslab.load.limits import (
+    MAX_COUNT,
+    MAX_VALUE_BYTES,
+    port_problem,
+    threads_problem,
+)
 from casslab.record import Record
+from casslab.validation import plain_message
 
 PASSWORD_ENV_PROPERTY = "cassandra.password-env"
 BUILTIN_WORKLOADS = tuple(f"workload{c}" for c in "abcdef")
@@ -65,10 +74,10 @@ LengthDistribution = Literal["constant", "uniform", "zipfian"]
 class CoreWorkload(Record):
     """The YCSB CoreWorkload properties casslab honours, with YCSB's defaults."""
 
-    recordcount: int = Field(default=0, ge=0)
-    operationcount: int = Field(default=0, ge=0)
-    fieldcount: int = Field(default=10, ge=1)
-    fieldlength: int = Field(default=100, ge=1)
+    recordcount: int = Field(default=0, ge=0, le=MAX_COUNT)
+    operationcount: int = Field(default=0, ge=0, le=MAX_COUNT)
+    fieldcount: int = Field(default=10, ge=1, le=1000)
+    fieldlength: int = Field(default=100, ge=1, le=MAX_VALUE_BYTES)
     fieldlengthdistribution: LengthDistribution = "constant"
     fieldnameprefix: str = defaults.YCSB_FIELD_PREFIX
     readallfields: bool = True
@@ -83,8 +92,8 @@ class CoreWorkload(Record):
     maxscanlength: int = Field(default=1000, ge=1)
     scanlengthdistribution: LengthDistribution = "uniform"
     insertorder: Literal["hashed", "ordered"] = "hashed"
-    insertstart: int = Field(default=0, ge=0)
-    insertcount: int | None = Field(default=None, ge=0)
+    insertstart: int = Field(default=0, ge=0, le=MAX_COUNT)
+    insertcount: int | None = Field(default=None, ge=0, le=MAX_COUNT)
     hotspotdatafraction: float = Field(default=0.2, ge=0, le=1)
     hotspotopnfraction: float = Field(default=0.8, ge=0, le=1)
     zipfian_constant: float = Field(default=0.99, gt=0)
@@ -104,6 +113,13 @@ _PROPERTY_FIELDS = {
     "cassandra.replication_factor": "replication_factor",
     "zipfian.constant": "zipfian_constant",
 }
+
+
+_PROPERTY_NAMES = {field: key for key, field in _PROPERTY_FIELDS.items()}
+
+
+def _property(properties: dict[str, str], field: str) -> str:
+    return properties.get(_PROPERTY_NAMES.get(field, field), "?")
 
 
 class YcsbCommand(Record):
@@ -196,8 +212,8 @@ def core_workload(properties: dict[str, str]) -> CoreWorkload:
         return CoreWorkload.model_validate(values)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}={properties.get(str(err['loc'][0]), '?')!r}: "
-            f"{err['msg']}"
+            f"-p {_PROPERTY_NAMES.get(str(err['loc'][0]), str(err['loc'][0]))}="
+            f"{_property(properties, str(err['loc'][0]))}: {plain_message(err)}"
             for err in exc.errors()
         )
         raise WorkloadSyntaxError(
@@ -216,14 +232,22 @@ def builtin_workload_text(name: str) -> str:
 
 def _read_property_file(name: str) -> str:
     path = Path(name).expanduser()
-    if path.is_file():
-        return path.read_text(encoding="utf-8")
+    if path.exists():
+        return read_property_file(path)
     if path.name in BUILTIN_WORKLOADS:
         return builtin_workload_text(path.name)
     raise WorkloadSyntaxError(
         f"YCSB -P {name!r}: no such file; give a property file path or one of "
         f"{', '.join(BUILTIN_WORKLOADS)}"
     )
+
+
+def read_property_file(path: Path) -> str:
+    """A ``-P`` file's text, bounded (:func:`casslab.input_files.read_input`)."""
+    try:
+        return read_input(path, what=f"YCSB -P {str(path)!r}: property file")
+    except InputFileError as error:
+        raise WorkloadSyntaxError(str(error)) from None
 
 
 # ---------------------------------------------------------------- command line
@@ -293,12 +317,19 @@ def parse_ycsb(
     if properties.get("target", "0") not in ("", "0"):
         fields["target_per_s"] = _positive_float(properties["target"], what="-target")
     _check_credentials(properties)
+    _check_names(properties)
     command = YcsbCommand.model_validate(fields)
     command.workload()  # validate property values now, naming the bad one
     return command
 
 
 def _check_credentials(properties: dict[str, str]) -> None:
+    misspelt = [k for k in properties if k.startswith("cassandra.pass") and k not in _SECRETS]
+    if misspelt:
+        raise WorkloadSyntaxError(
+            f"ycsb -p {misspelt[0]}=...: unknown property; the password is -p "
+            f"cassandra.password=P or -p {PASSWORD_ENV_PROPERTY}=VAR"
+        )
     secret = [k for k in ("cassandra.password", PASSWORD_ENV_PROPERTY) if k in properties]
     if len(secret) == 2:
         raise WorkloadSyntaxError(
@@ -315,11 +346,40 @@ def _check_credentials(properties: dict[str, str]) -> None:
         raise WorkloadSyntaxError(
             f"ycsb -p {secret[0]}: a password needs -p cassandra.username=U too"
         )
+    if "cassandra.username" in properties and not secret:
+        user = properties["cassandra.username"]
+        raise WorkloadSyntaxError(
+            f"ycsb -p cassandra.username={user}: a user needs its password too: add -p "
+            f"{PASSWORD_ENV_PROPERTY}=VAR (the password in the environment variable VAR) or "
+            "-p cassandra.password=P"
+        )
+
+
+_SECRETS = ("cassandra.password", PASSWORD_ENV_PROPERTY)
+
+
+def _check_names(properties: dict[str, str]) -> None:
+    """The keyspace, table and field-name prefix go into every statement: CQL names only;
+    the port must be one."""
+    for key in ("table", "cassandra.keyspace", "fieldnameprefix"):
+        if key in properties:
+            problem = identifier_problem(properties[key])
+            if problem is not None:
+                raise WorkloadSyntaxError(f"ycsb -p {key}={properties[key]}: {problem}")
+    if "port" in properties:
+        text = properties["port"]
+        problem = port_problem(int(text)) if text.isdigit() and text.isascii() else None
+        if problem is not None or not (text.isdigit() and text.isascii()):
+            why = problem or f"{text!r} is not a TCP port; use 1..65535"
+            raise WorkloadSyntaxError(f"ycsb -p port={text}: {why}")
 
 
 def _positive_int(text: str, *, what: str) -> int:
-    if not text.isdigit() or int(text) < 1:
+    if not text.isdigit() or not text.isascii() or len(text) > 18 or int(text) < 1:
         raise WorkloadSyntaxError(f"ycsb {what} {text!r}: give a whole number >= 1, e.g. {what} 32")
+    problem = threads_problem(int(text)) if what == "-threads" else None
+    if problem is not None:
+        raise WorkloadSyntaxError(f"ycsb {what} {text}: {problem}")
     return int(text)
 
 

@@ -1,0 +1,102 @@
+"""What a user profile may ask Cassandra to run (pure): profiles travel between people, so
+a profile is checked like hostile input before any of its CQL is sent.
+
+- ``keyspace`` and ``table`` are CQL names (:func:`casslab.cql_text.identifier_problem`);
+- ``keyspace_definition`` is one ``CREATE KEYSPACE`` of that keyspace, ``table_definition``
+  one ``CREATE TABLE`` of that table: never a ``DROP``, an ``ALTER`` of another object, or a
+  second statement after a ``;`` or behind a comment;
+- each of ``extra_definitions`` is one ``CREATE TYPE`` (the user-defined types the table's
+  columns use, created in the profile's keyspace before the table); anything else, a
+  ``CREATE INDEX`` included, is refused rather than run;
+- every query is one ``SELECT``, ``INSERT``, ``UPDATE`` or ``DELETE``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from casslab.cql_text import identifier_problem, leading_words, single_statement_problem
+from casslab.errors import WorkloadSyntaxError
+
+QUERY_VERBS = ("SELECT", "INSERT", "UPDATE", "DELETE")
+_NAME = r"(?:\"(?:[^\"]|\"\")+\"|[\w]+)"
+_CREATE = r"^\s*CREATE\s+{what}\s+(?:IF\s+NOT\s+EXISTS\s+)?(?:({name})\s*\.\s*)?({name})"
+
+
+def _unquoted(name: str) -> str:
+    if name.startswith('"') and name.endswith('"') and len(name) >= 2:
+        return name[1:-1].replace('""', '"')
+    return name.lower()
+
+
+def _fail(source: str, message: str) -> WorkloadSyntaxError:
+    return WorkloadSyntaxError(f"user profile {source}: {message}")
+
+
+def check_names(data: Mapping[str, Any], source: str) -> None:
+    """``keyspace:`` and ``table:`` are CQL names."""
+    for key in ("keyspace", "table"):
+        problem = identifier_problem(str(data[key]).strip())
+        if problem is not None:
+            raise _fail(source, f"{key}: {problem}")
+
+
+def check_definition(text: str, what: str, name: str, source: str) -> None:
+    """``text`` is one ``CREATE <what>`` of ``name`` (``what``: KEYSPACE or TABLE)."""
+    key = f"{what.lower()}_definition"
+    problem = single_statement_problem(text)
+    if problem is not None:
+        raise _fail(source, f"{key}: {problem}; give the one CREATE {what} statement")
+    pattern = _CREATE.format(what=what, name=_NAME)
+    match = re.match(pattern, text, re.I)
+    if match is None:
+        raise _fail(
+            source,
+            f"{key} must be one CREATE {what} statement, got one starting "
+            f"{leading_words(text, 3)!r}",
+        )
+    created = _unquoted(match.group(2))
+    if created != name.lower() and created != name:
+        raise _fail(
+            source,
+            f"{key} creates {what.lower()} {created!r}, but the profile's {what.lower()}: is "
+            f"{name!r}; make them the same",
+        )
+
+
+def check_extra_definitions(statements: Sequence[str], source: str) -> None:
+    """Each statement is one ``CREATE TYPE`` of a type in the profile's keyspace."""
+    for text in statements:
+        problem = single_statement_problem(text)
+        if problem is not None:
+            raise _fail(source, f"extra_definitions: {problem}; give one CREATE TYPE each")
+        match = re.match(_CREATE.format(what="TYPE", name=_NAME), text, re.I)
+        if match is None:
+            raise _fail(
+                source,
+                "extra_definitions: each must be one CREATE TYPE statement (the types the "
+                f"table uses), got one starting {leading_words(text, 3)!r}; create indexes "
+                "and other objects with `casslab cqlsh` before the run",
+            )
+        if match.group(1) is not None:
+            raise _fail(
+                source,
+                f"extra_definitions: CREATE TYPE {match.group(1)}.{match.group(2)} names a "
+                "keyspace; leave it out (types are created in the profile's keyspace)",
+            )
+
+
+def check_query(name: str, cql: str, source: str) -> None:
+    """A query is one SELECT, INSERT, UPDATE or DELETE."""
+    problem = single_statement_problem(cql)
+    if problem is not None:
+        raise _fail(source, f"query {name!r}: {problem}; give one statement")
+    verb = leading_words(cql, 1)
+    if verb not in QUERY_VERBS:
+        raise _fail(
+            source,
+            f"query {name!r} is a {verb or 'blank'} statement; a query must be one of "
+            f"{', '.join(QUERY_VERBS)}",
+        )

@@ -1,0 +1,368 @@
+"""Hostile and careless files through the real entry point: user profiles, YCSB ``-P``
+files, experiment files and capacity problems that inject CQL, hide a secret, never end,
+nest without end or expand without end; and a run directory whose ``figures`` link leads
+out of it. Each is refused with its exit status, a message naming the value, no secret and
+no traceback (:mod:`hostile_entry`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from hostile_entry import Case, problems, run_main, write_files
+
+PW = "Hunter2"
+
+# ------------------------------------------------------------- user profiles
+PROFILE = """\
+keyspace: stresscql
+keyspace_definition: |
+  CREATE KEYSPACE stresscql WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+table: typestest
+table_definition: |
+  CREATE TABLE typestest (name text, choice int, value blob, PRIMARY KEY(name, choice))
+queries:
+  simple1:
+    cql: select * from typestest where name = ? LIMIT 100
+"""
+
+
+def profile(text: str, names: str, ops: str = "ops(insert=1)") -> Case:
+    return Case(
+        ("stress", "user", "profile=p.yaml", ops, "n=10", "--dry-run"),
+        1,
+        names,
+        files={"p.yaml": text},
+    )
+
+
+def replaced(old: str, new: str) -> str:
+    assert old in PROFILE
+    return PROFILE.replace(old, new)
+
+
+KS_DEF = "CREATE KEYSPACE stresscql WITH replication = {'class': 'SimpleStrategy', "
+KS_DEF += "'replication_factor': 1};"
+TABLE_DEF = "CREATE TABLE typestest (name text, choice int, value blob, PRIMARY KEY(name, choice))"
+QUERY = "select * from typestest where name = ? LIMIT 100"
+
+PROFILES = [
+    profile(replaced(KS_DEF, "DROP KEYSPACE system_auth"), "DROP KEYSPACE"),
+    profile(replaced(KS_DEF, "DROP KEYSPACE system_auth;"), "DROP KEYSPACE"),
+    profile(replaced(KS_DEF, "ALTER KEYSPACE system_auth WITH durable_writes = false"), "ALTER"),
+    profile(replaced(KS_DEF, "CREATE KEYSPACE other WITH replication = {'class': 'x'}"), "'other'"),
+    profile(replaced(KS_DEF, KS_DEF.rstrip(";") + "; DROP KEYSPACE system_auth"), "a ';'"),
+    profile(replaced(KS_DEF, KS_DEF.rstrip(";") + " -- hidden"), "a comment"),
+    profile(replaced(KS_DEF, KS_DEF.rstrip(";") + " /* x */"), "a comment"),
+    profile(replaced(KS_DEF, "CREATE KEYSPACE stresscql WITH x = 'a"), "unclosed"),
+    profile(replaced(KS_DEF, "CREATE TABLE stresscql (a int PRIMARY KEY)"), "CREATE TABLE"),
+    profile(replaced(KS_DEF, "[1, 2]"), "keyspace_definition"),
+    profile(replaced(TABLE_DEF, "DROP TABLE typestest"), "DROP TABLE"),
+    profile(replaced(TABLE_DEF, TABLE_DEF + "; DROP KEYSPACE system"), "a ';'"),
+    profile(replaced(TABLE_DEF, TABLE_DEF + " WITH comment = 'x'; DROP TABLE t"), "a ';'"),
+    profile(replaced(TABLE_DEF, TABLE_DEF + " // comment"), "a comment"),
+    profile(replaced(TABLE_DEF, TABLE_DEF.replace("typestest", "other", 1)), "'other'"),
+    profile(replaced(TABLE_DEF, "TRUNCATE typestest"), "TRUNCATE"),
+    profile(replaced("keyspace: stresscql", 'keyspace: "ks\'; DROP"'), "ks'; DROP"),
+    profile(replaced("table: typestest", 'table: "t; DROP"'), "t; DROP"),
+    profile(replaced(QUERY, "DROP TABLE typestest"), "DROP"),
+    profile(replaced(QUERY, "TRUNCATE typestest"), "TRUNCATE"),
+    profile(replaced(QUERY, "ALTER TABLE typestest WITH gc_grace_seconds = 0"), "ALTER"),
+    profile(replaced(QUERY, "GRANT ALL ON ALL KEYSPACES TO bob"), "GRANT"),
+    profile(replaced(QUERY, "CREATE ROLE bob WITH PASSWORD = 'x'"), "CREATE"),
+    profile(replaced(QUERY, QUERY + "; DROP TABLE typestest"), "a ';'"),
+    profile(replaced(QUERY, QUERY + " -- x"), "a comment"),
+    profile(replaced(QUERY, "select * from typestest where name = 'x'';DROP"), "unclosed"),
+    profile(PROFILE + "extra_definitions:\n  - DROP KEYSPACE system_auth\n", "extra_definitions"),
+    profile(PROFILE + "extra_definitions:\n  - CREATE INDEX ON typestest (name)\n", "CREATE INDEX"),
+    profile(PROFILE + "extra_definitions:\n  - CREATE TYPE system.t (a int)\n", "names a keyspace"),
+    profile(PROFILE + "extra_definitions:\n  - CREATE TYPE t (a int); DROP TABLE x\n", "a ';'"),
+    profile("keyspace: [unclosed", "YAML syntax"),
+    profile("a: 1\na: 2\n", "duplicate key 'a'"),
+    profile("- just\n- a list\n", "expected a mapping"),
+    profile("a: " + "[" * 200 + "]" * 200 + "\n", "nested more than 64 levels"),
+    profile(
+        "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+        + "".join(
+            f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]\n"
+            for i in range(8)
+        ),
+        "once its aliases",
+    ),
+    Case(
+        ("stress", "user", "profile=p.yaml", "ops(insert=1)", "n=10", "--dry-run"),
+        1,
+        "not UTF-8 text",
+        files={"p.yaml": b"\x89PNG\r\n\x1a\n\xff\xfe\x00"},
+    ),
+    Case(
+        ("stress", "user", "profile=p.yaml", "ops(insert=1)", "n=10", "--dry-run"),
+        1,
+        "NUL bytes",
+        files={"p.yaml": b"keyspace: a\x00b\n"},
+    ),
+    Case(
+        ("stress", "user", "profile=nowhere.yaml", "ops(insert=1)", "n=10", "--dry-run"),
+        1,
+        "nowhere.yaml: No such file",
+    ),
+    Case(
+        ("stress", "user", "profile=sub", "ops(insert=1)", "n=10", "--dry-run"),
+        1,
+        "is a directory",
+        files={"sub/x": "x"},
+    ),
+]
+
+# ------------------------------------------------------------- YCSB -P files
+PROPS = [
+    Case(
+        ("ycsb", "load", "-P", "w.properties", "--dry-run"),
+        1,
+        "not UTF-8 text",
+        files={"w.properties": b"recordcount=10\n\xff\xfe\xfd"},
+    ),
+    Case(
+        ("ycsb", "load", "-P", "w.properties", "--dry-run"),
+        1,
+        "NUL bytes",
+        files={"w.properties": b"recordcount=10\x00\n"},
+    ),
+    Case(("ycsb", "load", "-P", "d", "--dry-run"), 1, "is a directory", files={"d/x": ""}),
+    Case(
+        ("ycsb", "load", "-P", "w.properties", "--dry-run"),
+        1,
+        "usertable;DROP",
+        files={"w.properties": "recordcount=10\ntable=usertable;DROP\n"},
+    ),
+    Case(
+        ("ycsb", "load", "-P", "w.properties", "--dry-run"),
+        1,
+        "cassandra.username",
+        secret=PW,
+        files={"w.properties": f"recordcount=10\ncassandra.password={PW}\n"},
+    ),
+    Case(
+        ("ycsb", "load", "-P", "w.properties", "--dry-run"),
+        1,
+        "port=70000",
+        files={"w.properties": "recordcount=10\nport=70000\n"},
+    ),
+    Case(
+        ("ycsb", "load", "-P", "w.properties", "--dry-run"),
+        1,
+        "fieldlength=99999999999",
+        files={"w.properties": "recordcount=10\nfieldlength=99999999999\n"},
+    ),
+]
+
+# ------------------------------------------------------------- experiment files
+EXPERIMENT = """\
+name: hostile
+cluster: {nodes: 1, heap: 512M}
+schema:
+  keyspace: keyspace1
+  replication: {class: SimpleStrategy, replication_factor: 1}
+factors:
+  table.compaction: [STCS, LCS]
+workload: "write"
+measure: "duration=90s cl=ONE -rate threads=4"
+iterations: 3
+"""
+REPLICATION = "{class: SimpleStrategy, replication_factor: 1}"
+
+
+def plan(text: str, names: str, secret: str | None = None) -> Case:
+    return Case(("plan", "e.yaml"), 1, names, secret, files={"e.yaml": text})
+
+
+def swapped(old: str, new: str) -> str:
+    assert old in EXPERIMENT
+    return EXPERIMENT.replace(old, new)
+
+
+EXPERIMENTS = [
+    plan(
+        swapped(
+            REPLICATION,
+            '{class: "SimpleStrategy\'} AND durable_writes=false; --", replication_factor: 1}',
+        ),
+        "durable_writes=false",
+    ),
+    plan(swapped(REPLICATION, "{class: BogusStrategy, replication_factor: 1}"), "'BogusStrategy'"),
+    plan(swapped(REPLICATION, '{class: "org.x.Y\'Z", replication_factor: 1}'), "org.x.Y'Z"),
+    plan(swapped(REPLICATION, '{class: NetworkTopologyStrategy, "dc1\'": 1}'), "dc1'"),
+    plan(
+        swapped(REPLICATION, "{class: SimpleStrategy, replication_factor: 0}"), "replication_factor"
+    ),
+    plan(swapped(REPLICATION, "{class: SimpleStrategy}"), "replication_factor"),
+    plan(swapped("keyspace: keyspace1", 'keyspace: "ks; DROP KEYSPACE x"'), "ks; DROP KEYSPACE x"),
+    plan(swapped("keyspace: keyspace1", 'keyspace: "ks\'"'), "ks'"),
+    plan(swapped("iterations: 3", "iterations: 1000000000000"), "1000000000000 iteration(s)"),
+    plan(swapped("iterations: 3", "iterations: 5001"), "10002 trials"),
+    plan(
+        swapped(
+            "iterations: 3",
+            "iterations: {min: 3, max: 100000, until: {kpis: [op_rate], ci_half_width_pct: 5}}",
+        ),
+        "100000 iteration(s)",
+    ),
+    plan(
+        swapped(
+            "  table.compaction: [STCS, LCS]",
+            "".join(
+                f"  table.gc_grace_seconds{i}: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n" for i in range(6)
+            ).rstrip("\n"),
+        ),
+        "1000000 cell(s)",
+    ),
+    plan(
+        swapped("iterations: 3", 'iterations: 3\ntable: {compaction: "LCS\'}; DROP"}'),
+        "LCS'}; DROP",
+    ),
+    plan(
+        swapped("iterations: 3", "iterations: 3\ntable: {speculative_retry: 1}"),
+        "speculative_retry",
+    ),
+    plan(
+        swapped("iterations: 3", "iterations: 3\ntable: {speculative_retry: banana}"),
+        "'banana' is not a retry policy",
+    ),
+    plan(
+        swapped("iterations: 3", 'iterations: 3\ntable: {additional_write_policy: "x\'"}'),
+        '"x\'" is not a retry policy',
+    ),
+    plan(
+        swapped(
+            "iterations: 3",
+            "iterations: 3\ntable: {compaction: {class: LCS, sstable_size_in_mb: -160}}",
+        ),
+        "sstable_size_in_mb of LeveledCompactionStrategy must not be negative",
+    ),
+    plan(
+        swapped(
+            "iterations: 3",
+            "iterations: 3\nfaults:\n  - {at: 500s, kind: kill, target: 1, for: 10s}",
+        ),
+        "500 s is at or past the end",
+    ),
+    plan(
+        swapped(
+            "iterations: 3",
+            "iterations: 3\nfaults:\n  - {at: 90s, kind: kill, target: 1, for: 10s}",
+        ),
+        "90 s is at or past the end",
+    ),
+    plan(
+        swapped(
+            "iterations: 3",
+            "iterations: 3\nfaults:\n  - {at: 5s, kind: partition, target: dc3, for: 10s}",
+        ),
+        "has no topology",
+    ),
+    plan(swapped('workload: "write"', 'workload: "write -schema keyspace=a;b"'), "a;b"),
+    plan(
+        swapped('workload: "write"', "workload: \"write -schema 'compression=X'\\\"'\\\"'Y'\""),
+        "compression=",
+    ),
+    plan(
+        swapped('workload: "write"', f'workload: "write -mode user=u password={PW}(x"'),
+        "parenthesis",
+        secret=PW,
+    ),
+    plan(
+        swapped('workload: "write"', f'workload: "write -mode user=u password={PW} bogus=1"'),
+        "bogus",
+        secret=PW,
+    ),
+    plan(
+        swapped('workload: "write"', 'workload: "write -rate threads=1000000000"'),
+        "1000000000 threads",
+    ),
+    plan(swapped('workload: "write"', 'workload: "write -port native=70000"'), "70000"),
+    plan(swapped('workload: "write"', 'workload: "ycsb load -p table=a;b"'), "a;b"),
+    plan("a: " + "[" * 5000 + "]" * 5000 + "\n", "nested more than 64 levels"),
+    plan("a: " + "{b: " * 100 + "1" + "}" * 100 + "\n", "nested more than 64 levels"),
+    plan(
+        "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+        + "".join(
+            f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]\n"
+            for i in range(8)
+        ),
+        "once its aliases",
+    ),
+    plan("x: &x 1\n" + "".join(f"k{i}: *x\n" for i in range(1500)), "more than 1000 aliases"),
+    plan("root:x:0:0:root:/root:/bin/bash\n", "expected a mapping"),
+    plan(swapped("[STCS, LCS]", "[~, LCS]"), "factors.table.compaction[0]"),
+    plan(swapped("[STCS, LCS]", "[LCS, {class: LCS, bogus: 1}]"), "bogus"),
+    plan(swapped("name: hostile", "name: hos\x07tile"), "U+0007"),
+    plan(swapped("name: hostile", 'name: "../../etc"'), "../../etc"),
+    plan("root:x:0:0:\nbin:*:1:1:\n", "not an experiment file"),
+    plan("", "got empty"),
+    plan("name: [unclosed\n", "YAML syntax"),
+    Case(("plan", "e.yaml"), 1, "not UTF-8 text", files={"e.yaml": b"name: \xff\xfe\n"}),
+    Case(("plan", "e.yaml"), 1, "NUL bytes", files={"e.yaml": b"name: a\x00\n"}),
+    Case(("plan", "nowhere.yaml"), 1, "nowhere.yaml: No such file"),
+    Case(("plan", "d"), 1, "is a directory", files={"d/x": ""}),
+    Case(("plan", "/dev/zero"), 1, "/dev/zero: is a character device"),
+    Case(("plan", "/dev/null"), 1, "/dev/null: is a character device"),
+]
+
+# ------------------------------------------------------------- capacity problems
+CAPACITY = [
+    Case(
+        ("capacity", "plan", "c.yaml"),
+        1,
+        "nested more than 64 levels",
+        files={"c.yaml": "a: " + "[" * 300 + "]" * 300},
+    ),
+    Case(("capacity", "plan", "c.yaml"), 1, "not UTF-8 text", files={"c.yaml": b"\xff\xfe"}),
+    Case(("capacity", "plan", "/dev/zero"), 1, "/dev/zero: is a character device"),
+    Case(
+        ("capacity", "plan", "c.yaml"),
+        1,
+        "once its aliases",
+        files={
+            "c.yaml": "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+            + "".join(
+                f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]\n"
+                for i in range(8)
+            )
+        },
+    ),
+]
+
+CASES = [*PROFILES, *PROPS, *EXPERIMENTS, *CAPACITY]
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_hostile_file_is_refused_exemplarily(case: Case, tmp_path: Path) -> None:
+    write_files(tmp_path, case.files)
+    outcome = run_main(case.argv, tmp_path, case.env)
+    assert problems(case, outcome) == [], outcome.out + outcome.err
+
+
+FIFO_COMMANDS = [
+    ("plan", "in.fifo"),
+    ("capacity", "plan", "in.fifo"),
+    ("stress", "user", "profile=in.fifo", "ops(insert=1)", "n=10", "--dry-run"),
+    ("ycsb", "load", "-P", "in.fifo", "--dry-run"),
+]
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("argv", FIFO_COMMANDS, ids=" ".join)
+def test_a_fifo_as_input_is_refused_without_waiting(argv: tuple[str, ...], tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "in.fifo")
+    case = Case(argv, 1, "in.fifo: is a named pipe (FIFO), not a regular file")
+    assert problems(case, run_main(argv, tmp_path)) == []
+
+
+def test_an_experiment_linked_to_a_system_file_is_not_echoed(tmp_path: Path) -> None:
+    secret_line = f"root:{PW}hash:19000:0:99999:7:::"
+    (tmp_path / "shadow").write_text(secret_line + "\nbin:*:19000:0:99999:7:::\n")
+    (tmp_path / "e.yaml").symlink_to(tmp_path / "shadow")
+    outcome = run_main(("plan", "e.yaml"), tmp_path)
+    assert problems(Case(("plan",), 1, "not an experiment file", secret=PW), outcome) == []
