@@ -117,3 +117,13 @@ def test_plan_says_the_cluster_is_used_as_it_is(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "on cluster 'lab' as it is (none created or restarted, reset none)" in done.stdout
     assert "cluster(s) created" not in done.stdout
+
+
+def test_a_partition_on_a_cluster_in_use_is_left_to_the_run_to_check() -> None:
+    """The file cannot show a running cluster's datacenters: the fault check lets it pass
+    (the run refuses a cluster without links when it meets it); a cluster of casslab's own
+    without a topology is refused in the file."""
+    fault = "faults: [{at: 1s, kind: partition, target: dc2, for: 1s}]\n"
+    assert len(experiment_loader.parse(FILE + fault).faults) == 1
+    own = FILE.replace("{use: lab}", "{nodes: 1}") + fault
+    assert any("has no topology" in p for p in problems_of(own))

@@ -30,10 +30,15 @@ def measured_duration_s(data: Mapping[str, Any]) -> float | None:
     return min(found) if found else None
 
 
-def _has_topology(data: Mapping[str, Any]) -> bool:
+def _may_have_topology(data: Mapping[str, Any]) -> bool:
+    """A topology given or varied, or one the file cannot show: a running cluster it uses
+    (``cluster.use``) or an inventory's hosts with their datacenters (``cluster.hosts``),
+    whose datacenters the run itself checks when it meets the cluster."""
     cluster = data.get("cluster")
     factors = data.get("factors")
-    given = isinstance(cluster, Mapping) and cluster.get("topology") is not None
+    given = isinstance(cluster, Mapping) and any(
+        cluster.get(key) is not None for key in ("topology", "use", "hosts")
+    )
     varied = isinstance(factors, Mapping) and "cluster.topology" in factors
     return given or varied
 
@@ -49,7 +54,7 @@ def fault_problems(data: Mapping[str, Any], faults: list[Fault]) -> list[str]:
                 f"phase ({phase_s:g} s), so the fault would never run; give an at: below "
                 f"{phase_s:g}s or a longer duration="
             )
-        if fault.kind is FaultKind.PARTITION and not _has_topology(data):
+        if fault.kind is FaultKind.PARTITION and not _may_have_topology(data):
             problems.append(
                 f"faults[{index}]: a partition cuts a topology's links, and this experiment "
                 "has no topology; add cluster.topology (e.g. dc1:2,dc2:1) or remove the fault"
