@@ -39,6 +39,7 @@ from casslab.cli.load_options import (
     with_current_access,
     workdir_for,
 )
+from casslab.cli.stress_info import echo_info
 from casslab.cli.ycsb import ycsb_load, ycsb_run
 from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
 from casslab.engine_contract.workload_spec import Connection, Output
@@ -103,7 +104,8 @@ def stress(
 
     Example: casslab stress mixed 'ratio(write=9,read=1)' duration=60s -rate threads=64
 
-    Commands: write, read, mixed, counter_write, counter_read, user.
+    Commands: write, read, mixed, counter_write, counter_read, user; help [COMMAND|-OPTION]
+    lists them and their options; print dist=DIST shows what a distribution generates.
 
     Options: n= or duration= (not both) cl= ratio(..) ops(..) profile= no-warmup truncate=
 
@@ -120,6 +122,8 @@ def stress(
 
     Exits 1 when any operation failed (after the report); -errors ignore keeps 0.
     """
+    if echo_info(list(ctx.args)):
+        return
     command = parse_stress(list(ctx.args))
     defaults = default_contact_points()
     connection = Connection(contact_points=command.contact_points(defaults))
