@@ -22,7 +22,7 @@ runner = CliRunner()
 def dry(*args: str) -> WorkloadSpec:
     result = runner.invoke(app, [*args, "--dry-run"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    return WorkloadSpec.model_validate_json(result.output)
+    return WorkloadSpec.model_validate_json(result.stdout)
 
 
 def test_stress_tokens_pass_through_untouched() -> None:
@@ -52,7 +52,7 @@ def test_stress_options_after_tokens_and_seed() -> None:
         app, ["stress", "write", "n=10", "-rate", "threads=2", "--seed", "9", "--dry-run"]
     )
     assert result.exit_code == 0, result.output
-    spec = json.loads(result.output)
+    spec = json.loads(result.stdout)
     assert (spec["seed"], spec["data_seed"], spec["stop"]["ops"]) == (9, 0, 10)
 
 

@@ -3,8 +3,9 @@
 
 Parse (pure, :mod:`casslab.load.stress`), run the engine (:func:`casslab.load.engine.run`),
 print the rows rendered by :mod:`casslab.load.stress.console` live, and write ``-log file=``
-and ``-graph file=`` (:mod:`casslab.load.stress.graph`) when asked. ``--dry-run`` prints the
-engine spec and sends nothing. ``--engine-cpus`` runs the engine in a cgroup of its own
+and ``-graph file=`` (:mod:`casslab.load.stress.graph`) when asked. ``--dry-run`` sends nothing:
+it prints the statements it would run (:mod:`casslab.load.stress.plan_text`) on stderr and
+the engine spec as JSON on stdout. ``--engine-cpus`` runs the engine in a cgroup of its own
 pinned to those CPUs (:func:`casslab.host.engine_cgroup.engine_cgroup`). ``--clients N`` and
 ``--client-hosts FILE`` split the run over several engines
 (:mod:`casslab.cli.stress_clients`). The options both commands share are in
@@ -39,6 +40,7 @@ from casslab.cli.load_options import (
     with_current_access,
     workdir_for,
 )
+from casslab.cli.stress_info import echo_info
 from casslab.cli.ycsb import ycsb_load, ycsb_run
 from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
 from casslab.engine_contract.workload_spec import Connection, Output
@@ -48,12 +50,14 @@ from casslab.load.front_ends import front_end
 from casslab.load.session import LoadSession
 from casslab.load.stress import StressCommand, parse_stress
 from casslab.load.stress import console as stress_console
+from casslab.load.stress.build import truncate_note
 from casslab.load.stress.graph import (
     add_revision,
     render_graph_html,
     revision_from_intervals,
     revisions_from_html,
 )
+from casslab.load.stress.plan_text import plan_lines
 from casslab.load.verify import with_verify
 
 # ---------------------------------------------------------------- stress
@@ -103,7 +107,8 @@ def stress(
 
     Example: casslab stress mixed 'ratio(write=9,read=1)' duration=60s -rate threads=64
 
-    Commands: write, read, mixed, counter_write, counter_read, user.
+    Commands: write, read, mixed, counter_write, counter_read, user; help [COMMAND|-OPTION]
+    lists them and their options; print dist=DIST shows what a distribution generates.
 
     Options: n= or duration= (not both) cl= ratio(..) ops(..) profile= no-warmup truncate=
 
@@ -120,6 +125,8 @@ def stress(
 
     Exits 1 when any operation failed (after the report); -errors ignore keeps 0.
     """
+    if echo_info(list(ctx.args)):
+        return
     command = parse_stress(list(ctx.args))
     defaults = default_contact_points()
     connection = Connection(contact_points=command.contact_points(defaults))
@@ -136,7 +143,12 @@ def stress(
     merged = check_clients(spec, clients, client_hosts, engine_cpus)
     check_engine_cpus(engine_cpus)
     credentials.require_password_env(spec.connection)  # before anything starts, dry or not
+    note = truncate_note(command, spec.rate)
+    if note is not None:
+        typer.echo(note, err=True)
     if dry_run:
+        for line in plan_lines(spec):
+            typer.echo(line, err=True)
         typer.echo(credentials.masked(spec).model_dump_json(indent=2))
         return
     progress = stress_console.StressProgress()

@@ -14,7 +14,11 @@ cassandra-stress semantics reproduced here:
   its own end). ``-pop seq=A..B no-wrap`` also stops after the B-A+1 keys;
 * schema: ``keyspace1.standard1`` and ``counter1`` as stress creates them, with the
   ``-schema`` and ``-col`` settings, then ``TRUNCATE`` of the tables used for
-  ``truncate=once|always``; reads validate the row a write stored unless
+  ``truncate=once|always`` (for a ``user`` profile too). stress (``StressAction.run``)
+  truncates ``once`` after its warm-up, just before the measured run, and ``always`` also
+  before each thread count of a ramp; casslab's stress runs have no warm-up phase and
+  truncate before the load, so ``always`` with a ramp truncates once
+  (:func:`truncate_note` says so); reads validate the row a write stored unless
   ``-errors skip-read-validation``.
 """
 
@@ -171,6 +175,17 @@ def truncate_cql(command: StressCommand, operations: list[Operation]) -> list[st
             if match and match.group(1) not in tables:
                 tables.append(match.group(1))
     return [f"TRUNCATE {table}" for table in tables]
+
+
+def truncate_note(command: StressCommand, rate: Rate) -> str | None:
+    """A note when ``truncate=always`` means less here than in stress (module docstring)."""
+    if command.truncate is not Truncate.ALWAYS or not isinstance(rate, ThreadRamp):
+        return None
+    return (
+        "truncate=always: cassandra-stress empties the tables before each thread count of"
+        " a ramp; casslab empties them once, before the ramp (as truncate=once); give"
+        " -rate threads=N to run one thread count, emptied before it"
+    )
 
 
 def _profile(command: StressCommand, profile_dir: Path | None) -> tuple[StressProfile, str]:

@@ -202,7 +202,11 @@ def _command_option(kind: StressCommandKind, token: str, fields: dict[str, objec
         try:
             fields["truncate"] = Truncate(value.lower())
         except ValueError:
-            raise WorkloadSyntaxError(f"{what}: use truncate=never|once|always") from None
+            raise WorkloadSyntaxError(
+                f"{what}: {value!r} is not a truncate mode; use truncate=never (the"
+                " default), once (empty the tables before the run) or always (also before"
+                " each thread count of a ramp)"
+            ) from None
     elif (key, op) == ("keysize", "="):
         fields["key_size"] = parse_int(value, what=what)
     elif (key, op) == ("add", "=") and kind is StressCommandKind.COUNTER_WRITE:
