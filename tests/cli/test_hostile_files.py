@@ -6,6 +6,7 @@ no traceback (:mod:`hostile_entry`)."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -334,7 +335,93 @@ CAPACITY = [
     ),
 ]
 
-CASES = [*PROFILES, *PROPS, *EXPERIMENTS, *CAPACITY]
+# ------------------------------------------------------------- SSH inventories
+ON_HOSTS = """\
+name: on-hosts
+cluster: {hosts: hosts.yaml, heap: 512M}
+workload: "write"
+measure: "duration=90s cl=ONE -rate threads=4"
+iterations: 1
+"""
+HOSTILE_TEXT = (
+    "x; rm -rf /",
+    "$(reboot)",
+    "`id`",
+    "it's",
+    'a"b',
+    "two words",
+    "one\ntwo",
+)
+HOST_FIELDS = ("address", "user", "java_home", "cassandra_home", "dc", "rack", "base_dir")
+
+
+def inventory(field: str, value: str, group: str = "hosts") -> str:
+    entry = {"address": "10.0.0.1", "user": "root", "key": "id", field: value}
+    flow = ", ".join(f"{name}: {json.dumps(text)}" for name, text in entry.items())
+    return f"{group}:\n  - {{{flow}}}\n"
+
+
+def on_hosts(field: str, value: str) -> Case:
+    of_host = "" if field == "address" else " of host '10.0.0.1'"
+    return Case(
+        ("plan", "e.yaml"),
+        1,
+        f"hosts[0].{field}{of_host}: {value!r}",
+        files={"e.yaml": ON_HOSTS, "hosts.yaml": inventory(field, value), "id": "key"},
+    )
+
+
+def with_clients(field: str, value: str) -> Case:
+    hosts = inventory("dc", "dc1") + inventory(field, value, "clients")
+    return Case(
+        ("stress", "write", "n=10", "--client-hosts", "hosts.yaml", "--dry-run"),
+        1,
+        f"clients[0].{field}",
+        files={"hosts.yaml": hosts, "id": "key"},
+    )
+
+
+INVENTORIES = [
+    *(on_hosts(field, value) for field in HOST_FIELDS for value in HOSTILE_TEXT),
+    on_hosts("java_home", "opt/jdk"),
+    on_hosts("cassandra_home", "~/cassandra"),
+    on_hosts("base_dir", "/var/lib/../../etc"),
+    on_hosts("address", "-oProxyCommand=id"),
+    on_hosts("address", "host_name.example"),
+    on_hosts("address", "a" * 300),
+    on_hosts("user", "-oProxyCommand=id"),
+    on_hosts("dc", "dc1\nprefer_local=false"),
+    on_hosts("rack", "r1=x"),
+    with_clients("address", "10.0.0.2;id"),
+    with_clients("user", "root$(id)"),
+    Case(
+        ("plan", "e.yaml"),
+        1,
+        "once its aliases",
+        files={
+            "e.yaml": ON_HOSTS,
+            "hosts.yaml": "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+            + "".join(
+                f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]\n"
+                for i in range(8)
+            ),
+        },
+    ),
+    Case(
+        ("plan", "e.yaml"),
+        1,
+        "not UTF-8 text",
+        files={"e.yaml": ON_HOSTS, "hosts.yaml": b"hosts: \xff\xfe\n"},
+    ),
+    Case(
+        ("plan", "e.yaml"),
+        1,
+        "/dev/zero: is a character device",
+        files={"e.yaml": ON_HOSTS.replace("hosts.yaml", "/dev/zero")},
+    ),
+]
+
+CASES = [*PROFILES, *PROPS, *EXPERIMENTS, *CAPACITY, *INVENTORIES]
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
@@ -349,6 +436,7 @@ FIFO_COMMANDS = [
     ("capacity", "plan", "in.fifo"),
     ("stress", "user", "profile=in.fifo", "ops(insert=1)", "n=10", "--dry-run"),
     ("ycsb", "load", "-P", "in.fifo", "--dry-run"),
+    ("stress", "write", "n=10", "--client-hosts", "in.fifo", "--dry-run"),
 ]
 
 
