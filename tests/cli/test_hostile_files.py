@@ -421,7 +421,25 @@ INVENTORIES = [
     ),
 ]
 
-CASES = [*PROFILES, *PROPS, *EXPERIMENTS, *CAPACITY, *INVENTORIES]
+# ------------------------------------------------------------- compare -o
+RUNS = {"a/x": "", "b/x": ""}
+COMPARE_OUT = [
+    Case(
+        ("compare", "a", "b", "-o", "out.txt"),
+        1,
+        "compare -o out.txt: is not a directory",
+        files={**RUNS, "out.txt": "x"},
+    ),
+    Case(
+        ("compare", "a", "b", "-o", "f/sub"),
+        1,
+        "compare -o f/sub: f is a file",
+        files={**RUNS, "f": "x"},
+    ),
+    Case(("compare", "a", "b", "-o", "/dev/null"), 1, "compare -o /dev/null: is not a directory"),
+]
+
+CASES = [*PROFILES, *PROPS, *EXPERIMENTS, *CAPACITY, *INVENTORIES, *COMPARE_OUT]
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
@@ -454,3 +472,19 @@ def test_an_experiment_linked_to_a_system_file_is_not_echoed(tmp_path: Path) -> 
     (tmp_path / "e.yaml").symlink_to(tmp_path / "shadow")
     outcome = run_main(("plan", "e.yaml"), tmp_path)
     assert problems(Case(("plan",), 1, "not an experiment file", secret=PW), outcome) == []
+
+
+@pytest.mark.parametrize("name", ["compare.html", "compare.md", "compare.md.tmp"])
+@pytest.mark.parametrize("out", [None, "out"])
+def test_compare_does_not_write_through_a_link_out_of_its_folder(
+    name: str, out: str | None, tmp_path: Path
+) -> None:
+    write_files(tmp_path, {"a/x": "", "b/x": "", "elsewhere/keep": "kept"})
+    folder = tmp_path / (out or "b")
+    folder.mkdir(exist_ok=True)
+    (folder / name).symlink_to(tmp_path / "elsewhere" / "keep")
+    argv = ("compare", "a", "b", *(("-o", out) if out else ()))
+    outcome = run_main(argv, tmp_path)
+    case = Case(argv, 1, f"{Path(out or 'b') / name} is a link leading out of it")
+    assert problems(case, outcome) == [], outcome.out + outcome.err
+    assert (tmp_path / "elsewhere" / "keep").read_text() == "kept"
