@@ -302,6 +302,13 @@ EXPERIMENTS = [
     plan(swapped("name: hostile", 'name: "../../etc"'), "../../etc"),
     plan("root:x:0:0:\nbin:*:1:1:\n", "not an experiment file"),
     plan("", "got empty"),
+    plan(EXPERIMENT + "tune: {budget: {trials: 3}}\n", "run `casslab tune e.yaml`"),
+    plan("tune: {}\n", "run `casslab tune e.yaml`"),
+    plan(
+        "machines: [{name: m, cpus: 8, memory_gib: 16, pmax_w: 400, k: 0.8}]\ntenants: {}\n",
+        "run `casslab capacity plan e.yaml`",
+    ),
+    plan("vm_types: {}\nthroughput: {}\n", "run `casslab capacity plan e.yaml`"),
     plan("name: [unclosed\n", "YAML syntax"),
     Case(("plan", "e.yaml"), 1, "not UTF-8 text", files={"e.yaml": b"name: \xff\xfe\n"}),
     Case(("plan", "e.yaml"), 1, "NUL bytes", files={"e.yaml": b"name: a\x00\n"}),
