@@ -495,3 +495,47 @@ def test_compare_does_not_write_through_a_link_out_of_its_folder(
     case = Case(argv, 1, f"{Path(out or 'b') / name} is a link leading out of it")
     assert problems(case, outcome) == [], outcome.out + outcome.err
     assert (tmp_path / "elsewhere" / "keep").read_text() == "kept"
+
+
+def _attached(home: Path, name: str, variable: str) -> None:
+    from datetime import UTC, datetime
+
+    from casslab.cluster import state
+    from casslab.cluster.external.attach import external_state
+    from casslab.cluster.external.discovery import DiscoveredNode
+    from casslab.cluster.external.external_state import External
+    from casslab.cqlaccess import CqlAccess
+
+    found = [DiscoveredNode(address="10.0.0.11", datacenter="dc1", rack="r1", host_id="h1")]
+    access = CqlAccess(username="bench", password_env=variable)
+    external = External(contact_points=("10.0.0.11:9042",), access=access)
+    root = home / "clusters"
+    cluster = external_state(
+        name, root / name, found, external, version="5.0.9", created_at=datetime.now(UTC)
+    )
+    state.save(cluster)
+
+
+USES = """\
+name: on-prod
+cluster: {use: prod-like}
+reset: truncate
+workload: "write"
+measure: "duration=30s cl=ONE -rate threads=4"
+iterations: 1
+"""
+
+
+@pytest.mark.parametrize("argv", [("plan", "e.yaml"), ("run", "e.yaml")], ids=" ".join)
+def test_an_unset_password_variable_of_the_used_cluster_is_refused_first(
+    argv: tuple[str, ...], tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    _attached(home, "prod-like", "CASSLAB_HOSTILE_UNSET_PW")
+    write_files(tmp_path, {"e.yaml": USES})
+    env = {"CASSLAB_HOME": str(home)}
+    os.environ.pop("CASSLAB_HOSTILE_UNSET_PW", None)
+    outcome = run_main(argv, tmp_path, env)
+    case = Case(argv, 1, "CASSLAB_HOSTILE_UNSET_PW (its --password-env), which is not set")
+    assert problems(case, outcome) == [], outcome.out + outcome.err
+    assert not (tmp_path / "results").exists()
