@@ -196,6 +196,9 @@ EXPERIMENTS = [
     plan(swapped(REPLICATION, '{class: "org.x.Y\'Z", replication_factor: 1}'), "org.x.Y'Z"),
     plan(swapped(REPLICATION, '{class: NetworkTopologyStrategy, "dc1\'": 1}'), "dc1'"),
     plan(
+        swapped(REPLICATION, '{class: SimpleStrategy, replication_factor: 1, "dc1\'": 1}'), "dc1'"
+    ),
+    plan(
         swapped(REPLICATION, "{class: SimpleStrategy, replication_factor: 0}"), "replication_factor"
     ),
     plan(swapped(REPLICATION, "{class: SimpleStrategy}"), "replication_factor"),
@@ -446,7 +449,64 @@ COMPARE_OUT = [
     Case(("compare", "a", "b", "-o", "/dev/null"), 1, "compare -o /dev/null: is not a directory"),
 ]
 
-CASES = [*PROFILES, *PROPS, *EXPERIMENTS, *CAPACITY, *INVENTORIES, *COMPARE_OUT]
+# ------------------------------------------------------------- tune files
+EXAMPLES = Path(__file__).resolve().parents[2] / "experiments"
+TUNE = (EXAMPLES / "tune" / "tune-quick.yaml").read_text(encoding="utf-8")
+PROBLEM = (EXAMPLES / "capacity" / "seed003-case1.yaml").read_text(encoding="utf-8")
+
+
+def tune(old: str, new: str, names: str) -> Case:
+    assert old in TUNE
+    return Case(("tune", "t.yaml"), 1, names, files={"t.yaml": TUNE.replace(old, new)})
+
+
+def problem(old: str, new: str, names: str) -> Case:
+    assert old in PROBLEM
+    return Case(
+        ("capacity", "plan", "c.yaml"), 1, names, files={"c.yaml": PROBLEM.replace(old, new)}
+    )
+
+
+TUNES = [
+    tune("keyspace: keyspace1", 'keyspace: "ks; DROP KEYSPACE x"', "ks; DROP KEYSPACE x"),
+    tune("keyspace: keyspace1", 'keyspace: "ks\'"', "ks'"),
+    tune(
+        "compaction: {class: SizeTieredCompactionStrategy}",
+        'compaction: {class: "STCS\'}; DROP"}',
+        "STCS'}; DROP",
+    ),
+    tune("      UCS: {}", '      "UCS\'x": {}', "UCS'x"),
+    tune("class: SimpleStrategy,", 'class: "Simple\'Strategy",', "Simple'Strategy"),
+    tune(
+        "    config.memtable_heap_space:",
+        '    "config.x\'; y": {int: [1, 2]}\n    config.memtable_heap_space:',
+        "config.x'; y",
+    ),
+    tune(
+        "    table.compaction:",
+        '    table.speculative_retry: ["99p\'; DROP"]\n    table.compaction:',
+        "speculative_retry",
+    ),
+    tune("  seed: 0", "  seed: 0\n  bogus: 1", "tune.bogus"),
+    tune("reset: recreate", "reset: recreate\nfactors: {nodes: [1, 2]}", "factors: not in a tune"),
+    tune('workload: "mixed', 'workload: "write -schema keyspace=a;b" #', "a;b"),
+    tune("  seed: 0", "  seed: 0\n" + "  x: " + "[" * 100 + "]" * 100, "nested more than 64"),
+    Case(("tune", "t.yaml"), 1, "not UTF-8 text", files={"t.yaml": b"name: \xff\xfe\n"}),
+    Case(("tune", "t.yaml"), 1, "NUL bytes", files={"t.yaml": b"name: a\x00\n"}),
+    Case(("tune", "/dev/zero"), 1, "/dev/zero: is a character device"),
+    Case(("tune", "d"), 1, "is a directory", files={"d/x": ""}),
+    Case(("tune", "nowhere.yaml"), 1, "nowhere.yaml: No such file"),
+    problem("pmax_w: 425.17", "pmax_w: .inf", "expected a finite number, got inf"),
+    problem("k: 0.82124", "k: .nan", "expected a finite number, got nan"),
+    problem("count: 8", "count: 1000000000000", "1000000000000 machines, past"),
+    problem("rf: 3", "rf: -3", "rf"),
+    problem("min_ops: 8000", "min_ops: -1", "min_ops"),
+    problem("workload: ycsb-a", 'workload: "ycsb-a\'; DROP"', "ycsb-a'; DROP"),
+    Case(("capacity", "plan", "c.yaml"), 1, "NUL bytes", files={"c.yaml": b"a: 1\x00\n"}),
+    Case(("capacity", "plan", "d"), 1, "is a directory", files={"d/x": ""}),
+]
+
+CASES = [*PROFILES, *PROPS, *EXPERIMENTS, *CAPACITY, *INVENTORIES, *COMPARE_OUT, *TUNES]
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
@@ -461,6 +521,7 @@ FIFO_COMMANDS = [
     ("capacity", "plan", "in.fifo"),
     ("stress", "user", "profile=in.fifo", "ops(insert=1)", "n=10", "--dry-run"),
     ("ycsb", "load", "-P", "in.fifo", "--dry-run"),
+    ("tune", "in.fifo"),
     ("stress", "write", "n=10", "--client-hosts", "in.fifo", "--dry-run"),
 ]
 
