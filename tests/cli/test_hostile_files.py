@@ -6,6 +6,7 @@ no traceback (:mod:`hostile_entry`)."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -195,6 +196,9 @@ EXPERIMENTS = [
     plan(swapped(REPLICATION, '{class: "org.x.Y\'Z", replication_factor: 1}'), "org.x.Y'Z"),
     plan(swapped(REPLICATION, '{class: NetworkTopologyStrategy, "dc1\'": 1}'), "dc1'"),
     plan(
+        swapped(REPLICATION, '{class: SimpleStrategy, replication_factor: 1, "dc1\'": 1}'), "dc1'"
+    ),
+    plan(
         swapped(REPLICATION, "{class: SimpleStrategy, replication_factor: 0}"), "replication_factor"
     ),
     plan(swapped(REPLICATION, "{class: SimpleStrategy}"), "replication_factor"),
@@ -301,6 +305,13 @@ EXPERIMENTS = [
     plan(swapped("name: hostile", 'name: "../../etc"'), "../../etc"),
     plan("root:x:0:0:\nbin:*:1:1:\n", "not an experiment file"),
     plan("", "got empty"),
+    plan(EXPERIMENT + "tune: {budget: {trials: 3}}\n", "run `casslab tune e.yaml`"),
+    plan("tune: {}\n", "run `casslab tune e.yaml`"),
+    plan(
+        "machines: [{name: m, cpus: 8, memory_gib: 16, pmax_w: 400, k: 0.8}]\ntenants: {}\n",
+        "run `casslab capacity plan e.yaml`",
+    ),
+    plan("vm_types: {}\nthroughput: {}\n", "run `casslab capacity plan e.yaml`"),
     plan("name: [unclosed\n", "YAML syntax"),
     Case(("plan", "e.yaml"), 1, "not UTF-8 text", files={"e.yaml": b"name: \xff\xfe\n"}),
     Case(("plan", "e.yaml"), 1, "NUL bytes", files={"e.yaml": b"name: a\x00\n"}),
@@ -334,7 +345,168 @@ CAPACITY = [
     ),
 ]
 
-CASES = [*PROFILES, *PROPS, *EXPERIMENTS, *CAPACITY]
+# ------------------------------------------------------------- SSH inventories
+ON_HOSTS = """\
+name: on-hosts
+cluster: {hosts: hosts.yaml, heap: 512M}
+workload: "write"
+measure: "duration=90s cl=ONE -rate threads=4"
+iterations: 1
+"""
+HOSTILE_TEXT = (
+    "x; rm -rf /",
+    "$(reboot)",
+    "`id`",
+    "it's",
+    'a"b',
+    "two words",
+    "one\ntwo",
+)
+HOST_FIELDS = ("address", "user", "java_home", "cassandra_home", "dc", "rack", "base_dir")
+
+
+def inventory(field: str, value: str, group: str = "hosts") -> str:
+    entry = {"address": "10.0.0.1", "user": "root", "key": "id", field: value}
+    flow = ", ".join(f"{name}: {json.dumps(text)}" for name, text in entry.items())
+    return f"{group}:\n  - {{{flow}}}\n"
+
+
+def on_hosts(field: str, value: str) -> Case:
+    of_host = "" if field == "address" else " of host '10.0.0.1'"
+    return Case(
+        ("plan", "e.yaml"),
+        1,
+        f"hosts[0].{field}{of_host}: {value!r}",
+        files={"e.yaml": ON_HOSTS, "hosts.yaml": inventory(field, value), "id": "key"},
+    )
+
+
+def with_clients(field: str, value: str) -> Case:
+    hosts = inventory("dc", "dc1") + inventory(field, value, "clients")
+    return Case(
+        ("stress", "write", "n=10", "--client-hosts", "hosts.yaml", "--dry-run"),
+        1,
+        f"clients[0].{field}",
+        files={"hosts.yaml": hosts, "id": "key"},
+    )
+
+
+INVENTORIES = [
+    *(on_hosts(field, value) for field in HOST_FIELDS for value in HOSTILE_TEXT),
+    on_hosts("java_home", "opt/jdk"),
+    on_hosts("cassandra_home", "~/cassandra"),
+    on_hosts("base_dir", "/var/lib/../../etc"),
+    on_hosts("address", "-oProxyCommand=id"),
+    on_hosts("address", "host_name.example"),
+    on_hosts("address", "a" * 300),
+    on_hosts("user", "-oProxyCommand=id"),
+    on_hosts("dc", "dc1\nprefer_local=false"),
+    on_hosts("rack", "r1=x"),
+    with_clients("address", "10.0.0.2;id"),
+    with_clients("user", "root$(id)"),
+    Case(
+        ("plan", "e.yaml"),
+        1,
+        "once its aliases",
+        files={
+            "e.yaml": ON_HOSTS,
+            "hosts.yaml": "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+            + "".join(
+                f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]\n"
+                for i in range(8)
+            ),
+        },
+    ),
+    Case(
+        ("plan", "e.yaml"),
+        1,
+        "not UTF-8 text",
+        files={"e.yaml": ON_HOSTS, "hosts.yaml": b"hosts: \xff\xfe\n"},
+    ),
+    Case(
+        ("plan", "e.yaml"),
+        1,
+        "/dev/zero: is a character device",
+        files={"e.yaml": ON_HOSTS.replace("hosts.yaml", "/dev/zero")},
+    ),
+]
+
+# ------------------------------------------------------------- compare -o
+RUNS = {"a/x": "", "b/x": ""}
+COMPARE_OUT = [
+    Case(
+        ("compare", "a", "b", "-o", "out.txt"),
+        1,
+        "compare -o out.txt: is not a directory",
+        files={**RUNS, "out.txt": "x"},
+    ),
+    Case(
+        ("compare", "a", "b", "-o", "f/sub"),
+        1,
+        "compare -o f/sub: f is a file",
+        files={**RUNS, "f": "x"},
+    ),
+    Case(("compare", "a", "b", "-o", "/dev/null"), 1, "compare -o /dev/null: is not a directory"),
+]
+
+# ------------------------------------------------------------- tune files
+EXAMPLES = Path(__file__).resolve().parents[2] / "experiments"
+TUNE = (EXAMPLES / "tune" / "tune-quick.yaml").read_text(encoding="utf-8")
+PROBLEM = (EXAMPLES / "capacity" / "seed003-case1.yaml").read_text(encoding="utf-8")
+
+
+def tune(old: str, new: str, names: str) -> Case:
+    assert old in TUNE
+    return Case(("tune", "t.yaml"), 1, names, files={"t.yaml": TUNE.replace(old, new)})
+
+
+def problem(old: str, new: str, names: str) -> Case:
+    assert old in PROBLEM
+    return Case(
+        ("capacity", "plan", "c.yaml"), 1, names, files={"c.yaml": PROBLEM.replace(old, new)}
+    )
+
+
+TUNES = [
+    tune("keyspace: keyspace1", 'keyspace: "ks; DROP KEYSPACE x"', "ks; DROP KEYSPACE x"),
+    tune("keyspace: keyspace1", 'keyspace: "ks\'"', "ks'"),
+    tune(
+        "compaction: {class: SizeTieredCompactionStrategy}",
+        'compaction: {class: "STCS\'}; DROP"}',
+        "STCS'}; DROP",
+    ),
+    tune("      UCS: {}", '      "UCS\'x": {}', "UCS'x"),
+    tune("class: SimpleStrategy,", 'class: "Simple\'Strategy",', "Simple'Strategy"),
+    tune(
+        "    config.memtable_heap_space:",
+        '    "config.x\'; y": {int: [1, 2]}\n    config.memtable_heap_space:',
+        "config.x'; y",
+    ),
+    tune(
+        "    table.compaction:",
+        '    table.speculative_retry: ["99p\'; DROP"]\n    table.compaction:',
+        "speculative_retry",
+    ),
+    tune("  seed: 0", "  seed: 0\n  bogus: 1", "tune.bogus"),
+    tune("reset: recreate", "reset: recreate\nfactors: {nodes: [1, 2]}", "factors: not in a tune"),
+    tune('workload: "mixed', 'workload: "write -schema keyspace=a;b" #', "a;b"),
+    tune("  seed: 0", "  seed: 0\n" + "  x: " + "[" * 100 + "]" * 100, "nested more than 64"),
+    Case(("tune", "t.yaml"), 1, "not UTF-8 text", files={"t.yaml": b"name: \xff\xfe\n"}),
+    Case(("tune", "t.yaml"), 1, "NUL bytes", files={"t.yaml": b"name: a\x00\n"}),
+    Case(("tune", "/dev/zero"), 1, "/dev/zero: is a character device"),
+    Case(("tune", "d"), 1, "is a directory", files={"d/x": ""}),
+    Case(("tune", "nowhere.yaml"), 1, "nowhere.yaml: No such file"),
+    problem("pmax_w: 425.17", "pmax_w: .inf", "expected a finite number, got inf"),
+    problem("k: 0.82124", "k: .nan", "expected a finite number, got nan"),
+    problem("count: 8", "count: 1000000000000", "1000000000000 machines, past"),
+    problem("rf: 3", "rf: -3", "rf"),
+    problem("min_ops: 8000", "min_ops: -1", "min_ops"),
+    problem("workload: ycsb-a", 'workload: "ycsb-a\'; DROP"', "ycsb-a'; DROP"),
+    Case(("capacity", "plan", "c.yaml"), 1, "NUL bytes", files={"c.yaml": b"a: 1\x00\n"}),
+    Case(("capacity", "plan", "d"), 1, "is a directory", files={"d/x": ""}),
+]
+
+CASES = [*PROFILES, *PROPS, *EXPERIMENTS, *CAPACITY, *INVENTORIES, *COMPARE_OUT, *TUNES]
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
@@ -349,6 +521,8 @@ FIFO_COMMANDS = [
     ("capacity", "plan", "in.fifo"),
     ("stress", "user", "profile=in.fifo", "ops(insert=1)", "n=10", "--dry-run"),
     ("ycsb", "load", "-P", "in.fifo", "--dry-run"),
+    ("tune", "in.fifo"),
+    ("stress", "write", "n=10", "--client-hosts", "in.fifo", "--dry-run"),
 ]
 
 
@@ -366,3 +540,63 @@ def test_an_experiment_linked_to_a_system_file_is_not_echoed(tmp_path: Path) -> 
     (tmp_path / "e.yaml").symlink_to(tmp_path / "shadow")
     outcome = run_main(("plan", "e.yaml"), tmp_path)
     assert problems(Case(("plan",), 1, "not an experiment file", secret=PW), outcome) == []
+
+
+@pytest.mark.parametrize("name", ["compare.html", "compare.md", "compare.md.tmp"])
+@pytest.mark.parametrize("out", [None, "out"])
+def test_compare_does_not_write_through_a_link_out_of_its_folder(
+    name: str, out: str | None, tmp_path: Path
+) -> None:
+    write_files(tmp_path, {"a/x": "", "b/x": "", "elsewhere/keep": "kept"})
+    folder = tmp_path / (out or "b")
+    folder.mkdir(exist_ok=True)
+    (folder / name).symlink_to(tmp_path / "elsewhere" / "keep")
+    argv = ("compare", "a", "b", *(("-o", out) if out else ()))
+    outcome = run_main(argv, tmp_path)
+    case = Case(argv, 1, f"{Path(out or 'b') / name} is a link leading out of it")
+    assert problems(case, outcome) == [], outcome.out + outcome.err
+    assert (tmp_path / "elsewhere" / "keep").read_text() == "kept"
+
+
+def _attached(home: Path, name: str, variable: str) -> None:
+    from datetime import UTC, datetime
+
+    from casslab.cluster import state
+    from casslab.cluster.external.attach import external_state
+    from casslab.cluster.external.discovery import DiscoveredNode
+    from casslab.cluster.external.external_state import External
+    from casslab.cqlaccess import CqlAccess
+
+    found = [DiscoveredNode(address="10.0.0.11", datacenter="dc1", rack="r1", host_id="h1")]
+    access = CqlAccess(username="bench", password_env=variable)
+    external = External(contact_points=("10.0.0.11:9042",), access=access)
+    root = home / "clusters"
+    cluster = external_state(
+        name, root / name, found, external, version="5.0.9", created_at=datetime.now(UTC)
+    )
+    state.save(cluster)
+
+
+USES = """\
+name: on-prod
+cluster: {use: prod-like}
+reset: truncate
+workload: "write"
+measure: "duration=30s cl=ONE -rate threads=4"
+iterations: 1
+"""
+
+
+@pytest.mark.parametrize("argv", [("plan", "e.yaml"), ("run", "e.yaml")], ids=" ".join)
+def test_an_unset_password_variable_of_the_used_cluster_is_refused_first(
+    argv: tuple[str, ...], tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    _attached(home, "prod-like", "CASSLAB_HOSTILE_UNSET_PW")
+    write_files(tmp_path, {"e.yaml": USES})
+    env = {"CASSLAB_HOME": str(home)}
+    os.environ.pop("CASSLAB_HOSTILE_UNSET_PW", None)
+    outcome = run_main(argv, tmp_path, env)
+    case = Case(argv, 1, "CASSLAB_HOSTILE_UNSET_PW (its --password-env), which is not set")
+    assert problems(case, outcome) == [], outcome.out + outcome.err
+    assert not (tmp_path / "results").exists()

@@ -125,7 +125,7 @@ def test_several_mistakes_are_listed_together(folder: Path) -> None:
 
 
 def test_a_missing_file_and_bad_yaml_are_config_errors(folder: Path) -> None:
-    with pytest.raises(ConfigError, match="cannot be read"):
+    with pytest.raises(ConfigError, match=r"absent\.yaml: No such file"):
         load_inventory(folder / "absent.yaml")
-    with pytest.raises(ConfigError, match="not valid YAML"):
+    with pytest.raises(ConfigError, match="YAML syntax"):
         load_inventory(_write(folder, "hosts: [a"))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import Field, ValidationError
 
@@ -109,6 +109,11 @@ def _tenant_problems(file: PlanProblemFile, machine_count: int) -> list[str]:
     return problems
 
 
+MAX_MACHINES: Final = 10_000
+"""Machines in one problem: far past any cluster a placement is solved for, and a bound on
+what expanding ``{count: N}`` builds before the solver sees it."""
+
+
 def check_problem(data: Any, source: str = "<problem>") -> PlanProblem:
     """The problem in ``data`` (a parsed YAML document), or raise listing every problem."""
     if not isinstance(data, Mapping):
@@ -121,6 +126,15 @@ def check_problem(data: Any, source: str = "<problem>") -> PlanProblem:
     except ValidationError as error:
         raise PlanProblemError(source, validation_problems(error, data)) from error
     pool = file.machines
+    count = pool.count if isinstance(pool, MachinePool) else len(pool)
+    if count > MAX_MACHINES:
+        raise PlanProblemError(
+            source,
+            [
+                f"machines: {count} machines, past casslab's limit of {MAX_MACHINES} for one "
+                "placement problem; plan a smaller pool (or split it)"
+            ],
+        )
     machines = pool.expand() if isinstance(pool, MachinePool) else tuple(pool)
     problems = []
     if not machines:

@@ -25,12 +25,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import Field, ValidationError
 
-from casslab.errors import ConfigError, problems_message
+from casslab.errors import ConfigError, DocumentProblemsError, problems_message
+from casslab.input_files import InputFileError, read_input
 from casslab.record import Record
+from casslab.remote.host_fields import TEXT_FIELDS, host_field_problems
 from casslab.validation import validation_problems
+from casslab.yaml_reader import parse_yaml
 
 INVENTORY_SCHEMA_VERSION = 1
 DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
@@ -105,6 +107,7 @@ def parse_inventory(data: Any, path: Path) -> Inventory:
     for group, specs in (("hosts", parsed.hosts), ("clients", parsed.clients)):
         for index, spec in enumerate(specs):
             where = f"{group}[{index}]"
+            problems += host_field_problems(spec.model_dump(include=set(TEXT_FIELDS)), where)
             key = _resolve(spec.key, folder)
             if not key.is_file():
                 problems.append(
@@ -132,15 +135,13 @@ def parse_inventory(data: Any, path: Path) -> Inventory:
 def load_inventory(path: Path) -> Inventory:
     """Read and check the inventory file at ``path``."""
     path = path.expanduser().resolve()
+    fix = "give the path of a hosts file (see `casslab up --help`)"
     try:
-        text = path.read_text()
-    except OSError as error:
-        raise ConfigError(
-            f"inventory {path}: cannot be read ({error.strerror}); give the path of a "
-            "hosts file (see `casslab up --help`)"
-        ) from None
+        text = read_input(path, what="inventory", fix=fix)
+    except InputFileError as error:
+        raise ConfigError(str(error)) from None
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise ConfigError(f"inventory {path}: not valid YAML ({error})") from None
+        data = parse_yaml(text, str(path))
+    except DocumentProblemsError as error:
+        raise ConfigError(problems_message(f"inventory {path}", error.problems)) from None
     return parse_inventory(data, path)

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from casslab.analysis import AnalysisOptions
 from casslab.analysis.run_frames import intervals_frame, trials_frame
-from casslab.errors import ReportError
 from casslab.report.build import build_report
 from casslab.report.compare import build_comparison
+from casslab.report.confined import inside, output_folder
 from casslab.report.html import render_html
 from casslab.report.markdown import render_markdown
 from casslab.report.png import render_png
@@ -52,17 +52,6 @@ COMPARE_HTML = "compare.html"
 COMPARE_MD = "compare.md"
 
 
-def _inside(path: Path, root: Path) -> Path:
-    """``path`` when it stays inside the run directory ``root`` once symlinks are followed;
-    a ReportError naming both otherwise (a ``figures`` link must not send files elsewhere)."""
-    if not path.resolve().is_relative_to(root.resolve()):
-        raise ReportError(
-            f"report of {root}: {path} leads out of the run directory (to {path.resolve()}); "
-            "casslab writes only inside it: remove the link and run again"
-        )
-    return path
-
-
 def _write_figures(report: Report, directory: Path) -> dict[str, Path]:
     return {
         figure.id: atomic_write(directory / f"{figure.id}.png", render_png(figure))
@@ -83,12 +72,12 @@ def write_report(
     run = read_run(run_dir, legacy_plan=legacy_plan)
     layout = RunLayout(root=Path(run_dir))
     for path in (layout.trials_table, layout.trials_csv, layout.summary_md, layout.report_html):
-        _inside(path.parent, layout.root)
+        inside(path.parent, layout.root)
     frame = trials_frame(run)
     parquet = atomic_write(layout.trials_table, trials_parquet(frame))
     csv = atomic_write(layout.trials_csv, trials_csv(frame))
     report = build_report(run, options, window_s=window_s)
-    figures = _write_figures(report, _inside(layout.figures_dir, layout.root))
+    figures = _write_figures(report, inside(layout.figures_dir, layout.root))
     links = {key: path.relative_to(layout.root).as_posix() for key, path in figures.items()}
     summary = atomic_write(layout.summary_md, render_markdown(report, links))
     html = atomic_write(layout.report_html, render_html(report))
@@ -114,6 +103,7 @@ def compare_runs(
 
     Returns the path of ``compare.html``.
     """
+    output_folder(Path(out), (COMPARE_MD, COMPARE_HTML))
     run_a_data = read_run(run_a, legacy_plan=legacy_plan)
     report = build_comparison(run_a_data, read_run(run_b, legacy_plan=legacy_plan), options)
     atomic_write(Path(out) / COMPARE_MD, render_markdown(report, full=True))

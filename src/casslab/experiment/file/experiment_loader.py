@@ -35,7 +35,9 @@ from casslab.experiment.file.file_checks import (
 )
 from casslab.experiment.file.file_problems import in_file_order, pydantic_problems
 from casslab.experiment.file.hosts_checks import hosts_problems
+from casslab.experiment.file.other_kinds import other_kind_problem
 from casslab.experiment.file.topology_checks import topology_problems
+from casslab.experiment.file.used_cluster_checks import used_cluster_problems
 from casslab.experiment.run.load_clients import clients_problems
 from casslab.experiment.steps.discover.discover_checks import discover_problems
 from casslab.experiment.steps.skew.skew_checks import skew_problems
@@ -56,6 +58,9 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
         raise ExperimentValidationError(
             source, [f"expected a mapping with name, factors, workload, measure, ...; got {kind}"]
         )
+    other_kind = other_kind_problem(data, source)
+    if other_kind is not None:
+        raise ExperimentValidationError(source, [other_kind])
     known = {field.alias or name for name, field in Experiment.model_fields.items()}
     if data and not any(isinstance(key, str) and key in known for key in data):
         raise ExperimentValidationError(  # its keys are not quoted: it may be any file
@@ -99,6 +104,7 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
     problems += topology_problems(data, good, base_dir)
     problems += discover_problems(data, good)
     problems += existing_problems(data)
+    problems += used_cluster_problems(data)
     problems += hosts_problems(data, base_dir)
     problems += clients_problems(data, base_dir)
     if not problems:

@@ -68,6 +68,12 @@ def one_replication(value: Mapping[str, Any]) -> dict[str, str | int]:
         factor = value.get("replication_factor")
         if not isinstance(factor, int) or isinstance(factor, bool) or factor < 1:
             raise ValueError(f"{SIMPLE} needs replication_factor: an integer >= 1")
+        extra = sorted(str(key) for key in value if key not in ("class", "replication_factor"))
+        if extra:
+            raise ValueError(
+                f"{SIMPLE} takes only replication_factor, not {', '.join(map(repr, extra))} "
+                f"(per-datacenter factors are {NETWORK}'s)"
+            )
     return out
 
 
