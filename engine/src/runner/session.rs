@@ -133,18 +133,20 @@ const SCHEMA_TIMEOUT: Duration = Duration::from_secs(60);
 /// A schema statement with the longer of the request timeout and [`SCHEMA_TIMEOUT`].
 fn schema_statement(cql: &str, c: &Connection) -> Statement {
     let mut statement = Statement::new(cql);
-    let request = Duration::from_secs_f64(c.request_timeout_s.max(0.001));
-    statement.set_request_timeout(Some(request.max(SCHEMA_TIMEOUT)));
+    statement.set_request_timeout(Some(request_timeout(c).max(SCHEMA_TIMEOUT)));
     statement
+}
+
+/// The operations' request timeout, at least a millisecond.
+fn request_timeout(c: &Connection) -> Duration {
+    Duration::from_secs_f64(c.request_timeout_s.max(0.001))
 }
 
 /// Request timeout, no driver retries (every retry is the engine's), and DC-aware
 /// token-aware routing when `local_dc` is given.
 fn profile(c: &Connection) -> ExecutionProfile {
     let mut profile = ExecutionProfile::builder()
-        .request_timeout(Some(Duration::from_secs_f64(
-            c.request_timeout_s.max(0.001),
-        )))
+        .request_timeout(Some(request_timeout(c)))
         .retry_policy(Arc::new(FallthroughRetryPolicy::new()));
     if let Some(dc) = &c.local_dc {
         profile = profile.load_balancing_policy(
