@@ -16,6 +16,7 @@ addresses are never in use twice.
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +24,14 @@ import pytest
 
 from casslab.cluster import LocalCluster
 from shared_clusters import shared_spec
+
+# A suite started in the background of a shell without job control (`make test &` in a
+# script, CI runners) inherits SIGINT ignored, and so would every casslab it starts: casslab
+# keeps an ignored signal ignored (`nohup casslab run` must survive), so its Ctrl-C tests
+# would test nothing. The tests' own processes get Python's default SIGINT handling, as a
+# terminal gives them.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,8 @@ import typer
 import typer.core
 import typer.main
 
+from casslab.cli.help_paragraphs import reflow_command
+
 _Command = typer.core.TyperCommand | typer.core.TyperGroup
 
 
@@ -31,7 +33,10 @@ def module_commands(module: str) -> Mapping[str, object]:
     loaded = cast(_GroupModule, importlib.import_module(f"casslab.cli.{module}"))
     app = typer.Typer()
     loaded.register(app)
-    return dict(typer.main.get_group(app).commands)
+    commands = dict(typer.main.get_group(app).commands)
+    for command in commands.values():
+        reflow_command(command)
+    return commands
 
 
 def lazy_group(commands: Mapping[str, str]) -> type[typer.core.TyperGroup]:
@@ -46,6 +51,8 @@ def lazy_group(commands: Mapping[str, str]) -> type[typer.core.TyperGroup]:
             self, ctx: typer.Context, cmd_name: str
         ) -> _Command | None:
             command = super().get_command(ctx, cmd_name)
+            if command is not None:
+                reflow_command(command)  # a command of the app itself (version, doctor)
             if command is None and cmd_name in commands:
                 loaded = module_commands(commands[cmd_name]).get(cmd_name)
                 command = cast(_Command | None, loaded)

@@ -67,20 +67,24 @@ class LogWatcher:
         self._partial = ""
 
     def find(self, needle: str) -> str | None:
+        """The first new line holding ``needle`` (the lines before it are consumed)."""
+        for line in self.new_lines():
+            if needle in line:
+                return line
+        return None
+
+    def new_lines(self) -> list[str]:
+        """The complete lines written since the last call (none when the file is absent)."""
         try:
             with self.path.open("r", errors="replace") as handle:
                 handle.seek(self._offset)
                 chunk = handle.read()
                 self._offset = handle.tell()
         except FileNotFoundError:
-            return None
-        text = self._partial + chunk
-        lines = text.split("\n")
+            return []
+        lines = (self._partial + chunk).split("\n")
         self._partial = lines.pop()
-        for line in lines:
-            if needle in line:
-                return line
-        return None
+        return lines
 
 
 def tail(path: Path, lines: int = 20) -> str:

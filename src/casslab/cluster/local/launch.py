@@ -168,26 +168,33 @@ def wait_ready(
     timeout_s: float,
 ) -> None:
     """Ready: every process alive, its log says CQL listens, its CQL port answers, and
-    every node sees every other node UP and NORMAL (``nodetool_status`` of a node)."""
+    every node sees every other node UP and NORMAL (``nodetool_status`` of a node).
+
+    The nodes' own logs say when each has seen every other UP; nodetool, a JVM of its own
+    on every call, runs only then, to confirm UP and NORMAL (on two cores one round of
+    three nodetools takes over a second: polling it from the first CQL line on cost a
+    3-node start a failed round or two)."""
     deadline = time.monotonic() + timeout_s
-    watchers = {n.number: LogWatcher(n.log_file) for n in nodes}
-    pending = {n.number for n in nodes}
+    logs = {n.number: _StartLog(LogWatcher(n.log_file)) for n in nodes}
 
     def nodes_listening() -> bool | None:
         for node in nodes:
-            if node.number not in pending:
+            log = logs[node.number]
+            if log.listening:
+                log.read()
                 continue
             if not alive(node):
                 raise exited_at_startup(node)
-            if watchers[node.number].find(CQL_READY_LINE) is not None:
-                pending.discard(node.number)
-        return True if not pending else None
+            log.read()
+        return True if all(log.listening for log in logs.values()) else None
 
     wait_for(
         nodes_listening,
-        what=f"node(s) {sorted(pending)} of cluster {name!r} to listen for CQL",
+        what=f"node(s) {sorted(n for n, log in logs.items() if not log.listening)} of "
+        f"cluster {name!r} to listen for CQL",
         limit_s=max(1.0, deadline - time.monotonic()),
         hint="see each node's logs/system.log (`casslab logs N`)",
+        interval_s=0.1,
     )
     for node in nodes:
         wait_for(
@@ -197,6 +204,7 @@ def wait_ready(
             hint=f"see {node.log_file}",
         )
     if len(nodes) > 1:
+        _wait_peers_logged_up(nodes, logs, deadline)
         wait_for(
             lambda: _ring_complete(nodes, nodetool_status),
             what=f"every node of {name!r} to see all {len(nodes)} nodes UN",
@@ -204,6 +212,47 @@ def wait_ready(
             hint="gossip did not converge; see the nodes' logs/system.log",
             interval_s=0.5,
         )
+
+
+_PEER_UP = re.compile(r"InetAddress /(\d+\.\d+\.\d+\.\d+)(?::\d+)? is now UP")
+# How long the logs may stay silent about a peer before nodetool is asked anyway: the
+# log lines only save nodetool rounds, nodetool decides (a log format of another
+# version, a line rotated away).
+_LOGGED_UP_LIMIT_S = 10.0
+
+
+class _StartLog:
+    """What a starting node's system.log said: CQL listens, and the peers it saw UP."""
+
+    def __init__(self, watcher: LogWatcher) -> None:
+        self.watcher = watcher
+        self.listening = False
+        self.peers_up: set[str] = set()
+
+    def read(self) -> None:
+        for line in self.watcher.new_lines():
+            if CQL_READY_LINE in line:
+                self.listening = True
+            found = _PEER_UP.search(line)
+            if found:
+                self.peers_up.add(found.group(1))
+
+
+def _wait_peers_logged_up(
+    nodes: Sequence[Node], logs: Mapping[int, _StartLog], deadline: float
+) -> None:
+    """Until every node's log says every other node is UP, or ``_LOGGED_UP_LIMIT_S``."""
+    until = min(deadline, time.monotonic() + _LOGGED_UP_LIMIT_S)
+    addresses = {n.number: n.address for n in nodes}
+    while time.monotonic() < until:
+        missing = False
+        for number, log in logs.items():
+            log.read()
+            others = {a for n, a in addresses.items() if n != number}
+            missing = missing or not others <= log.peers_up
+        if not missing:
+            return
+        time.sleep(0.1)
 
 
 def _ring_complete(nodes: Sequence[Node], nodetool_status: Callable[[Node], str]) -> bool | None:
