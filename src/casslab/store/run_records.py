@@ -108,6 +108,9 @@ class TrialResult(Record):
     steady_start_s: float | None = None  # where the KPIs' window begins, s into the measure
     steady: bool | None = None  # False: trends or too short; KPIs over the whole measure
     steady_reason: str | None = None  # why not steady
+    # what the trial's nodes ran (None: its cluster never came up, or an older casslab)
+    cassandra_version: str | None = None
+    java_feature: int | None = None  # the nodes' JDK feature release, e.g. 17
 
 
 def read_manifest(path: Path) -> RunManifest:

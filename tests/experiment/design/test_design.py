@@ -237,3 +237,26 @@ def test_expand_rejects_an_unchecked_experiment() -> None:
         expand(lxc)
     with pytest.raises(ExperimentError, match="no cell 'nope'"):
         expand(experiment()).cell("nope")
+
+
+def test_version_and_heap_levels_make_each_trial_a_cluster_of_its_own() -> None:
+    plan = expand(
+        experiment(
+            cluster={"nodes": 1, "heap": "512M", "version": "5.0.9"},
+            factors={"cluster.version": ["5.0.8", "5.0.9"], "cluster.heap": ["512M", "1G"]},
+            iterations=1,
+            order="sequential",
+        )
+    )
+    setups = [(t.version, t.heap) for t in plan.trials]
+    assert sorted(setups) == [
+        ("5.0.8", "1G"),
+        ("5.0.8", "512M"),
+        ("5.0.9", "1G"),
+        ("5.0.9", "512M"),
+    ]
+    reasons = [t.restart_reason.value if t.restart_reason else None for t in plan.trials]
+    assert reasons[0] == "first"
+    assert set(reasons[1:]) <= {"heap", "version"}
+    assert all(t.restart for t in plan.trials)
+    assert plan.cells[0].labels == {"cluster.version": "5.0.8", "cluster.heap": "512M"}

@@ -59,6 +59,8 @@ def test_parse_duration_rejects(text: object) -> None:
         ("cluster.node_size", FactorKind.CLUSTER, ("node_size",)),
         ("cluster.cpus", FactorKind.CLUSTER, ("cpus",)),
         ("cluster.memory", FactorKind.CLUSTER, ("memory",)),
+        ("cluster.version", FactorKind.CLUSTER, ("version",)),
+        ("cluster.heap", FactorKind.CLUSTER, ("heap",)),
     ],
 )
 def test_parse_factor_name(name: str, kind: FactorKind, keys: tuple[str, ...]) -> None:
@@ -70,7 +72,7 @@ def test_parse_factor_name(name: str, kind: FactorKind, keys: tuple[str, ...]) -
     [
         ("foo", "unknown factor kind 'foo'"),
         ("cluster.nodes", r"unknown cluster factor .*the node count is the factor nodes"),
-        ("cluster.heap", r"a cluster factor is one of cluster\.isolation, cluster\.node_size"),
+        ("cluster.jdk", r"a cluster factor is one of cluster\.isolation, cluster\.node_size"),
         ("cluster", "unknown factor kind"),
         ("config.", "malformed cassandra.yaml key"),
         ("config.Memtable", "malformed cassandra.yaml key"),

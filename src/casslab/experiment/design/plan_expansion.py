@@ -30,6 +30,7 @@ from casslab.experiment.design.factor_levels import (
 from casslab.experiment.design.plan_records import Cell, Plan, Trial
 from casslab.experiment.design.trial_order import round_order, trial_order, with_restarts
 from casslab.experiment.file.experiment_model import (
+    SOFTWARE_FIELDS,
     Design,
     Experiment,
     Factor,
@@ -153,6 +154,7 @@ def _trial_for(
     threads_level: Level = None
     rate_level: Level = None
     isolation: dict[str, Level] = {}  # cluster.<field> levels
+    software: dict[str, str] = {}  # cluster.version and cluster.heap levels
     topology_level: Level = experiment.cluster.topology
     clock_level: Level = experiment.cluster.clock
     lww_levels: dict[str, Level] = {}
@@ -177,6 +179,8 @@ def _trial_for(
             lww_levels[factor.keys[0]] = level
         elif factor.kind is FactorKind.CLUSTER and factor.keys == ("topology",):
             topology_level = level
+        elif factor.kind is FactorKind.CLUSTER and factor.keys[0] in SOFTWARE_FIELDS:
+            software[factor.keys[0]] = str(level)
         elif factor.kind is FactorKind.CLUSTER:
             isolation[factor.keys[0]] = level
     node_isolation = experiment.cluster.node_isolation
@@ -222,8 +226,8 @@ def _trial_for(
         levels=cell.levels,
         settings=settings,
         nodes=nodes,
-        heap=experiment.cluster.heap,
-        version=experiment.cluster.version,
+        heap=software.get("heap", experiment.cluster.heap),
+        version=software.get("version", experiment.cluster.version),
         node_isolation=node_isolation,
         topology=topology,
         client_dc=experiment.client_dc,

@@ -29,8 +29,9 @@ from casslab.experiment.file.file_checks import (
     factor_problems,
     kpis_problems,
     section_cluster_fields,
-    settings_problems,
+    settings_problems_all,
     until_problems,
+    versions_of,
     workload_problems,
 )
 from casslab.experiment.file.file_problems import in_file_order, pydantic_problems
@@ -83,7 +84,7 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
     version = cluster.get("version") if isinstance(cluster, Mapping) else None
     version_text = str(version) if version is not None else None
     if isinstance(cluster, Mapping) and isinstance(cluster.get("config"), Mapping):
-        config_problems = settings_problems(cluster["config"], version_text)
+        config_problems = settings_problems_all(cluster["config"], versions_of(data))
         problems += [f"cluster.config.{p}" for p in config_problems]
     problems += cluster_section_problems(data)
     good: list[Factor] = []

@@ -39,7 +39,10 @@ concurrency), ``rate`` (ops/s, open loop), ``nodes``, and ``cluster.<field>`` fo
 nodes' isolation and limits: ``cluster.isolation`` (``process`` or ``netns``),
 ``cluster.node_size`` (a VM-size profile such as ``t2.small``), ``cluster.cpus``,
 ``cluster.memory`` and ``cluster.topology`` (a preset's name such as ``far-apart``, or an
-inline definition: :mod:`casslab.net.presets`). A change of a ``nodes`` or ``cluster.*``
+inline definition: :mod:`casslab.net.presets`), and the nodes' software: ``cluster.version``
+(a Cassandra version such as ``5.0.8``: each level's settings are checked against its own
+catalogue and the JDK must run it) and ``cluster.heap`` (``512M``, ``1G``). A change of a
+``nodes`` or ``cluster.*``
 level makes a new cluster, but for ``cluster.clock`` (the nodes' clock offsets, e.g.
 ``{2: -500ms}``, set without a restart) and ``lww.<field>`` (the last-write-wins probe of
 the ``lww`` section): :mod:`casslab.experiment.steps.skew.skew_section`.
@@ -128,9 +131,20 @@ _HEAP_RE = re.compile(r"^\d+[MmGg]$")
 _VERSION_RE = re.compile(r"^\d+\.\d+\.\d+$")
 
 
-CLUSTER_FACTOR_FIELDS = ("isolation", "node_size", "cpus", "memory", "topology")
+CLUSTER_FACTOR_FIELDS = (
+    "isolation",
+    "node_size",
+    "cpus",
+    "memory",
+    "topology",
+    "version",
+    "heap",
+)
 """The fields of :class:`ClusterSection` a ``cluster.<field>`` factor may vary: the nodes'
-isolation and limits (:class:`NodeIsolation`), and the topology."""
+isolation and limits (:class:`NodeIsolation`), the topology, the Cassandra version and
+the heap."""
+SOFTWARE_FIELDS = ("version", "heap")
+"""The ``cluster.<field>`` factors that change what the nodes run, not where."""
 
 
 class ClusterSection(NodeIsolation):

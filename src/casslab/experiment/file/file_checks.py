@@ -55,6 +55,51 @@ from casslab.validation import plain_message, validation_problems
 
 
 _VERSION = re.compile(r"\d+\.\d+\.\d+")
+_HEAP = re.compile(r"\d+[MmGg]")
+
+
+def version_level_problems(level: object) -> list[str]:
+    """Problems of a ``cluster.version`` level: not a version like 5.0.8, or a version the
+    JDK casslab found cannot run (when no JDK is found, the run says so before it starts)."""
+    if not isinstance(level, str) or not _VERSION.fullmatch(level):
+        return [f"expected a Cassandra version like 5.0.8, got {level!r}"]
+    from casslab.host import jdk
+
+    try:
+        java = jdk.probe()
+    except CasslabError:
+        return []
+    try:
+        jdk.check_supported(java, level)
+    except CasslabError as error:
+        return [str(error).replace("--version 5.0.x", "a 5.0.x level")]
+    return []
+
+
+def versions_of(data: Mapping[str, Any]) -> list[str | None]:
+    """The Cassandra versions an experiment file runs: the levels of its
+    ``cluster.version`` factor, else its cluster's version (None: the default)."""
+    factors = data.get("factors")
+    levels = factors.get("cluster.version") if isinstance(factors, Mapping) else None
+    if isinstance(levels, list) and levels:
+        return [str(level) for level in levels]
+    cluster = data.get("cluster")
+    version = cluster.get("version") if isinstance(cluster, Mapping) else None
+    return [str(version) if version is not None else None]
+
+
+def settings_problems_all(
+    settings: Mapping[str, object], versions: Sequence[str | None]
+) -> list[str]:
+    """:func:`settings_problems` against each version's catalogue; a problem that only
+    some versions have names them."""
+    found = {version: settings_problems(settings, version) for version in versions}
+    out: list[str] = []
+    for problem in dict.fromkeys(p for problems in found.values() for p in problems):
+        having = [v or DEFAULT_VERSION for v, problems in found.items() if problem in problems]
+        every = len(having) == len(found)
+        out.append(problem if every else f"{problem} (Cassandra {', '.join(having)})")
+    return out
 
 
 def settings_problems(settings: Mapping[str, object], version: str | None) -> list[str]:
@@ -190,8 +235,8 @@ def cluster_section_problems(data: Mapping[str, Any]) -> list[str]:
     # the heap against the limits of each level of a cluster.<limit> factor is checked
     # at the levels (a topology sets no limit)
     if _varied(data.get("factors")) - {"nodes", "topology"}:
-        heap = {"heap": fields.pop("heap")}
-        problems = cluster_problems(heap) + cluster_problems(fields)
+        heap = {"heap": fields.pop("heap")} if "heap" in fields else {}  # cluster.heap varies it
+        problems = (cluster_problems(heap) if heap else []) + cluster_problems(fields)
     else:
         problems = cluster_problems(fields)
     return [f"cluster.{p}" for p in problems]
@@ -201,6 +246,10 @@ def _cluster_level_problems(factor: Factor, level: Any, cluster: Mapping[str, An
     """Problems of a ``cluster.<field>`` level: the field's own, and those it makes with
     the section's other fields (a heap that does not fit in the level's memory)."""
     field = factor.keys[0]
+    if field == "version":
+        return version_level_problems(level)
+    if field == "heap" and not (isinstance(level, str) and _HEAP.fullmatch(level)):
+        return [f"expected a heap size like 512M or 1G, got {level!r}"]
     context = {k: v for k, v in cluster.items() if k != field}
     before = set(cluster_problems(context))
     found = cluster_problems({**context, field: level})
@@ -208,7 +257,7 @@ def _cluster_level_problems(factor: Factor, level: Any, cluster: Mapping[str, An
 
 
 def _level_problems(
-    factor: Factor, level: Any, version: str | None, cluster: Mapping[str, Any]
+    factor: Factor, level: Any, versions: Sequence[str | None], cluster: Mapping[str, Any]
 ) -> list[str]:
     kind = factor.kind
     if kind is FactorKind.CLUSTER and factor.keys == ("topology",):
@@ -232,7 +281,7 @@ def _level_problems(
         else:
             values = {factor.keys[0]: level}
         out = []
-        for problem in settings_problems(values, version):
+        for problem in settings_problems_all(values, versions):
             if not factor.linked:
                 problem = problem.removeprefix(f"{factor.keys[0]}: ")
             out.append(problem)
@@ -267,6 +316,7 @@ def factor_problems(
     parsed: list[Factor] = []
     good: list[Factor] = []
     config_keys: dict[str, str] = {}
+    versions = versions_of({"factors": factors, "cluster": {"version": version}})
     for name, levels in factors.items():
         path = f"factors.{name}"
         try:
@@ -285,7 +335,7 @@ def factor_problems(
             config_keys[key] = str(name)
         factor = Factor(name=str(name), kind=kind, keys=keys, levels=tuple(levels))
         parsed.append(factor)
-        per_level = [_level_problems(factor, level, version, cluster or {}) for level in levels]
+        per_level = [_level_problems(factor, level, versions, cluster or {}) for level in levels]
         if len(levels) > 1 and per_level[0] and all(p == per_level[0] for p in per_level):
             problems += [f"{path}: {p}" for p in per_level[0]]  # e.g. an unknown key
         else:

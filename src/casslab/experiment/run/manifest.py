@@ -41,7 +41,11 @@ def new_manifest(
         experiment_name=experiment.name,
         run_id=run_id,
         casslab_version=__version__,
-        cassandra_version=experiment.cluster.version or distribution.DEFAULT_VERSION,
+        cassandra_version=", ".join(
+            dict.fromkeys(t.version or distribution.DEFAULT_VERSION for t in plan.trials)
+        )
+        or experiment.cluster.version
+        or distribution.DEFAULT_VERSION,  # each version the trials run (cluster.version)
         jdk_version=jdk_version,
         git_revision=git_revision(),
         host=host_facts(),

@@ -269,6 +269,8 @@ class Runner:
             with times.phase("cluster", announce=False):
                 cluster, action = self._ensure_cluster(trial)
                 skew_phase.set_clocks(cluster, trial)  # cluster.clock: no restart
+            identity["cassandra_version"] = cluster.state.cassandra_version
+            identity["java_feature"] = cluster.state.java_feature
             self._failed_setups.discard(setup)
             connection = trial_phases.connection_for(cluster, trial)
             data_seed = self.experiment.data_seed

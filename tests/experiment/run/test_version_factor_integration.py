@@ -1,0 +1,72 @@
+"""A real experiment whose factor is the Cassandra version: one node of 5.0.8, then one of
+5.0.9 (a new cluster per level, the jars fetched when missing), each trial recording the
+version and JDK its node ran, and the manifest naming both."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from casslab.store.run_records import TrialResult, TrialStatus
+from cli_entry import NEEDS_ENGINE, casslab
+
+pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
+
+# 4 s phases: the test checks which version each trial ran, not how fast
+EXPERIMENT = """\
+name: versions
+cluster: {nodes: 1, heap: 512M, config: {auto_snapshot: false}}
+factors:
+  cluster.version: [5.0.8, 5.0.9]
+workload: write
+measure: "duration=4s cl=ONE -rate threads=4"
+iterations: 1
+order: sequential
+"""
+
+
+def test_each_version_level_runs_on_a_node_of_that_version(tmp_path: Path) -> None:
+    home, results = tmp_path / "home", tmp_path / "results"
+    experiment = tmp_path / "versions.yaml"
+    experiment.write_text(EXPERIMENT, encoding="utf-8")
+
+    done = casslab(
+        home,
+        "run",
+        str(experiment),
+        "--results",
+        str(results),
+        "--base-address",
+        "127.0.106.1",
+        "--jmx-port-base",
+        "9160",
+        "--jvm-warmup",
+        "0",
+        timeout_s=900,  # a fresh machine fetches 5.0.8's jars first
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    (run_dir,) = list((results / "versions").iterdir())
+    results_by_cell = {
+        r.cell_id: r
+        for r in (
+            TrialResult.model_validate_json(p.read_text())
+            for p in run_dir.glob("trials/*/*/summary.json")
+        )
+    }
+    assert set(results_by_cell) == {"version=5.0.8", "version=5.0.9"}
+    for cell, result in results_by_cell.items():
+        assert result.status is TrialStatus.OK, result.error
+        assert result.cassandra_version == cell.removeprefix("version=")
+        assert result.java_feature is not None
+        assert (result.kpis.get("op_rate") or 0) > 0
+    plan = json.loads((run_dir / "plan.json").read_text())["plan"]
+    assert [t["restart_reason"] for t in plan["trials"]] == ["first", "version"]
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["cassandra_version"] == "5.0.8, 5.0.9"
+    trials = pd.read_parquet(run_dir / "trials.parquet").set_index("cell_id")
+    assert trials.loc["version=5.0.8", "cassandra_version"] == "5.0.8"
+    assert trials.loc["version=5.0.9", "cassandra_version"] == "5.0.9"
