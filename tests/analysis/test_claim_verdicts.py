@@ -153,3 +153,11 @@ def test_a_factor_claim_is_judged_on_every_matched_pair_with_holm() -> None:
 def test_claims_are_judged_in_order() -> None:
     results = judge_claims([claim(), claim("lower")], trials(FASTER), AnalysisOptions())
     assert [r.verdict for r in results] == [ClaimVerdict.HOLDS, ClaimVerdict.CONTRADICTED]
+
+
+def test_when_the_run_had_the_iterations_the_reason_says_the_effect_is_unlikely() -> None:
+    seeded = claim(seed_value={"a": 150, "b": 100})  # +50%: n = 2 * 100 * 7.85 / 2500 -> 2
+    result = judge_claim(seeded, trials(NOISY))
+    assert result.verdict is ClaimVerdict.NOT_SIGNIFICANT
+    assert result.needed_n is None
+    assert "this run had 3: a difference that large is unlikely here" in result.reason

@@ -135,6 +135,12 @@ def _needed(claim: Claim, c: Comparison, alpha: float) -> tuple[int | None, str]
         why = f"to detect a {effect:.3g}% difference"
     if n is None:
         return None, "; the observed difference already fills the band: no n would tell"
+    had = min(a.n, b.n)
+    if n <= had:
+        return None, (
+            f"; {n} iterations per cell suffice {why} ({NEEDED_N_METHOD}) and this run had "
+            f"{had}: a difference that large is unlikely here"
+        )
     return n, f"; about {n} iterations per cell {why} ({NEEDED_N_METHOD})"
 
 

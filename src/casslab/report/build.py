@@ -30,6 +30,7 @@ from casslab.analysis.run_frames import (
 )
 from casslab.report import text
 from casslab.report.cautions import cell_cautions, steady_fact, with_cautions
+from casslab.report.claims import claims_section
 from casslab.report.discovered import discovered_section
 from casslab.report.figures import (
     SERIES_KPIS,
@@ -379,6 +380,9 @@ def build_report(
                 ],
             )
         )
+    claims = claims_section(run.manifest.experiment, trials, options)
+    if claims is not None:  # the report opens with the study's claims
+        sections.insert(0, claims)
     time_figures = [series_figure(run, k, cells, colors) for k in SERIES_KPIS]
     sections.append(
         Section(
