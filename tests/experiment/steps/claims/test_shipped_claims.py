@@ -26,7 +26,7 @@ SEED_STUDIES = {
         "workload-mix-container",
         "workload-mix-container-scaled",
     ],
-    "001": ["compaction-strategies"],
+    "001": ["compaction-strategies", "quick-compaction"],
     "002": ["container-overhead", "container-overhead-scaled"],
     "003": ["seed003-vm-sizes", "seed003-vm-sizes-scaled"],
     "004": ["topologies", "topologies-scaled", "clock-lww", "clock-lww-scaled"],
