@@ -7,32 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from casslab.report import build_report, read_run, write_report
+from claim_literals import CLAIMS
 
 RunFactory = Callable[..., Path]
-
-CLAIMS = [
-    {
-        "says": "LCS sustains more operations per second than STCS",
-        "source": "seed 001, Table 2",
-        "seed_value": {"a": 2358, "b": 2350, "unit": "op/s"},
-        "compare": {"a": {"table.compaction": "LCS"}, "b": {"table.compaction": "STCS"}},
-        "kpi": "op_rate",
-        "direction": "higher",
-    },
-    {
-        "says": "LCS answers faster at the 99th percentile",
-        "source": "seed 001, Figure 5",
-        "seed_value": {"a": 10.0, "b": 12.0, "unit": "ms"},
-        "compare": {"a": {"table.compaction": "LCS"}, "b": {"table.compaction": "STCS"}},
-        "kpi": "latency_p99_ms",
-        "direction": "lower",
-    },
-    {
-        "says": "DTCS sustains the most operations",
-        "source": "seed 001, Table 2",
-        "not_testable": "DateTieredCompactionStrategy does not exist in Cassandra 5.0",
-    },
-]
 
 
 def test_the_report_opens_with_the_claims_and_their_verdicts(make_run: RunFactory) -> None:

@@ -96,9 +96,10 @@ def conclusion(entry: StudyEntry) -> str:
     tested = len(entry.results) - counts[ClaimVerdict.NOT_TESTABLE]
     parts = [
         f"Of the {len(entry.results)} claims of the study, casslab tested {tested} on this "
-        f"machine: {counts[ClaimVerdict.HOLDS]} hold here, {counts[ClaimVerdict.CONTRADICTED]} "
-        f"are contradicted, {counts[ClaimVerdict.NOT_SIGNIFICANT]} are not significant with "
-        f"this run's iterations and {counts[ClaimVerdict.UNDETERMINED]} are undetermined."
+        f"machine. Holds here: {counts[ClaimVerdict.HOLDS]}; contradicted here: "
+        f"{counts[ClaimVerdict.CONTRADICTED]}; not significant with this run's iterations: "
+        f"{counts[ClaimVerdict.NOT_SIGNIFICANT]}; undetermined: "
+        f"{counts[ClaimVerdict.UNDETERMINED]}."
     ]
     if counts[ClaimVerdict.CONTRADICTED]:
         parts.append(
@@ -143,7 +144,7 @@ def study_page(entry: StudyEntry) -> str:
     lines += [table_markdown(claims_table(entry.results)), ""]
     if entry.figures:
         lines += ["## Key figures", ""]
-        lines += [f"![{name[:-4]}]({name})" for name in entry.figures]
+        lines += [f"![{name.rsplit('/', 1)[-1][:-4]}]({name})" for name in entry.figures]
         lines.append("")
     lines += [
         "## How this run was made",
@@ -151,7 +152,7 @@ def study_page(entry: StudyEntry) -> str:
         f"- **command**: `{entry.command}`",
         f"- **trials**: {entry.trials}",
         *(f"- **{label}**: {value}" for label, value in entry.facts),
-        f"- **run**: {entry.run_id}; the whole report: [{entry.summary}]({entry.summary})",
+        f"- **run directory**: {entry.run_id}; its report: [{entry.summary}]({entry.summary})",
         "",
     ]
     return "\n".join(lines)
