@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from casslab.analysis.claim_records import Claim
 from casslab.report.gallery_files import STUDIES, Study, write_gallery
 from claim_literals import CLAIMS
 
@@ -60,3 +61,19 @@ def test_the_gallery_runs_the_scaled_study_of_every_seed() -> None:
         assert study.full_size is not None
         assert (experiments.parent / study.full_size).is_file()
     assert len(STUDIES) == 6
+
+
+def test_a_run_made_before_its_file_had_claims_is_judged_on_the_files(
+    make_run: RunFactory, tmp_path: Path
+) -> None:
+    run_dir = make_run("20261127T130000Z")  # its manifest records no claim
+    claims = tuple(Claim.model_validate(c) for c in CLAIMS)
+    study = Study(name="synthetic", full_size=None, claims=claims)
+    (entry,), _ = write_gallery(run_dir.parents[1], tmp_path / "docs", [study])
+    assert [r.verdict.value for r in entry.results] == [
+        "holds",
+        "not_significant",
+        "not_testable",
+    ]
+    assert "## Claims" in (run_dir / "summary.md").read_text()  # the report judged them too
+    assert "This study ran at its full size" in (tmp_path / "docs/synthetic/README.md").read_text()

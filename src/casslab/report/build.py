@@ -21,6 +21,7 @@ from casslab.analysis import (
     analyse,
     kpi_spec,
 )
+from casslab.analysis.claim_records import Claim
 from casslab.analysis.run_frames import (
     CellLayout,
     analysed_trials,
@@ -334,9 +335,14 @@ def _method_notes(run: RunData, options: AnalysisOptions) -> list[str]:
 
 
 def build_report(
-    run: RunData, options: AnalysisOptions = AnalysisOptions(), *, window_s: float | None = None
+    run: RunData,
+    options: AnalysisOptions = AnalysisOptions(),
+    *,
+    window_s: float | None = None,
+    claims: Sequence[Claim] | None = None,
 ) -> Report:
-    """The report of one run (see the module docstring)."""
+    """The report of one run (see the module docstring); ``claims``: judge these instead of
+    the claims the manifest recorded (a run made before its experiment file had them)."""
     analysis, trials, layout = run_analysis(run, options)
     cells = [c for c in layout.cells if any(t.result.cell_id == c for t in run.trials)]
     colors = cell_colors(cells)
@@ -380,9 +386,9 @@ def build_report(
                 ],
             )
         )
-    claims = claims_section(run.manifest.experiment, trials, options)
-    if claims is not None:  # the report opens with the study's claims
-        sections.insert(0, claims)
+    opening = claims_section(run.manifest.experiment, trials, options, claims)
+    if opening is not None:  # the report opens with the study's claims
+        sections.insert(0, opening)
     time_figures = [series_figure(run, k, cells, colors) for k in SERIES_KPIS]
     sections.append(
         Section(

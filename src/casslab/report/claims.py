@@ -109,11 +109,21 @@ def recorded_claims(experiment: Mapping[str, Any]) -> tuple[list[Claim], list[st
 
 
 def claims_section(
-    experiment: Mapping[str, Any], trials: Sequence[TrialKpis], options: AnalysisOptions
+    experiment: Mapping[str, Any],
+    trials: Sequence[TrialKpis],
+    options: AnalysisOptions,
+    given: Sequence[Claim] | None = None,
 ) -> Section | None:
-    """The Claims section, or None when the experiment states no claim."""
-    claims, problems = recorded_claims(experiment)
-    if not claims and not problems:
+    """The Claims section, or None when there is no claim: the claims of the manifest's
+    experiment, or ``given`` (an experiment file's, for a run made before it had them)."""
+    if given is not None:
+        claims, problems = (
+            list(given),
+            ["The claims are the experiment file's, given to the report."],
+        )
+    else:
+        claims, problems = recorded_claims(experiment)
+    if not claims:
         return None
     results = judge_claims(claims, trials, options)
     counts: dict[str, int] = {}

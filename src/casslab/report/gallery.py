@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from casslab.analysis import AnalysisOptions
+from casslab.analysis.claim_records import Claim
 from casslab.analysis.claim_verdicts import ClaimResult, ClaimVerdict, judge_claims
 from casslab.analysis.run_frames import analysed_trials
 from casslab.record import Record
@@ -49,11 +50,14 @@ def study_entry(
     *,
     command: str,
     full_size: str | None,
+    claims: Sequence[Claim] | None = None,
     options: AnalysisOptions = AnalysisOptions(),
 ) -> StudyEntry:
-    """The gallery's view of one run directory (read by :func:`casslab.report.read_run`)."""
+    """The gallery's view of one run directory (read by :func:`casslab.report.read_run`):
+    its manifest's claims, or ``claims`` (the experiment file's) when given."""
     manifest = run.manifest
-    claims, _ = recorded_claims(manifest.experiment)
+    if claims is None:
+        claims, _ = recorded_claims(manifest.experiment)
     trials = analysed_trials(run)
     results = judge_claims(claims, trials, options)
     host = manifest.host

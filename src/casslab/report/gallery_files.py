@@ -14,6 +14,7 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from casslab.analysis.claim_records import Claim
 from casslab.record import Record
 from casslab.report import read_run, write_report
 from casslab.report.gallery import StudyEntry, gallery_index, study_entry, study_page
@@ -29,6 +30,8 @@ class Study(Record):
     name: str
     run_options: tuple[str, ...] = ()
     full_size: str | None = None
+    # the experiment file's claims, judged instead of the run's (None: the run's own)
+    claims: tuple[Claim, ...] | None = None
 
     def command(self, results_root: str) -> str:
         words = ["casslab", "run", *self.run_options, f"experiments/{self.name}.yaml"]
@@ -66,9 +69,12 @@ def _copy_outputs(run_dir: Path, folder: Path) -> None:
 
 def write_study(run_dir: Path, docs_root: Path, study: Study, results_root: str) -> StudyEntry:
     """Rebuild one run's report and write its study folder; returns the study's entry."""
-    write_report(run_dir)
+    write_report(run_dir, claims=study.claims)
     entry = study_entry(
-        read_run(run_dir), command=study.command(results_root), full_size=study.full_size
+        read_run(run_dir),
+        command=study.command(results_root),
+        full_size=study.full_size,
+        claims=study.claims,
     )
     folder = docs_root / entry.study
     _copy_outputs(run_dir, folder)
