@@ -7,7 +7,7 @@ CASSANDRA_VERSION ?= 5.0.9
 ENGINE := target/release/casslab-engine
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: setup venv lock engine cassandra browser isolation wan ssh lint test test-fast demo demo-cluster bench clean docs
+.PHONY: setup venv lock engine cassandra browser isolation wan ssh lint test test-fast demo demo-cluster bench clean docs studies
 
 setup: venv engine cassandra
 
@@ -92,6 +92,10 @@ test-fast: venv
 
 demo: setup
 	$(BIN)/casslab run experiments/quick-compaction.yaml
+
+# Every scaled study in sequence (about 2 h 20 min on 2 cores), then the gallery: docs/studies/.
+studies: setup
+	$(BIN)/python scripts/studies.py --run
 
 demo-cluster: setup
 	bash scripts/demo.sh

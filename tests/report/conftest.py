@@ -12,7 +12,7 @@ leaves out ``plan.json``: the layout of a run written before plan.json existed.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -154,14 +154,19 @@ def metrics_table(start_unix: float, cpu: float, sstables: float, phase_shift: f
     )
 
 
-def experiment_dict(name: str = "synthetic", iterations: int = 3) -> dict[str, object]:
-    experiment = Experiment(
-        name=name,
-        factors={"table.compaction": ["STCS", "LCS"]},
-        iterations=iterations,
-        kpis=KPIS,
-        workload="mixed ratio(write=9,read=1)",
-        measure="duration=20s cl=ONE -rate threads=16",
+def experiment_dict(
+    name: str = "synthetic", iterations: int = 3, claims: Sequence[Mapping[str, Any]] = ()
+) -> dict[str, object]:
+    experiment = Experiment.model_validate(
+        {
+            "name": name,
+            "factors": {"table.compaction": ["STCS", "LCS"]},
+            "iterations": iterations,
+            "kpis": KPIS,
+            "workload": "mixed ratio(write=9,read=1)",
+            "measure": "duration=20s cl=ONE -rate threads=16",
+            "claims": list(claims),
+        }
     )
     return experiment.to_file_dict()
 
@@ -295,12 +300,13 @@ def build_run(
     record_steady: bool = True,
     iterations: int = 3,
     with_plan: bool = True,
+    claims: Sequence[Mapping[str, Any]] = (),
 ) -> Path:
     """Write the synthetic run into ``root`` (created); returns ``root``."""
     layout = RunLayout(root=root)
     root.mkdir(parents=True)
     planned = len(trials) + (1 if failed else 0)
-    experiment = experiment_dict(iterations=iterations)
+    experiment = experiment_dict(iterations=iterations, claims=claims)
     layout.manifest.write_text(
         manifest("synthetic", root.name, planned, experiment).model_dump_json(indent=2),
         encoding="utf-8",

@@ -7,7 +7,8 @@ latter by the rules of :mod:`.metric_rules`, named in :mod:`.kpi_catalogue`), pe
 statistics with Student-t confidence intervals (:mod:`.stats`), the precision stopping rule
 (:mod:`.stopping`), comparisons against a baseline cell with Welch's t-test, Fieller's
 ratio interval, effect sizes, verdicts and warnings (:mod:`.compare`, :mod:`.inference`),
-and autocorrelation-corrected comparison of two runs' interval series (:mod:`.autocorr`).
+autocorrelation-corrected comparison of two runs' interval series (:mod:`.autocorr`), and a
+study's claims judged on a run's trials (:mod:`.claim_records`, :mod:`.claim_verdicts`).
 No files, clocks or printing here.
 
 The package loads its modules on first use (PEP 562), so importing a light part such as

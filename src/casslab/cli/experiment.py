@@ -23,6 +23,9 @@ from rich.table import Table
 from casslab.cli.interrupt import Interrupted
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from casslab.analysis.claim_records import Claim
     from casslab.experiment.file.experiment_model import Experiment
     from casslab.experiment.run.events import Event, EventSink
     from casslab.experiment.run.runner_options import RunnerOptions
@@ -348,8 +351,37 @@ def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) 
             f"{experiment.verify.value} (KPIs lost_writes, unverified_writes)",
             highlight=False,
         )
+    _print_claims(experiment.claims)
     for warning in [] if elsewhere else cluster_warnings(expanded.trials):  # oversubscribed
         console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
+
+
+def _print_claims(claims: Sequence[Claim]) -> None:
+    """The file's claims: what each tests, or why it cannot be tested."""
+    from casslab.analysis.claim_records import ClaimDirection
+
+    if not claims:
+        return
+    testable = sum(c.not_testable is None for c in claims)
+    table = Table(
+        "#",
+        "claim",
+        "source",
+        "test",
+        title=f"claims: {testable} tested, {len(claims) - testable} not",
+    )
+    for index, claim in enumerate(claims, start=1):
+        if claim.compare is None:
+            test = f"not testable: {claim.not_testable}"
+        else:
+            a = " ".join(f"{k}={v}" for k, v in claim.compare.a.items())
+            b = " ".join(f"{k}={v}" for k, v in claim.compare.b.items())
+            size = f" ({claim.size})" if claim.size else ""
+            test = f"{claim.kpi}: {a} {claim.direction} than {b}{size}"
+            if claim.direction is ClaimDirection.EQUAL:
+                test = f"{claim.kpi}: {a} equal to {b}{size}"
+        table.add_row(str(index), escape(claim.says), escape(claim.source), escape(test))
+    console.print(table)
 
 
 def register(app: typer.Typer) -> None:

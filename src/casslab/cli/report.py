@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from casslab.errors import ConfigError
+
+if TYPE_CHECKING:
+    from casslab.analysis.claim_records import Claim
 
 console = Console()
 
@@ -26,18 +29,29 @@ def report(
             "this length (e.g. 30s, as seed 002 drew them) instead of every iteration.",
         ),
     ] = None,
+    claims_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--claims",
+            metavar="FILE",
+            help="Judge the claims of this experiment file (the run's own, edited since: "
+            "e.g. a run made before the file had claims) instead of the run's.",
+        ),
+    ] = None,
 ) -> None:
     """Rebuild report.html, summary.md, figures/*.png and trials.parquet/.csv of a run."""
     from casslab.experiment.design.stored_plan import outline_of_manifest
     from casslab.report import write_report  # heavy (pandas, plotly): only when used
     from casslab.units import duration_s
 
+    claims = None if claims_file is None else _claims_of(claims_file, run_dir)
+
     window_s = None
     if window is not None:
         window_s = duration_s(window)
         if window_s is None or window_s <= 0:
             raise ConfigError(f"--window {window!r}: give a slot length such as 30s or 1m")
-    paths = write_report(run_dir, legacy_plan=outline_of_manifest, window_s=window_s)
+    paths = write_report(run_dir, legacy_plan=outline_of_manifest, window_s=window_s, claims=claims)
     for problem in paths.problems:
         console.print(f"[yellow]warning:[/] {escape(problem)}", highlight=False, soft_wrap=True)
     console.print(f"report:  {paths.report_html}", highlight=False, soft_wrap=True)
@@ -50,6 +64,22 @@ def report(
         highlight=False,
         soft_wrap=True,
     )
+
+
+def _claims_of(file: Path, run_dir: Path) -> list[Claim]:
+    """The claims of experiment ``file``, which must be of the run's experiment."""
+    from casslab.experiment.file.experiment_loader import load
+    from casslab.store.layout import RunLayout
+    from casslab.store.run_records import read_manifest
+
+    experiment = load(file)
+    ran = read_manifest(RunLayout(root=run_dir).manifest).experiment_name
+    if experiment.name != ran:
+        raise ConfigError(
+            f"--claims {file}: it is experiment {experiment.name!r}, the run is of {ran!r}; "
+            "give the run's experiment file"
+        )
+    return list(experiment.claims)
 
 
 def compare(

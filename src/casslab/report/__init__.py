@@ -14,9 +14,11 @@ report says so. Without it, the report says why its cells are in sorted order.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from casslab.analysis import AnalysisOptions
+from casslab.analysis.claim_records import Claim
 from casslab.analysis.run_frames import intervals_frame, trials_frame
 from casslab.report.build import build_report
 from casslab.report.compare import build_comparison
@@ -65,10 +67,12 @@ def write_report(
     *,
     legacy_plan: LegacyPlan | None = None,
     window_s: float | None = None,
+    claims: Sequence[Claim] | None = None,
 ) -> ReportPaths:
     """Rebuild the report of a run directory from its files; returns what was written.
     ``window_s``: the cluster-metric figures show each cell's mean over its iterations in
-    slots of that many seconds instead of every iteration."""
+    slots of that many seconds instead of every iteration. ``claims``: judge these instead
+    of the manifest's (an experiment file's claims, for a run made before it had them)."""
     run = read_run(run_dir, legacy_plan=legacy_plan)
     layout = RunLayout(root=Path(run_dir))
     for path in (layout.trials_table, layout.trials_csv, layout.summary_md, layout.report_html):
@@ -76,7 +80,7 @@ def write_report(
     frame = trials_frame(run)
     parquet = atomic_write(layout.trials_table, trials_parquet(frame))
     csv = atomic_write(layout.trials_csv, trials_csv(frame))
-    report = build_report(run, options, window_s=window_s)
+    report = build_report(run, options, window_s=window_s, claims=claims)
     figures = _write_figures(report, inside(layout.figures_dir, layout.root))
     links = {key: path.relative_to(layout.root).as_posix() for key, path in figures.items()}
     summary = atomic_write(layout.summary_md, render_markdown(report, links))

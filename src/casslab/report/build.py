@@ -21,6 +21,7 @@ from casslab.analysis import (
     analyse,
     kpi_spec,
 )
+from casslab.analysis.claim_records import Claim
 from casslab.analysis.run_frames import (
     CellLayout,
     analysed_trials,
@@ -30,6 +31,7 @@ from casslab.analysis.run_frames import (
 )
 from casslab.report import text
 from casslab.report.cautions import cell_cautions, steady_fact, with_cautions
+from casslab.report.claims import claims_section
 from casslab.report.discovered import discovered_section
 from casslab.report.figures import (
     SERIES_KPIS,
@@ -333,9 +335,14 @@ def _method_notes(run: RunData, options: AnalysisOptions) -> list[str]:
 
 
 def build_report(
-    run: RunData, options: AnalysisOptions = AnalysisOptions(), *, window_s: float | None = None
+    run: RunData,
+    options: AnalysisOptions = AnalysisOptions(),
+    *,
+    window_s: float | None = None,
+    claims: Sequence[Claim] | None = None,
 ) -> Report:
-    """The report of one run (see the module docstring)."""
+    """The report of one run (see the module docstring); ``claims``: judge these instead of
+    the claims the manifest recorded (a run made before its experiment file had them)."""
     analysis, trials, layout = run_analysis(run, options)
     cells = [c for c in layout.cells if any(t.result.cell_id == c for t in run.trials)]
     colors = cell_colors(cells)
@@ -379,6 +386,9 @@ def build_report(
                 ],
             )
         )
+    opening = claims_section(run.manifest.experiment, trials, options, claims)
+    if opening is not None:  # the report opens with the study's claims
+        sections.insert(0, opening)
     time_figures = [series_figure(run, k, cells, colors) for k in SERIES_KPIS]
     sections.append(
         Section(

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from casslab.report import text
 from casslab.report.report_document import Report, Section, Table
 
-SUMMARY_TABLES = ("verdicts", "cells", "compare", "lww", "discovered")
+SUMMARY_TABLES = ("claims", "verdicts", "cells", "compare", "lww", "discovered")
 
 
 def _cell(value: str) -> str:
@@ -56,12 +56,15 @@ def render_markdown(
     lines = [f"# {report.title}", ""]
     lines += [f"- **{label}**: {value}" for label, value in report.facts]
     lines.append("")
+    opening = [s for s in report.sections if s.id == "claims"]  # the study's claims first
+    for section in opening:
+        lines += _section(section, links, full)
     if report.verdicts:
         lines += ["## Headline", ""]
         lines += [f"- {text.verdict_sentence(row)}" for row in report.verdicts]
         lines.append("")
     for section in report.sections:
-        if section.id == "trials" and not full:
+        if section in opening or (section.id == "trials" and not full):
             continue
         if not (_shown(section, full) or section.paragraphs or section.bullets) and not any(
             f.id in links for f in section.figures

@@ -40,6 +40,7 @@ from casslab.experiment.file.other_kinds import other_kind_problem
 from casslab.experiment.file.topology_checks import topology_problems
 from casslab.experiment.file.used_cluster_checks import used_cluster_problems
 from casslab.experiment.run.load_clients import clients_problems
+from casslab.experiment.steps.claims.claims_checks import claim_cell_problems, claims_problems
 from casslab.experiment.steps.discover.discover_checks import discover_problems
 from casslab.experiment.steps.skew.skew_checks import skew_problems
 from casslab.faults.model import FaultKind, timeline_problems
@@ -114,8 +115,14 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
         problems += fault_problems(data, experiment.faults)
     if experiment is not None and experiment.faults and _plain_nodes(data):
         problems += timeline_problems(experiment.faults, experiment.cluster.nodes)
+    if experiment is not None:
+        problems += claims_problems(data, experiment.claims, experiment.kpis, good)
     if experiment is not None and not problems:
         problems += _slow_disk_problems(experiment)
+    if experiment is not None and experiment.claims and not problems:
+        from casslab.experiment.design.plan_expansion import expand
+
+        problems += claim_cell_problems(experiment.claims, expand(experiment))
     problems = in_file_order(list(dict.fromkeys(map(mask_message, problems))), list(data))
     if problems or experiment is None:
         raise ExperimentValidationError(source, problems or ["invalid experiment"])

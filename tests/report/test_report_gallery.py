@@ -1,0 +1,79 @@
+"""The studies gallery written from a run directory (conftest.py's synthetic run, with claims):
+the index across studies, the study's page, its links and its figures."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from casslab.analysis.claim_records import Claim
+from casslab.report.gallery_files import STUDIES, Study, write_gallery
+from claim_literals import CLAIMS
+
+RunFactory = Callable[..., Path]
+LINK = re.compile(r"\]\(([^)]+)\)")
+
+
+def links(markdown: Path) -> list[Path]:
+    return [markdown.parent / target for target in LINK.findall(markdown.read_text())]
+
+
+def test_the_gallery_of_a_run(make_run: RunFactory, tmp_path: Path) -> None:
+    run_dir = make_run("20261127T120000Z", claims=CLAIMS)
+    results, docs = run_dir.parents[1], tmp_path / "docs" / "studies"
+    study = Study(name="synthetic", full_size="experiments/synthetic-full.yaml")
+    entries, missing = write_gallery(results, docs, [study, Study(name="absent")])
+    assert missing == ["absent"]
+    (entry,) = entries
+    assert [r.verdict_text for r in entry.results] == [
+        "holds here",
+        "not significant here",
+        "not testable here",
+    ]
+    index = (docs / "README.md").read_text()
+    assert (
+        "| [synthetic](synthetic/README.md) | LCS sustains more operations per second than "
+        "STCS | 2358 vs 2350 op/s | 6,020 vs 5,002 ops/s: +20.3% [" in index
+    )
+    assert index.count("](synthetic/README.md)") == 3  # one row per claim
+    page = docs / "synthetic" / "README.md"
+    text = page.read_text()
+    assert "## What to conclude" in text
+    assert "casslab tested 2 on this machine. Holds here: 1; contradicted here: 0" in text
+    assert "`experiments/synthetic-full.yaml`" in text
+    assert f"`casslab run experiments/synthetic.yaml --results {results.as_posix()}`" in text
+    for markdown in (docs / "README.md", page, docs / "synthetic" / "summary.md"):
+        for target in links(markdown):
+            assert target.is_file(), f"{markdown}: {target}"
+    # the key figures are the run's own: the bar charts of the claims' KPIs
+    assert entry.figures == ["figures/bars-op_rate.png", "figures/bars-latency_p99_ms.png"]
+    shown = [t for t in links(page) if t.suffix == ".png"]
+    assert [t.name for t in shown] == ["bars-op_rate.png", "bars-latency_p99_ms.png"]
+    for figure in shown:
+        assert figure.read_bytes() == (run_dir / "figures" / figure.name).read_bytes()
+
+
+def test_the_gallery_runs_the_scaled_study_of_every_seed() -> None:
+    experiments = Path(__file__).resolve().parents[2] / "experiments"
+    for study in STUDIES:
+        assert (experiments / f"{study.name}.yaml").is_file()
+        assert study.full_size is not None
+        assert (experiments.parent / study.full_size).is_file()
+    assert len(STUDIES) == 6
+
+
+def test_a_run_made_before_its_file_had_claims_is_judged_on_the_files(
+    make_run: RunFactory, tmp_path: Path
+) -> None:
+    run_dir = make_run("20261127T130000Z")  # its manifest records no claim
+    claims = tuple(Claim.model_validate(c) for c in CLAIMS)
+    study = Study(name="synthetic", full_size=None, claims=claims)
+    (entry,), _ = write_gallery(run_dir.parents[1], tmp_path / "docs", [study])
+    assert [r.verdict.value for r in entry.results] == [
+        "holds",
+        "not_significant",
+        "not_testable",
+    ]
+    assert "## Claims" in (run_dir / "summary.md").read_text()  # the report judged them too
+    assert "This study ran at its full size" in (tmp_path / "docs/synthetic/README.md").read_text()
