@@ -197,7 +197,7 @@ def fake_factory(calls: Calls) -> Any:
 
 _ENGINE = r'''#!{python}
 """A fake casslab-engine: answers --check, writes interval and summary records."""
-import json, os, sys
+import json, os, sys, time
 
 args = sys.argv[1:]
 spec = json.load(open(args[args.index("--spec") + 1]))
@@ -227,6 +227,7 @@ lat = {{"count": 100, "mean_ms": 1.0, "p50_ms": 1.0, "p95_ms": 2.0, "p99_ms": 3.
 rate = 100.0 + float(os.environ.get("FAKE_ENGINE_SPREAD", "0")) * (spec["seed"] % 3)
 stats = {{"count": int(rate), "errors": 0, "op_rate": rate, "response": lat, "service": lat}}
 for second in range(2):
+    time.sleep(float(os.environ.get("FAKE_ENGINE_INTERVAL_S", "0")))  # each a while
     print(json.dumps({{"type": "interval", "phase": "measure", "t_start_s": second,
                       "t_end_s": second + 1, "threads": 4, "total": stats,
                       "ops": {{"write": stats}}}}), flush=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from casslab.errors import ConfigError
-from casslab.faults.slow_disk import (
+from casslab.faults.kinds.slow_disk.block_throttle import (
     FIX,
     data_device,
     device_value,

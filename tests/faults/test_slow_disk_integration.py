@@ -22,8 +22,8 @@ import pytest
 from casslab.cluster import ClusterSpec, create
 from casslab.cluster.backend import Cluster
 from casslab.faults import actions
-from casslab.faults.model import Fault, FaultKind
-from casslab.faults.slow_disk import data_device
+from casslab.faults.kinds.slow_disk.block_throttle import data_device
+from casslab.faults.model import Fault
 from casslab.faults.timeline import FaultTimeline
 from casslab.host.cgroups import join, read_hierarchy
 
@@ -150,7 +150,7 @@ def test_a_timeline_slows_the_disk_for_its_window(node: Cluster) -> None:
     finally:
         [record] = timeline.stop()
     assert record.error is None
-    assert (record.kind, record.rate_bps, record.iops) == (FaultKind.SLOW_DISK, RATE, None)
+    assert (record.kind, record.fields) == ("slow-disk", {"rate_bps": RATE, "iops": None})
     assert record.began_s is not None
     assert record.ended_s is not None
     assert 6.9 < record.ended_s - record.began_s < 8
@@ -160,7 +160,8 @@ def test_a_timeline_slows_the_disk_for_its_window(node: Cluster) -> None:
 
 def test_a_throttle_left_behind_dies_with_the_cgroup_at_down(node: Cluster) -> None:
     directory, _ = _io_dir(node)
-    actions.begin(node, FaultKind.SLOW_DISK, 1, rate_bps=RATE)  # never ended
+    slow = {"at": 0, "kind": "slow-disk", "target": 1, "for": 60, "rate": RATE}
+    actions.begin(node, Fault.model_validate(slow))  # never ended
     assert str(RATE) in _limits(node)
     node.stop()
     assert not directory.exists()  # down removed the node's cgroups, throttles and all

@@ -4,7 +4,6 @@ errors and rate, the level before it, and when the load was back at that level."
 from __future__ import annotations
 
 from casslab.engine_contract.engine_records import ErrorKind, IntervalRecord, LatencyStats, OpStats
-from casslab.faults.model import FaultKind
 from casslab.faults.timeline import FaultRecord
 from casslab.faults.windows import fault_kpis, window
 
@@ -55,7 +54,7 @@ RECORDS = (
 
 def _record(began: float | None, ended: float | None) -> FaultRecord:
     return FaultRecord(
-        kind=FaultKind.KILL,
+        kind="kill",
         target=2,
         planned_at_s=10,
         planned_for_s=4,

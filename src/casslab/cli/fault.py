@@ -2,8 +2,9 @@
 dc3``: put node N (or a topology's links) of a cluster casslab started under a fault by
 hand, and bring it back after the time given (or at Ctrl-C, or on an error): a killed or
 stopped node is started again and waited for, a paused one continued, a clock stepped
-back, links healed, a disk throttle lifted. What
-each fault does: :mod:`casslab.faults.actions`; a timeline of them in an experiment: its
+back, links healed, a disk throttle lifted. Each
+command names a kind registered in :mod:`casslab.faults.fault_kinds` (what it does: its
+folder under :mod:`casslab.faults.kinds`); a timeline of them in an experiment: its
 ``faults:``."""
 
 from __future__ import annotations
@@ -36,29 +37,35 @@ def _fault(
     lasting: str,
     name: str | None,
     timeout_s: float,
-    by: str | None = None,
-    rate_bps: int | None = None,
-    iops: int | None = None,
+    **fields: object,
 ) -> None:
+    """Put ``node`` (or a place) of cluster ``name`` under the fault kind registered as
+    ``kind`` (with its own ``fields``, as the file writes them) for ``lasting``."""
+    from pydantic import ValidationError
+
     from casslab.cluster import attach
     from casslab.faults import actions
-    from casslab.faults.model import FaultKind
+    from casslab.faults.model import Fault
     from casslab.units import duration_s
 
     seconds = duration_s(lasting)
     if seconds is None or seconds <= 0:
         raise ConfigError(f"--for {lasting!r}: give a duration above zero, such as 15s or 1m")
-    from casslab.cluster.clock_skew import parse_offset
-
-    offset = None if by is None else parse_offset(by)
+    given = {key: value for key, value in fields.items() if value is not None}
+    try:
+        fault = Fault.model_validate(
+            {"at": 0, "kind": kind, "target": node, "for": seconds} | given
+        )
+    except ValidationError as error:
+        said = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in error.errors())
+        raise ConfigError(f"fault {kind} {node}: {said}") from None
     cluster = attach(name)
     if isinstance(node, int):
         cluster.node(node)  # names the nodes there are
-    fault = FaultKind(kind)
-    actions.check(cluster, fault, node)
+    actions.check(cluster, fault)
     start = time.monotonic()
-    before = actions.begin(cluster, fault, node, offset, rate_bps=rate_bps, iops=iops)
-    links = before if isinstance(before, list) else []
+    before = actions.begin(cluster, fault)
+    links = [str(link) for link in before] if isinstance(before, list) else []
     what = f"node {node}" if isinstance(node, int) else f"links {', '.join(links)}"
     try:
         console.print(f"{what}: {kind} (for {seconds:g} s; Ctrl-C ends it now)", highlight=False)
@@ -67,7 +74,7 @@ def _fault(
         console.print("ending the fault now")
     finally:  # also on an error: no node is left under the fault
         with console.status(f"bringing {what} back…"):
-            actions.end(cluster, fault, node, timeout_s, before)
+            actions.end(cluster, fault, timeout_s, before)
     console.print(f"{what} back after {time.monotonic() - start:.1f} s", highlight=False)
 
 
@@ -113,7 +120,9 @@ def clock_jump(
     name: NameOption = None,
 ) -> None:
     """Step the node's wall clock by --by (on top of its skew), and back after --for."""
-    _fault("clock-jump", node, lasting, name, 0.0, by)
+    from casslab.cluster.clock_skew import parse_offset
+
+    _fault("clock-jump", node, lasting, name, 0.0, offset=parse_offset(by))
 
 
 @fault_app.command("partition")
@@ -144,7 +153,7 @@ def slow_disk(
     a limit such as --cpus). With cgroup v1, buffered writes are written back outside the
     node's cgroup and pass unthrottled: the throttle bites on reads that miss the page
     cache, direct I/O and the commit log's syncs (cgroup v2 throttles writeback too)."""
-    from casslab.faults.model import parse_rate
+    from casslab.faults.kinds.slow_disk.slow_disk_fault import parse_rate
 
     if rate is None and iops is None:
         raise ConfigError("slow-disk needs --rate (e.g. 1MiB/s) and/or --iops (e.g. 50)")
@@ -152,7 +161,7 @@ def slow_disk(
         rate_bps = None if rate is None else parse_rate(rate, "--rate")
     except ValueError as error:
         raise ConfigError(str(error)) from None
-    _fault("slow-disk", node, lasting, name, 0.0, rate_bps=rate_bps, iops=iops)
+    _fault("slow-disk", node, lasting, name, 0.0, rate=rate_bps, iops=iops)
 
 
 def register(app: typer.Typer) -> None:

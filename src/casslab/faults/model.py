@@ -9,42 +9,41 @@
       - {at: 240s, kind: slow-disk, target: 2, for: 30s, rate: 2MiB/s, iops: 50}
 
 ``at`` counts from the start of the measured phase (after its warm-up); ``for`` is how
-long the fault lasts before the node is brought back (a killed or stopped node then takes
-its start-up time more: the window ends when it is back, as recorded). A clock jump steps
-the node's wall clock by ``offset`` (on top of any skew it has) and steps it back after
-``for`` (local and isolated nodes: :mod:`casslab.cluster.clock_skew`). A partition cuts the
-emulated links of a topology (every link of a datacenter, or one link ``dc1-dc3``) and
-heals them (:mod:`casslab.net.cuts`). A slow disk throttles the block I/O of the node's
-cgroup on its data directory's disk to ``rate`` (bytes per second, read and write alike)
-and/or ``iops``, and lifts the throttle after ``for`` (isolated nodes only:
-:mod:`casslab.faults.slow_disk`).
+long the fault lasts before its target is brought back (a killed or stopped node then
+takes its start-up time more: the window ends when it is back, as recorded). ``kind``
+names a kind registered in :mod:`casslab.faults.fault_kinds`; every other field is the
+kind's own (``offset`` of a clock jump, ``rate`` and ``iops`` of a slow disk), read by its
+:attr:`~casslab.faults.fault_kind.FaultKind.fields` record and kept in :attr:`Fault.fields`.
+What each kind does: its folder under :mod:`casslab.faults.kinds`.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from enum import StrEnum
+from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    SerializeAsAny,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
-from casslab.errors import ConfigError
+from casslab.faults import fault_kinds
+from casslab.faults.fault_kind import FaultKind, NoFields, Target
 from casslab.record import Record
-from casslab.units import duration_s, offset_ms, parse_bytes
-
-
-class FaultKind(StrEnum):
-    KILL = "kill"  # SIGKILL the node's JVM; started again after `for`
-    PAUSE = "pause"  # SIGSTOP; SIGCONT after `for`
-    STOP = "stop"  # nodetool drain, then SIGTERM; started again after `for`
-    CLOCK_JUMP = "clock-jump"  # the node's wall clock steps by `offset`, and back after `for`
-    PARTITION = "partition"  # a topology's links to a datacenter (or one link) cut, then healed
-    SLOW_DISK = "slow-disk"  # the node's cgroup's block I/O throttled to `rate`/`iops`
-
+from casslab.units import duration_s
 
 _NODE = re.compile(r"^(?:node)?([1-9][0-9]*)$")
 _PLACE = re.compile(r"^[A-Za-z0-9_.]+(?:-[A-Za-z0-9_.]+)?$")  # dc3, or a link dc1-dc3
+COMMON = {"at": "at_s", "kind": "kind", "target": "target", "for": "for_s"}
 
 
 def _seconds(value: Any, what: str) -> float:
@@ -54,51 +53,52 @@ def _seconds(value: Any, what: str) -> float:
     return seconds
 
 
+def _kind(value: Any) -> FaultKind:
+    """The registered kind ``value`` names; a :class:`ValueError` listing them."""
+    found = fault_kinds.FAULT_KINDS.get(value) if isinstance(value, str) else None
+    if found is None:
+        names = [repr(name) for name in fault_kinds.FAULT_KINDS]
+        listed = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
+        raise ValueError(f"kind {value!r} is not a fault kind: give {listed}")
+    return found
+
+
 class Fault(Record):
-    """One fault of the timeline, as checked: seconds and a node number."""
+    """One fault of the timeline, as checked: seconds, a node number (or a place) and
+    the kind's own fields."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
     at_s: float = Field(alias="at", ge=0)
-    kind: FaultKind
-    target: int | str  # a node's number; for a partition, a datacenter or a link
+    kind: str
+    target: int | str  # a node's number; for a place kind, a datacenter or a link
     for_s: float = Field(alias="for", gt=0)
-    offset_ms: float | None = Field(default=None, alias="offset")  # clock-jump only
-    rate_bps: int | None = Field(default=None, alias="rate")  # slow-disk: bytes/s, read and write
-    iops: int | None = Field(default=None, gt=0)  # slow-disk: I/O operations/s, read and write
+    fields: SerializeAsAny[Record] = Field(default_factory=NoFields)
 
-    @field_validator("rate_bps", mode="before")
+    @model_validator(mode="before")
     @classmethod
-    def _rate(cls, value: Any) -> Any:
-        if value is None or (isinstance(value, int) and not isinstance(value, bool)):
-            return value
-        return parse_rate(str(value), "rate")
+    def _own_fields(cls, data: Any) -> Any:
+        """Read the fields besides ``at``, ``kind``, ``target`` and ``for`` with the
+        kind's own record (a field written as null is no field: older plans wrote every
+        kind's fields on every fault)."""
+        if not isinstance(data, Mapping) or isinstance(data.get("fields"), Record):
+            return data
+        common = {k: v for k, v in data.items() if k in COMMON or k in COMMON.values()}
+        rest = {k: v for k, v in data.items() if k not in common and v is not None}
+        try:
+            kind = _kind(data.get("kind"))
+        except ValueError:
+            return common  # the kind's own error says it
+        try:
+            own = kind.fields.model_validate(rest)
+        except ValidationError as error:
+            raise ValueError(_own_problems(kind, error)) from None
+        return common | {"fields": own}
 
-    @field_validator("offset_ms", mode="before")
+    @field_validator("kind", mode="before")
     @classmethod
-    def _offset(cls, value: Any) -> Any:
-        if value is None or isinstance(value, int | float):
-            return value
-        parsed = offset_ms(str(value))
-        if parsed is None:
-            raise ValueError(f"offset {value!r}: give a signed duration, e.g. -5s or +500ms")
-        return parsed
-
-    @model_validator(mode="after")
-    def _offset_for_clock_jumps(self) -> Fault:
-        jump = self.kind is FaultKind.CLOCK_JUMP
-        if jump and not self.offset_ms:
-            raise ValueError("a clock-jump needs offset: how far the clock steps, e.g. -5s")
-        if not jump and self.offset_ms is not None:
-            raise ValueError(f"offset is for clock-jump faults, not {self.kind}; remove it")
-        slow = self.kind is FaultKind.SLOW_DISK
-        if slow and self.rate_bps is None and self.iops is None:
-            raise ValueError("a slow-disk needs rate (e.g. rate: 2MiB/s) and/or iops (e.g. 50)")
-        if not slow and (self.rate_bps is not None or self.iops is not None):
-            raise ValueError(
-                f"rate and iops are for slow-disk faults, not {self.kind}; remove them"
-            )
-        return self
+    def _known(cls, value: Any) -> str:
+        return _kind(value).name
 
     @field_validator("at_s", mode="before")
     @classmethod
@@ -116,7 +116,8 @@ class Fault(Record):
     @field_validator("target", mode="before")
     @classmethod
     def _target(cls, value: Any, info: ValidationInfo) -> int | str:
-        if info.data.get("kind") is FaultKind.PARTITION:
+        kind = fault_kinds.FAULT_KINDS.get(info.data.get("kind", ""))
+        if kind is not None and kind.target is Target.PLACE:
             if isinstance(value, str) and _PLACE.match(value):
                 return value
             raise ValueError(f"target {value!r}: give a datacenter (dc3) or a link (dc1-dc3)")
@@ -125,35 +126,64 @@ class Fault(Record):
             raise ValueError(f"target {value!r}: give a node number (2) or name (node2)")
         return int(match.group(1))
 
+    @model_validator(mode="after")
+    def _fields_of_its_kind(self) -> Fault:
+        if not isinstance(self.fields, self.of_kind.fields):
+            raise ValueError(f"{self.kind} faults take {self.of_kind.fields.__name__} fields")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _flat(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The fault as the file writes it: the kind's fields beside the common ones."""
+        data: dict[str, Any] = handler(self)
+        own = data.pop("fields", None)
+        return data | (own if isinstance(own, dict) else {})
+
+    @property
+    def of_kind(self) -> FaultKind:
+        """Its kind, from the registry."""
+        return fault_kinds.fault_kind(self.kind)
+
     @property
     def end_s(self) -> float:
-        """When the node is brought back (planned)."""
+        """When the target is brought back (planned)."""
         return self.at_s + self.for_s
 
     @property
     def node(self) -> int | None:
-        """The node it acts on (None: a partition's links)."""
+        """The node it acts on (None: a place's links)."""
         return self.target if isinstance(self.target, int) else None
 
     def describe(self) -> str:
-        by = f" by {self.offset_ms:+g} ms" if self.offset_ms is not None else ""
-        if self.rate_bps is not None:
-            by += f" to {self.rate_bps / 2**20:g} MiB/s"
-        if self.iops is not None:
-            by += f" to {self.iops} IOPS" if self.rate_bps is None else f" and {self.iops} IOPS"
+        by = self.of_kind.describe(self.fields)
         what = f"node {self.target}" if self.node is not None else str(self.target)
         return f"{self.kind} {what}{by} at {self.at_s:g} s for {self.for_s:g} s"
 
 
-def parse_rate(text: str, what: str) -> int:
-    """Bytes per second in ``2MiB/s``, ``512K/s`` or ``2MiB`` (binary units, as the
-    isolated nodes' ``--io-read``); a :class:`ValueError` naming ``what`` otherwise."""
-    body = text.strip()
-    body = body[:-2] if body.lower().endswith("/s") else body
-    try:
-        return parse_bytes(body, what, "2MiB/s")
-    except ConfigError as error:
-        raise ValueError(str(error)) from None
+def _own_problems(kind: FaultKind, error: ValidationError) -> str:
+    """A kind's field errors in one message: ``offset is for clock-jump faults, not kill``
+    for a field the kind has not, the field's own message otherwise."""
+    said: list[str] = []
+    for problem in error.errors():
+        where = ".".join(str(part) for part in problem["loc"])
+        if problem["type"] == "extra_forbidden":
+            said.append(_misplaced(where, kind))
+        else:
+            message = str(problem["msg"]).removeprefix("Value error, ")
+            said.append(message if not where or where in message else f"{where}: {message}")
+    return "; ".join(said)
+
+
+def _misplaced(name: str, kind: FaultKind) -> str:
+    """A field ``kind`` has not: the kind whose field it is, with all that kind's fields
+    (``rate and iops are for slow-disk faults, not kill; remove them``)."""
+    for other in fault_kinds.FAULT_KINDS.values():
+        names = [f.alias or n for n, f in other.fields.model_fields.items()]
+        if name in names:
+            listed = " and ".join(names)
+            verb, it = ("is", "it") if len(names) == 1 else ("are", "them")
+            return f"{listed} {verb} for {other.name} faults, not {kind.name}; remove {it}"
+    return f"{name} is not a field of {kind.name} faults; remove it"
 
 
 def timeline_problems(faults: list[Fault], nodes: int) -> list[str]:

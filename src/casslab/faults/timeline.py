@@ -12,13 +12,17 @@ import logging
 import threading
 import time
 from collections.abc import Sequence
+from typing import Any
+
+from pydantic import Field
 
 from casslab.cluster import Cluster
 from casslab.errors import CasslabError
 from casslab.faults import actions
 from casslab.faults.detection import DownWatch
+from casslab.faults.fault_kind import Undo
 from casslab.faults.hints import HintsBlock, HintTally
-from casslab.faults.model import Fault, FaultKind
+from casslab.faults.model import Fault
 from casslab.record import Record
 
 log = logging.getLogger(__name__)
@@ -30,12 +34,12 @@ UP_WAIT_S = 10.0  # at the phase's end, for a node back to be marked up by the o
 class FaultRecord(Record):
     """One fault as it happened; times in seconds after the measured phase began."""
 
-    kind: FaultKind
+    kind: str  # a registered kind's name (casslab.faults.fault_kinds)
     target: int | str  # a node; a partition's datacenter or link
     planned_at_s: float
     planned_for_s: float
-    rate_bps: int | None = None  # a slow disk's throttle, bytes/s
-    iops: int | None = None  # ... and operations/s
+    # the kind's own fields, as planned (a slow disk's rate_bps and iops)
+    fields: dict[str, Any] = Field(default_factory=dict)
     began_s: float | None = None  # the node was put under the fault
     ended_s: float | None = None  # the node was back (started and ready, or continued)
     marked_down_s: float | None = None  # another node's failure detector held it down
@@ -48,9 +52,8 @@ class FaultTimeline:
     """The faults of one measured phase, begun at ``start()`` (the phase's time zero)."""
 
     def __init__(self, cluster: Cluster, faults: Sequence[Fault]) -> None:
-        actions.check_faultable(cluster)
         for fault in faults:
-            actions.check(cluster, fault.kind, fault.target)
+            actions.check(cluster, fault)
         self._cluster = cluster
         self._faults = sorted(faults, key=lambda f: f.at_s)
         self._records = [
@@ -59,8 +62,7 @@ class FaultTimeline:
                 target=f.target,
                 planned_at_s=f.at_s,
                 planned_for_s=f.for_s,
-                rate_bps=f.rate_bps,
-                iops=f.iops,
+                fields=f.fields.model_dump(mode="json"),
             )
             for f in self._faults
         ]
@@ -68,7 +70,7 @@ class FaultTimeline:
         self._lock = threading.Lock()
         self._active: set[int] = set()  # indexes of faults begun and not ended
         self._watches: dict[int, DownWatch] = {}
-        self._undo: dict[int, actions.Undo] = {}  # a clock's offset before, links cut
+        self._undo: dict[int, Undo] = {}  # a clock's offset before, links cut
         self._thread: threading.Thread | None = None
         self._t0 = 0.0
         self._hints = HintTally(cluster)
@@ -115,24 +117,17 @@ class FaultTimeline:
                 ends.sort()
 
     def _begin(self, index: int, fault: Fault) -> bool:
-        if fault.kind in (FaultKind.KILL, FaultKind.STOP) and fault.node is not None:
+        if fault.of_kind.ends_jvm and fault.node is not None:
             self._hints.checkpoint(fault.node)  # its counters end with its JVM
         try:
-            undo = actions.begin(
-                self._cluster,
-                fault.kind,
-                fault.target,
-                fault.offset_ms,
-                rate_bps=fault.rate_bps,
-                iops=fault.iops,
-            )
+            undo = actions.begin(self._cluster, fault)
         except CasslabError as error:
             log.warning("fault %s did not begin: %s", fault.describe(), error)
             self._update(index, error=str(error))
             return False
         self._update(index, began_s=self._now())
         self._undo[index] = undo
-        if fault.kind in (FaultKind.CLOCK_JUMP, FaultKind.SLOW_DISK):  # the node stays up
+        if not fault.of_kind.marks_down:  # the node stays up
             with self._lock:
                 self._active.add(index)
             return True
@@ -147,13 +142,7 @@ class FaultTimeline:
     def _end(self, index: int) -> None:
         fault = self._faults[index]
         try:
-            actions.end(
-                self._cluster,
-                fault.kind,
-                fault.target,
-                RESTART_TIMEOUT_S,
-                self._undo.get(index),
-            )
+            actions.end(self._cluster, fault, RESTART_TIMEOUT_S, self._undo.get(index))
         except CasslabError as error:
             log.warning("fault %s did not end: %s", fault.describe(), error)
             self._update(index, error=str(error))

@@ -115,6 +115,9 @@ def expand_cells(experiment: Experiment) -> tuple[Cell, ...]:
     return tuple(cells)
 
 
+LEGACY_FAULT_FIELDS: dict[str, None] = {"offset": None, "rate": None, "iops": None}
+
+
 def experiment_digest(experiment: Experiment) -> str:
     """SHA-256 of the resolved experiment, which a resumed run must match. The fields an
     earlier casslab did not have are left out while at their defaults (the cluster
@@ -130,6 +133,11 @@ def experiment_digest(experiment: Experiment) -> str:
     for key in ("client_dc", "lww", "discover", "clients", "faults"):
         if data.get(key) in (None, []):
             data.pop(key, None)
+    # before each fault kind had its own fields, every fault carried all of them: kept so
+    # that a run with faults which an earlier casslab started keeps its digest
+    data["faults"] = [LEGACY_FAULT_FIELDS | fault for fault in data.get("faults", [])] or None
+    if data["faults"] is None:
+        del data["faults"]
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 

@@ -22,7 +22,7 @@ from casslab.errors import ExperimentError, ExperimentValidationError
 from casslab.experiment.file.design_size import design_size_problems
 from casslab.experiment.file.existing_checks import existing_problems
 from casslab.experiment.file.experiment_model import Experiment, Factor
-from casslab.experiment.file.fault_checks import fault_problems
+from casslab.experiment.file.fault_checks import FileClusters, fault_problems
 from casslab.experiment.file.file_checks import (
     cell_problems,
     cluster_section_problems,
@@ -43,7 +43,7 @@ from casslab.experiment.run.load_clients import clients_problems
 from casslab.experiment.steps.claims.claims_checks import claim_cell_problems, claims_problems
 from casslab.experiment.steps.discover.discover_checks import discover_problems
 from casslab.experiment.steps.skew.skew_checks import skew_problems
-from casslab.faults.model import FaultKind, timeline_problems
+from casslab.faults.model import timeline_problems
 from casslab.input_files import InputFileError, read_input
 from casslab.load.credentials import mask_message
 from casslab.yaml_reader import parse_yaml
@@ -112,13 +112,12 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
     if not problems:
         problems += skew_problems(data, experiment)
     if experiment is not None and experiment.faults:
-        problems += fault_problems(data, experiment.faults)
+        clusters = FileClusters(data, None if problems else experiment)  # expanded if valid
+        problems += fault_problems(data, experiment.faults, clusters)
     if experiment is not None and experiment.faults and _plain_nodes(data):
         problems += timeline_problems(experiment.faults, experiment.cluster.nodes)
     if experiment is not None:
         problems += claims_problems(data, experiment.claims, experiment.kpis, good)
-    if experiment is not None and not problems:
-        problems += _slow_disk_problems(experiment)
     if experiment is not None and experiment.claims and not problems:
         from casslab.experiment.design.plan_expansion import expand
 
@@ -137,27 +136,6 @@ def _plain_nodes(data: Mapping[str, Any]) -> bool:
     factors = data.get("factors")
     varied = isinstance(factors, Mapping) and "nodes" in factors
     return not varied and all(fields.get(k) is None for k in ("topology", "hosts", "use"))
-
-
-def _slow_disk_problems(experiment: Experiment) -> list[str]:
-    """A ``slow-disk`` fault throttles the node's cgroup: every trial's nodes must be
-    isolated (the isolated backend makes one cgroup per node), not plain processes or
-    another machine's."""
-    from casslab.experiment.design.plan_expansion import expand
-
-    slow = [i for i, f in enumerate(experiment.faults) if f.kind is FaultKind.SLOW_DISK]
-    if not slow:
-        return []
-    elsewhere = experiment.cluster.use or experiment.cluster.hosts
-    plain = [t.trial_id for t in expand(experiment).trials if not t.setup.isolation_values()]
-    if not elsewhere and not plain:
-        return []
-    where = "run on another machine's nodes" if elsewhere else f"trial {plain[0]} has plain nodes"
-    return [
-        f"faults[{i}]: a slow-disk throttles the node's cgroup, and {where}; give the cluster "
-        "isolation: netns (or a limit such as cpus: 1), or remove the fault"
-        for i in slow
-    ]
 
 
 def parse(text: str, source: str = "<string>", base_dir: Path | None = None) -> Experiment:

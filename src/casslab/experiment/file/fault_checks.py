@@ -1,15 +1,19 @@
-"""An experiment's faults against its measured phase and its cluster (pure): a fault due
-after the phase ends would silently never run, and a partition needs a topology's links to
-cut; both are refused before anything starts."""
+"""An experiment's faults against its measured phase and its clusters: a fault due after
+the phase ends would silently never run (checked here for every kind), and each kind checks
+what it needs of the file's clusters (a partition a topology's links, a slow disk isolated
+nodes) through :class:`FileClusters`; all refused before anything starts."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from casslab.faults.model import Fault, FaultKind
+from casslab.faults.model import Fault
 from casslab.units import duration_s
+
+if TYPE_CHECKING:
+    from casslab.experiment.file.experiment_model import Experiment
 
 _DURATION = re.compile(r"(?:^|\s)duration=(\S+)", re.I)
 
@@ -43,8 +47,38 @@ def _may_have_topology(data: Mapping[str, Any]) -> bool:
     return given or varied
 
 
-def fault_problems(data: Mapping[str, Any], faults: list[Fault]) -> list[str]:
-    """``faults[i].at`` past the measured phase; a ``partition`` without a topology."""
+class FileClusters:
+    """What the file says of its clusters, as the fault kinds ask it
+    (:class:`~casslab.faults.fault_kind.FileFacts`). ``experiment`` None: the file has
+    other problems, and its trials are not expanded."""
+
+    def __init__(self, data: Mapping[str, Any], experiment: Experiment | None) -> None:
+        self._data = data
+        self._experiment = experiment
+
+    @property
+    def may_have_topology(self) -> bool:
+        return _may_have_topology(self._data)
+
+    def not_isolated(self) -> str | None:
+        """Where a trial's nodes are in no casslab cgroup (the isolated backend makes one
+        cgroup per node): another machine's nodes, or a trial's plain nodes."""
+        from casslab.experiment.design.plan_expansion import expand
+
+        experiment = self._experiment
+        if experiment is None:
+            return None
+        if experiment.cluster.use or experiment.cluster.hosts:
+            return "run on another machine's nodes"
+        plain = [t.trial_id for t in expand(experiment).trials if not t.setup.isolation_values()]
+        return f"trial {plain[0]} has plain nodes" if plain else None
+
+
+def fault_problems(
+    data: Mapping[str, Any], faults: list[Fault], clusters: FileClusters
+) -> list[str]:
+    """``faults[i].at`` past the measured phase; what each fault's kind refuses of the
+    file's clusters (a ``partition`` without a topology, ...)."""
     problems: list[str] = []
     phase_s = measured_duration_s(data)
     for index, fault in enumerate(faults):
@@ -54,9 +88,5 @@ def fault_problems(data: Mapping[str, Any], faults: list[Fault]) -> list[str]:
                 f"phase ({phase_s:g} s), so the fault would never run; give an at: below "
                 f"{phase_s:g}s or a longer duration="
             )
-        if fault.kind is FaultKind.PARTITION and not _may_have_topology(data):
-            problems.append(
-                f"faults[{index}]: a partition cuts a topology's links, and this experiment "
-                "has no topology; add cluster.topology (e.g. dc1:2,dc2:1) or remove the fault"
-            )
+        problems += fault.of_kind.file_problems(index, fault, clusters)
     return problems

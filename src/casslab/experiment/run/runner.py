@@ -45,7 +45,6 @@ from casslab.experiment.steps.faults import fault_phase
 from casslab.experiment.steps.skew import skew_phase
 from casslab.experiment.steps.skew.skew_section import needs_injectable_clock
 from casslab.experiment.steps.verify import verification
-from casslab.faults.model import FaultKind
 from casslab.load.session import LoadSession
 from casslab.store.io import write_record
 from casslab.store.layout import RunLayout
@@ -88,7 +87,7 @@ class Runner:
         self._injectable_clock = needs_injectable_clock(
             (trial.clock for trial in self.plan.trials),
             probes=any(trial.lww is not None for trial in self.plan.trials),
-            clock_jumps=any(f.kind is FaultKind.CLOCK_JUMP for f in experiment.faults),
+            clock_jumps=any(f.of_kind.steps_clock for f in experiment.faults),
         )
         self._clusters = TrialClusters(
             experiment.name,

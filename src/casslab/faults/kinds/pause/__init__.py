@@ -1,0 +1,1 @@
+"""The pause fault: SIGSTOP to a node's JVM, SIGCONT after ``for``."""

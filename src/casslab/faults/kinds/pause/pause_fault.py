@@ -1,0 +1,45 @@
+"""``kind: pause``: SIGSTOP to node ``target``'s JVM (it holds its connections but answers
+nothing); SIGCONT after ``for``. Needs node processes casslab may signal."""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from casslab.faults import node_signals
+from casslab.faults.fault_kind import FileFacts, NoFields, Target, Undo
+from casslab.record import Record
+
+if TYPE_CHECKING:
+    from casslab.cluster import Cluster
+    from casslab.faults.model import Fault
+
+
+@dataclass(frozen=True)
+class PauseFault:
+    name: str = "pause"
+    fields: type[Record] = NoFields
+    target: Target = Target.NODE
+    marks_down: bool = True
+    ends_jvm: bool = False
+    steps_clock: bool = False
+
+    def describe(self, fields: Record) -> str:
+        return ""
+
+    def file_problems(self, index: int, fault: Fault, facts: FileFacts) -> list[str]:
+        return []
+
+    def check(self, cluster: Cluster, fault: Fault) -> None:
+        node_signals.check_faultable(cluster)
+
+    def begin(self, cluster: Cluster, fault: Fault) -> Undo:
+        node_signals.signal_node(cluster, int(fault.target), signal.SIGSTOP, group=False)
+        return None
+
+    def end(self, cluster: Cluster, fault: Fault, undo: Undo, timeout_s: float) -> None:
+        node_signals.signal_node(cluster, int(fault.target), signal.SIGCONT, group=False)
+
+
+PAUSE = PauseFault()

@@ -1,0 +1,1 @@
+"""The stop fault: ``nodetool drain`` and SIGTERM, the node started again after ``for``."""
