@@ -46,6 +46,8 @@ pub enum Value {
     Counter(i64),
     /// Every other CQL type, as the driver's own value (see `typed`).
     Cql(CqlValue),
+    /// No value: what a read-first LWT binds for a column it found null (never generated).
+    Null,
 }
 
 impl SerializeValue for Value {
@@ -64,6 +66,7 @@ impl SerializeValue for Value {
             Value::Timestamp(t) => SerializeValue::serialize(&CqlTimestamp(*t), typ, writer),
             Value::Counter(c) => SerializeValue::serialize(&Counter(*c), typ, writer),
             Value::Cql(v) => SerializeValue::serialize(v, typ, writer),
+            Value::Null => Ok(writer.set_null()),
         }
     }
 }
@@ -75,6 +78,7 @@ impl Value {
         match (self, got) {
             (Value::Counter(_), _) => true,
             (Value::Cql(a), b) => opt_eq(Some(a), b),
+            (Value::Null, b) => b.is_none(),
             (_, None) => false,
             (Value::Blob(a), Some(CqlValue::Blob(b))) => a == b,
             (Value::Text(a), Some(CqlValue::Text(b) | CqlValue::Ascii(b))) => a == b,

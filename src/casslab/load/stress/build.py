@@ -217,7 +217,13 @@ def build_spec(
         if profile is None:
             profile, source = _profile(command, profile_dir)
         profile = apply_insert_options(profile, command.insert, source=source)
-        operations = profile_operations(profile, command.ops, command.consistency, source=source)
+        operations = profile_operations(
+            profile,
+            command.ops,
+            command.consistency,
+            serial_consistency=command.serial_consistency,
+            source=source,
+        )
         schema = profile_schema_cql(profile)
         keyspace = profile.keyspace
         insert_only = set(command.ops) == {"insert"}

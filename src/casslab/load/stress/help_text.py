@@ -20,6 +20,7 @@ _RUN_END = "n=N | duration=N(s|m|h) | err<X n>N n<N  (one of the three; how a ru
 _COMMON = (
     _RUN_END,
     "cl=LEVEL  consistency level: ONE, QUORUM, LOCAL_ONE, LOCAL_QUORUM, ALL, ...",
+    "serial-cl=LEVEL  lightweight transactions' Paxos phase: SERIAL (default), LOCAL_SERIAL",
     "no-warmup  skip the warm-up before the measured run",
     "truncate=never|once|always  empty the tables first (never is the default)",
     "keysize=N  bytes of each generated key",

@@ -25,6 +25,7 @@ from casslab.load.stress.profile_checks import (
     check_names,
     check_query,
 )
+from casslab.load.stress.profile_lwt import insert_condition
 from casslab.record import Record
 from casslab.yaml_reader import parse_yaml
 
@@ -76,6 +77,7 @@ class InsertSpec(Record):
     select: Distribution = DEFAULT_CLUSTER
     select_divisor: float = 1.0
     batchtype: BatchType | None = None  # None: LOGGED, as stress
+    condition: str | None = None  # "IF ...": a conditional insert (profile_lwt)
 
 
 class QuerySpec(Record):
@@ -287,6 +289,8 @@ def _insert_options(
             values["select"], values["select_divisor"] = dist, divisor
         elif key == "batchtype":
             values["batchtype"] = _batch_type(raw, f"{what}.batchtype")
+        elif key == "condition" and select == "select":
+            values["condition"] = insert_condition(raw, what)
         elif key in _DEFAULT_ONLY:
             default = _DEFAULT_ONLY[key]
             if default is None or raw.replace(" ", "").lower() != default.lower():
@@ -295,8 +299,9 @@ def _insert_options(
                     f"cannot run {key} other than its default; remove it"
                 )
         else:
+            extra = ", condition" if select == "select" else ""
             raise WorkloadSyntaxError(
-                f"{what}: unknown option {key!r}; accepted: partitions, {select}, batchtype"
+                f"{what}: unknown option {key!r}; accepted: partitions, {select}, batchtype{extra}"
             )
     return InsertSpec.model_validate(values)
 
