@@ -27,14 +27,15 @@ from casslab.errors import WorkloadSyntaxError
 if TYPE_CHECKING:  # profile.py reads insert conditions with this module
     from casslab.load.stress.profile import StressProfile
 
-_QUOTED = re.compile(r"'(?:[^']|'')*'")
+_QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"")
 _IF = re.compile(r"\bIF\b", re.I)
 _CONDITION_VERBS = ("UPDATE", "DELETE", "INSERT")
 
 
 def _blank_literals(cql: str) -> str:
-    """``cql`` with the text of its string literals blanked (same length, same offsets)."""
-    return _QUOTED.sub(lambda m: "'" + " " * (len(m.group(0)) - 2) + "'", cql)
+    """``cql`` with the text of its string literals and quoted names blanked (same length,
+    same offsets): an ``IF`` or ``?`` inside them is not CQL's."""
+    return _QUOTED.sub(lambda m: m.group(0)[0] + " " * (len(m.group(0)) - 2) + m.group(0)[0], cql)
 
 
 def condition_at(cql: str) -> int | None:
