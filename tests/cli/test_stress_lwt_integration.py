@@ -97,3 +97,24 @@ def test_an_update_with_bound_conditions_reads_the_row_first(
     assert lwt.applied + lwt.not_applied == lwt.count
     assert lwt.applied == lwt.count  # one client: nothing changes a row between read and IF
     assert mixed.ops["insert"].applied + mixed.ops["insert"].not_applied == 0
+
+
+def test_two_profiles_in_one_run(cluster: LocalCluster, tmp_path: Path) -> None:
+    """profile=a.yaml,b.yaml with ops(SPEC.OP=W), as cassandra-stress takes them: the LWT
+    documentation profile (named ex1 by its specname) and Cassandra's counter example
+    (named by keyspace.table) in one run, each operation on its own table."""
+    lwt = "specname: ex1\n" + (TOOLS / "stress-lwt-example.yaml").read_text()
+    (tmp_path / "ex1.yaml").write_text(lwt)
+    shutil.copy(TOOLS / "cqlstress-counter-example.yaml", tmp_path / "counter.yaml")
+    ops = "ops(ex1.insert=1,ex1.updatewithlwt=1,stresscql.counttest.insert=2)"
+    both = stress(
+        tmp_path, "profile=ex1.yaml,counter.yaml", ops, f"n={2 * N}", "-pop", f"seq=1..{N}"
+    )
+    assert set(both.ops) == {"ex1.insert", "ex1.updatewithlwt", "stresscql.counttest.insert"}
+    assert sum(s.count for s in both.ops.values()) == 2 * N
+    lwt_op = both.ops["ex1.updatewithlwt"]
+    assert lwt_op.applied + lwt_op.not_applied == lwt_op.count > 0
+    counters = both.ops["stresscql.counttest.insert"].count
+    session = cluster.session()
+    [row] = session.execute("SELECT count(*) FROM stresscql.counttest")
+    assert 0 < row.count <= counters  # rows of the counter table: written by its own inserts

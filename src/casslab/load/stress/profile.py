@@ -87,6 +87,7 @@ class QuerySpec(Record):
 
 
 class StressProfile(Record):
+    specname: str | None = None  # the profile's name in ops(SPEC.OP=W) (profile_set)
     keyspace: str
     keyspace_definition: str | None = None
     table: str
@@ -186,7 +187,14 @@ def parse_profile(text: str, *, source: str = "<profile>") -> StressProfile:
         udt = parse_type_definition(statement, source=source)
         if udt is not None:
             udts[udt.name] = udt
+    specname = data.get("specname")
+    if specname is not None and (not isinstance(specname, str) or not specname.strip()):
+        raise WorkloadSyntaxError(
+            f"user profile {source}: specname: must be a name (e.g. specname: blogposts), "
+            "used in ops(NAME.insert=1) when a run has several profiles"
+        )
     return StressProfile(
+        specname=specname.strip() if specname else None,
         keyspace=data["keyspace"].strip(),
         keyspace_definition=keyspace_definition or None,
         table=data["table"].strip(),
