@@ -67,8 +67,9 @@ COMMAND_HELP: tuple[HelpEntry, ...] = (
         summary="your own schema and queries from a YAML profile, mixed by weight",
         parameters=(
             *_COMMON,
-            "profile=FILE  the YAML profile (one; several are not supported yet)",
-            "ops(insert=W,QUERY=W,...)  the operations and their weights",
+            "profile=FILE[,FILE...]  the YAML profile(s); each is named by its specname:",
+            "ops(insert=W,QUERY=W,...)  the operations and their weights; with several",
+            "  profiles SPEC.OP=W (a plain OP is one of the first profile)",
         ),
     ),
     HelpEntry(
