@@ -46,6 +46,12 @@ def test_specname_names_a_profile() -> None:
     assert ops[0].conditional
 
 
+def test_a_query_named_with_a_dot_is_one_of_the_first_profile() -> None:
+    text = LWT.read_text().replace("   singlepost:", "   single.post:")
+    [op] = set_operations([(parse_profile(text), "a.yaml")], {"single.post": 1.0}, Consistency.ONE)
+    assert (op.name, op.kind) == ("single.post", OpKind.READ)
+
+
 def test_the_schema_is_each_profiles_once() -> None:
     lwt = load_profile(LWT)
     schema = set_schema([(lwt, "a"), (load_profile(COUNTER), "b"), (lwt, "c")])

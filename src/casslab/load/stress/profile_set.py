@@ -47,10 +47,11 @@ def _named(profiles: list[tuple[StressProfile, str]]) -> dict[str, tuple[StressP
     return named
 
 
-def _split(key: str, names: list[str]) -> tuple[str, str]:
-    """``SPEC.OP`` -> (SPEC, OP); a plain ``OP`` belongs to the first profile."""
+def _split(key: str, names: list[str], first: StressProfile) -> tuple[str, str]:
+    """``SPEC.OP`` -> (SPEC, OP); a plain ``OP`` (or a query of the first profile whose
+    name has a dot) belongs to the first profile."""
     spec, dot, op = key.rpartition(".")
-    if not dot:
+    if not dot or key in first.queries:
         return names[0], key
     if spec not in names:
         raise WorkloadSyntaxError(
@@ -73,7 +74,7 @@ def set_operations(
     names = list(named)
     operations: list[Operation] = []
     for key, weight in weights.items():
-        spec, op = _split(key, names)
+        spec, op = _split(key, names, profiles[0][0])
         profile, source = named[spec]
         [operation] = profile_operations(
             profile,
