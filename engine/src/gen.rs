@@ -412,5 +412,22 @@ mod tests {
         assert!(Value::Text("a".into()).matches(Some(&CqlValue::Ascii("a".into()))));
         assert!(!Value::Int(1).matches(Some(&CqlValue::BigInt(1))));
         assert!(Value::Counter(3).matches(None));
+        assert!(Value::Null.matches(None));
+        assert!(!Value::Null.matches(Some(&CqlValue::Int(0))));
+    }
+
+    #[test]
+    fn null_serializes_as_a_null_cell_whatever_the_type() {
+        use scylla::frame::response::result::NativeType;
+        for typ in [
+            ColumnType::Native(NativeType::Text),
+            ColumnType::Native(NativeType::Timeuuid),
+        ] {
+            let mut buf = Vec::new();
+            Value::Null
+                .serialize(&typ, CellWriter::new(&mut buf))
+                .unwrap();
+            assert_eq!(buf, (-1i32).to_be_bytes(), "{typ:?}");
+        }
     }
 }
