@@ -46,6 +46,8 @@ pub enum Value {
     Counter(i64),
     /// Every other CQL type, as the driver's own value (see `typed`).
     Cql(CqlValue),
+    /// No value: what a read-first LWT binds for a column it found null (never generated).
+    Null,
 }
 
 impl SerializeValue for Value {
@@ -64,6 +66,7 @@ impl SerializeValue for Value {
             Value::Timestamp(t) => SerializeValue::serialize(&CqlTimestamp(*t), typ, writer),
             Value::Counter(c) => SerializeValue::serialize(&Counter(*c), typ, writer),
             Value::Cql(v) => SerializeValue::serialize(v, typ, writer),
+            Value::Null => Ok(writer.set_null()),
         }
     }
 }
@@ -75,6 +78,7 @@ impl Value {
         match (self, got) {
             (Value::Counter(_), _) => true,
             (Value::Cql(a), b) => opt_eq(Some(a), b),
+            (Value::Null, b) => b.is_none(),
             (_, None) => false,
             (Value::Blob(a), Some(CqlValue::Blob(b))) => a == b,
             (Value::Text(a), Some(CqlValue::Text(b) | CqlValue::Ascii(b))) => a == b,
@@ -408,5 +412,22 @@ mod tests {
         assert!(Value::Text("a".into()).matches(Some(&CqlValue::Ascii("a".into()))));
         assert!(!Value::Int(1).matches(Some(&CqlValue::BigInt(1))));
         assert!(Value::Counter(3).matches(None));
+        assert!(Value::Null.matches(None));
+        assert!(!Value::Null.matches(Some(&CqlValue::Int(0))));
+    }
+
+    #[test]
+    fn null_serializes_as_a_null_cell_whatever_the_type() {
+        use scylla::frame::response::result::NativeType;
+        for typ in [
+            ColumnType::Native(NativeType::Text),
+            ColumnType::Native(NativeType::Timeuuid),
+        ] {
+            let mut buf = Vec::new();
+            Value::Null
+                .serialize(&typ, CellWriter::new(&mut buf))
+                .unwrap();
+            assert_eq!(buf, (-1i32).to_be_bytes(), "{typ:?}");
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `session` | connection (timeouts, routing, TLS, credentials), schema, prepared statements |
 //! | `execute` | one operation: statements or batch, result reading, validation, recording |
+//! | `lwt` | lightweight transactions: values a read-first LWT binds, the `[applied]` outcome |
 //! | `classify` | the kind of a failed operation's final error (`errors_by_kind`) |
 //! | `retry` | which driver errors are retried (idempotent statements only), backoff |
 //! | `open_loop` | the open loop's due times: operation *i* is due `i / rate` after the start |
@@ -19,6 +20,7 @@
 
 mod classify;
 mod execute;
+mod lwt;
 mod open_loop;
 mod phase;
 mod ramp;

@@ -244,6 +244,15 @@ pub struct Operation {
     pub clustering: Vec<Distribution>,
     #[serde(default)]
     pub batch: Option<InsertBatch>,
+    /// A lightweight transaction: the last statement has an IF clause; its `[applied]`
+    /// column is counted (`applied` / `not_applied`).
+    #[serde(default)]
+    pub conditional: bool,
+    /// cassandra-stress's read-first LWT: statement 0 reads the row's current values, one
+    /// column per entry, bound in order at these positions of statement 1 in place of the
+    /// generated values (a row not found binds nulls).
+    #[serde(default)]
+    pub condition_binds: Vec<usize>,
 }
 
 // ---------------------------------------------------------------- load shape

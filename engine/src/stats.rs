@@ -33,6 +33,8 @@ pub struct OpAcc {
     pub partitions: u64,
     pub not_found: u64,
     pub mismatches: u64,
+    pub applied: u64,
+    pub not_applied: u64,
 }
 
 impl Default for OpAcc {
@@ -52,6 +54,8 @@ impl OpAcc {
             partitions: 0,
             not_found: 0,
             mismatches: 0,
+            applied: 0,
+            not_applied: 0,
         }
     }
 
@@ -88,6 +92,8 @@ impl OpAcc {
         self.partitions += other.partitions;
         self.not_found += other.not_found;
         self.mismatches += other.mismatches;
+        self.applied += other.applied;
+        self.not_applied += other.not_applied;
     }
 
     pub fn reset(&mut self) {
@@ -99,6 +105,8 @@ impl OpAcc {
         self.partitions = 0;
         self.not_found = 0;
         self.mismatches = 0;
+        self.applied = 0;
+        self.not_applied = 0;
     }
 
     pub fn stats(&self, duration_s: f64) -> OpStats {
@@ -115,6 +123,8 @@ impl OpAcc {
             partitions: self.partitions,
             not_found: self.not_found,
             mismatches: self.mismatches,
+            applied: self.applied,
+            not_applied: self.not_applied,
             errors_by_kind: ErrorKind::ALL
                 .iter()
                 .zip(self.errors_by_kind)

@@ -82,6 +82,10 @@ pub struct OpPlan {
     pub idempotent: bool,
     pub clustering: Vec<Dist>,
     pub batch: Option<BatchPlan>,
+    /// An LWT: the last statement's `[applied]` is counted.
+    pub conditional: bool,
+    /// Read-first LWT: where statement 1 takes the values statement 0 read.
+    pub condition_binds: Vec<usize>,
 }
 
 /// Everything about the workload that does not talk to the cluster.
@@ -147,6 +151,8 @@ impl Workload {
                     select: Dist::new(&b.select),
                     select_divisor: b.select_divisor,
                 }),
+                conditional: op.conditional,
+                condition_binds: op.condition_binds.clone(),
             })
             .collect();
         let weights: Vec<f64> = spec.operations.iter().map(|o| o.weight).collect();

@@ -194,6 +194,25 @@ def test_errors_by_kind_are_summed_kind_by_kind() -> None:
     assert clean.summary.total.errors_by_kind == {}
 
 
+def test_lwt_outcomes_are_summed() -> None:
+    """Each client's applied / not-applied counts add up in the merged summary."""
+
+    def outcomes(c: ClientOutput, applied: int) -> ClientOutput:
+        summary = c.result.summary
+        assert summary is not None
+        counts = {"applied": applied, "not_applied": summary.total.count - applied}
+        total = summary.total.model_copy(update=counts)
+        done = summary.model_copy(update={"total": total, "ops": {"write": total}})
+        return ClientOutput(c.client, c.result.model_copy(update={"summary": done}), c.log)
+
+    merged = merge_clients([outcomes(A, 100), outcomes(B, 1)], [], interval_s=1.0).run
+    assert merged.summary is not None
+    total = merged.summary.total
+    assert (total.applied, total.not_applied) == (101, 100)
+    assert total.applied + total.not_applied == total.count
+    assert merged.summary.ops["write"].applied == 101
+
+
 def _verified(checked: int, lost: int, errors: int, duration_s: float) -> VerifyStats:
     return VerifyStats(
         consistency=Consistency.QUORUM,

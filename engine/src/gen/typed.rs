@@ -75,6 +75,8 @@ impl Value {
             Value::Timestamp(t) => CqlValue::Timestamp(CqlTimestamp(t)),
             Value::Counter(c) => CqlValue::Counter(Counter(c)),
             Value::Cql(v) => v,
+            // Generators never make a null, so none is ever nested.
+            Value::Null => CqlValue::Empty,
         }
     }
 }

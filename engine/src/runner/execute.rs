@@ -15,6 +15,7 @@ use scylla::statement::prepared::PreparedStatement;
 use scylla::value::{CqlValue, Row};
 
 use super::classify::kind_of;
+use super::lwt;
 use super::retry::Retry;
 use super::session::{self, Prepared};
 use crate::error::EngineError;
@@ -30,6 +31,8 @@ struct Outcome {
     partitions: u64,
     not_found: bool,
     mismatch: Option<String>,
+    /// A conditional operation's `[applied]`.
+    applied: Option<bool>,
 }
 
 enum OpError {
@@ -149,6 +152,7 @@ impl Engine {
             .as_ref()
             .expect("batch operations have a batch");
         let (rows, partitions) = self.workload.batch_rows(op, key, cycle);
+        let mut applied = None;
         for chunk in rows.chunks(MAX_BATCH_ROWS) {
             let values: Vec<Vec<Value>> = chunk
                 .iter()
@@ -164,11 +168,17 @@ impl Engine {
                 self.retrying(plan.idempotent, || self.session.batch(&batch, &values))
                     .await
             };
-            result.map_err(|e| OpError::Exec(Box::new(e)))?;
+            let result = result.map_err(|e| OpError::Exec(Box::new(e)))?;
+            if plan.conditional {
+                // every chunk must apply for the operation to count as applied
+                let this = applied_of(result)?;
+                applied = Some(applied.unwrap_or(true) && this);
+            }
         }
         Ok(Outcome {
             rows: rows.len() as u64,
             partitions,
+            applied,
             ..Outcome::default()
         })
     }
@@ -183,13 +193,22 @@ impl Engine {
             key,
             row: self.workload.pick_row(op, key, cycle),
         };
+        let read_first = !plan.condition_binds.is_empty();
         let mut last = None;
+        let mut read: Option<Row> = None;
         for (s, stmt) in stmts.iter().enumerate() {
-            let values = self.workload.row_values(op, s, &target, cycle);
+            let mut values = self.workload.row_values(op, s, &target, cycle);
+            if read_first && s == 1 {
+                values = lwt::bind_read(values, &plan.condition_binds, read.as_ref());
+            }
             let r = self
                 .exec(stmt, &values, plan.idempotent)
                 .await
                 .map_err(|e| OpError::Exec(Box::new(e)))?;
+            if read_first && s == 0 {
+                read = first_row(r)?; // the current values, for the IF conditions
+                continue;
+            }
             if plan.kind == OpKind::ReadModifyWrite && s == 0 {
                 continue; // the read half: only its latency counts
             }
@@ -202,6 +221,11 @@ impl Engine {
         let Some(result) = last else {
             return Ok(out);
         };
+        if plan.conditional {
+            out.rows = 1;
+            out.applied = Some(applied_of(result)?);
+            return Ok(out);
+        }
         if !result.is_rows() {
             out.rows = 1; // a write: one row
             return Ok(out);
@@ -256,6 +280,11 @@ impl Engine {
                 acc.rows += o.rows;
                 acc.partitions += o.partitions;
                 acc.not_found += o.not_found as u64;
+                match o.applied {
+                    Some(true) => acc.applied += 1,
+                    Some(false) => acc.not_applied += 1,
+                    None => {}
+                }
                 if let Some(m) = o.mismatch {
                     acc.mismatches += 1;
                     s.sample_error(slot, || m);
@@ -271,6 +300,31 @@ impl Engine {
             }
         }
     }
+}
+
+/// The first row of a read's result, if any.
+fn first_row(result: QueryResult) -> Result<Option<Row>, OpError> {
+    let rows = result
+        .into_rows_result()
+        .map_err(|e| OpError::Result(format!("reading the result failed: {e}")))?;
+    rows.maybe_first_row::<Row>()
+        .map_err(|e| OpError::Result(format!("decoding the row failed: {e}")))
+}
+
+/// The `[applied]` outcome of a conditional statement's result.
+fn applied_of(result: QueryResult) -> Result<bool, OpError> {
+    let rows = result
+        .into_rows_result()
+        .map_err(|e| OpError::Result(format!("reading the LWT result failed: {e}")))?;
+    let names: Vec<String> = rows
+        .column_specs()
+        .iter()
+        .map(|c| c.name().to_string())
+        .collect();
+    let first = rows
+        .maybe_first_row::<Row>()
+        .map_err(|e| OpError::Result(format!("decoding the LWT result failed: {e}")))?;
+    lwt::applied(&names, first.as_ref()).map_err(OpError::Result)
 }
 
 /// Where each validated column sits in the result: found by its name (a `SELECT *`

@@ -192,6 +192,9 @@ impl Operation {
                 self.statements.len()
             )));
         }
+        if !self.condition_binds.is_empty() {
+            self.check_condition_binds().map_err(ctx)?;
+        }
         if self
             .validate_columns
             .iter()
@@ -201,6 +204,36 @@ impl Operation {
                 "validate_columns cannot hold scan_length (it is a LIMIT, not a column); \
                  remove it"
                     .into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Operation {
+    /// The read-first LWT's rules (`condition_binds`), as `Operation._check_condition_binds`.
+    fn check_condition_binds(&self) -> Result<(), String> {
+        if !self.conditional || self.statements.len() != 2 {
+            return Err(format!(
+                "condition_binds needs a conditional operation of 2 statements (the read, \
+                 then the conditional one), got conditional={} and {} statement(s)",
+                if self.conditional { "True" } else { "False" },
+                self.statements.len()
+            ));
+        }
+        let binds = self.statements[1].binds.len();
+        if let Some(p) = self.condition_binds.iter().find(|&&p| p >= binds) {
+            return Err(format!(
+                "condition_binds position {p} is outside the conditional statement's {binds} binds"
+            ));
+        }
+        let mut seen = self.condition_binds.clone();
+        seen.sort_unstable();
+        seen.dedup();
+        if seen.len() != self.condition_binds.len() {
+            return Err(format!(
+                "condition_binds repeats a position ({:?}); each read value fills one bind",
+                self.condition_binds
             ));
         }
         Ok(())

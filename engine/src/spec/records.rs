@@ -30,6 +30,11 @@ pub struct OpStats {
     pub partitions: u64,
     pub not_found: u64,
     pub mismatches: u64,
+    /// Lightweight transactions: `[applied]` true / false (they sum to `count`).
+    #[serde(default)]
+    pub applied: u64,
+    #[serde(default)]
+    pub not_applied: u64,
     /// `errors` by kind of the final error (kinds with a count only; they sum to `errors`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub errors_by_kind: BTreeMap<ErrorKind, u64>,

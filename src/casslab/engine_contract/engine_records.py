@@ -70,6 +70,10 @@ class OpStats(Record):
     partitions: int = 0  # partitions the successful operations touched
     not_found: int = 0  # reads that found no row
     mismatches: int = 0  # validated reads whose values differ from what was written
+    # lightweight transactions (conditional operations): [applied] true / false; they
+    # sum to count
+    applied: int = 0
+    not_applied: int = 0
     # errors by kind of the final error; kinds with a count only, they sum to errors
     errors_by_kind: dict[ErrorKind, int] = Field(default_factory=dict)
     response: LatencyStats

@@ -276,6 +276,13 @@ class Operation(Record):
     idempotent: bool = True
     clustering: list[Distribution] = Field(default_factory=list)
     batch: InsertBatch | None = None
+    # A lightweight transaction: the last statement has an IF clause; its ``[applied]``
+    # column is counted (OpStats applied / not_applied).
+    conditional: bool = False
+    # cassandra-stress's read-first LWT: statements[0] reads the row's current values, one
+    # column per entry, bound in order at these positions of statements[1] in place of
+    # the generated values (a row not found binds nulls).
+    condition_binds: list[int] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _rows(self) -> Operation:
@@ -306,12 +313,34 @@ class Operation(Record):
                 f"operation {self.name!r}: read_modify_write needs exactly 2 statements"
                 f" (a read, then a write), got {len(self.statements)}"
             )
+        if self.condition_binds:
+            self._check_condition_binds()
         if any(g.kind is GenKind.SCAN_LENGTH for g in self.validate_columns):
             raise ValueError(
                 f"operation {self.name!r}: validate_columns cannot hold scan_length"
                 " (it is a LIMIT, not a column); remove it"
             )
         return self
+
+    def _check_condition_binds(self) -> None:
+        if not self.conditional or len(self.statements) != 2:
+            raise ValueError(
+                f"operation {self.name!r}: condition_binds needs a conditional operation of 2"
+                f" statements (the read, then the conditional one), got conditional="
+                f"{self.conditional} and {len(self.statements)} statement(s)"
+            )
+        binds = len(self.statements[1].binds)
+        past = [p for p in self.condition_binds if not 0 <= p < binds]
+        if past:
+            raise ValueError(
+                f"operation {self.name!r}: condition_binds position {past[0]} is outside"
+                f" the conditional statement's {binds} binds"
+            )
+        if len(set(self.condition_binds)) != len(self.condition_binds):
+            raise ValueError(
+                f"operation {self.name!r}: condition_binds repeats a position"
+                f" ({self.condition_binds}); each read value fills one bind"
+            )
 
 
 # ---------------------------------------------------------------- load shape

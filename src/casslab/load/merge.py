@@ -56,7 +56,16 @@ from casslab.record import Record
 SCHEMA_VERSION: Literal[1] = 1
 START_TOLERANCE_S = 0.0015  # an interval record's start vs its log line's (3 decimals)
 WRITER = "casslab merged latency log of {n} load clients"
-_SUMMED = ("count", "errors", "rows", "partitions", "not_found", "mismatches")
+_SUMMED = (
+    "count",
+    "errors",
+    "rows",
+    "partitions",
+    "not_found",
+    "mismatches",
+    "applied",
+    "not_applied",
+)
 
 
 class ClientFailure(Record):

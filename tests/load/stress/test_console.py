@@ -82,6 +82,18 @@ def test_results_show_service_time_mismatches_and_not_found_when_present() -> No
     assert "Rows not found            :          2 [READ: 2]" in lines
 
 
+def test_lwt_outcomes_are_shown_per_conditional_operation() -> None:
+    lwt = WRITE.model_copy(update={"count": 900, "applied": 850, "not_applied": 50})
+    total = TOTAL.model_copy(update={"applied": 850, "not_applied": 50})
+    lines = render.stress_results(summary(total=total, ops={"read": READ, "update": lwt}))
+    assert lines[-3:] == [
+        "LWT applied               :        850 [update: 850]",
+        "LWT not applied           :         50 [update: 50]",
+        "Total operation time      : 00:00:10",
+    ]
+    assert not any(line.startswith("LWT") for line in render.stress_results(summary()))
+
+
 def test_ramp_lines() -> None:
     steps = [
         RampStep(threads=4, op_rate=1000.0, p99_ms=2.0, errors=0),

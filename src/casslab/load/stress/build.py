@@ -49,7 +49,7 @@ from casslab.errors import WorkloadSyntaxError
 from casslab.load import defaults
 from casslab.load.stress.model import StressCommand, StressCommandKind, Truncate
 from casslab.load.stress.profile import StressProfile, apply_insert_options, load_profile
-from casslab.load.stress.profile_cql import profile_operations, profile_schema_cql
+from casslab.load.stress.profile_set import profile_paths, set_operations, set_schema
 from casslab.load.stress.truststore import ca_file, store_path
 
 _WRITES = (StressCommandKind.WRITE, StressCommandKind.COUNTER_WRITE)
@@ -188,13 +188,17 @@ def truncate_note(command: StressCommand, rate: Rate) -> str | None:
     )
 
 
-def _profile(command: StressCommand, profile_dir: Path | None) -> tuple[StressProfile, str]:
+def _profiles(command: StressCommand, profile_dir: Path | None) -> list[tuple[StressProfile, str]]:
+    """The profiles of ``profile=a.yaml[,b.yaml...]``, each with its path."""
     if command.profile is None:
         raise WorkloadSyntaxError("user: profile=FILE is required")
-    path = Path(command.profile).expanduser()
-    if not path.is_absolute() and profile_dir is not None:
-        path = profile_dir / path
-    return load_profile(path), str(path)
+    profiles = []
+    for value in profile_paths(command.profile):
+        path = Path(value).expanduser()
+        if not path.is_absolute() and profile_dir is not None:
+            path = profile_dir / path
+        profiles.append((load_profile(path), str(path)))
+    return profiles
 
 
 def build_spec(
@@ -213,14 +217,24 @@ def build_spec(
     (see :mod:`casslab.engine_contract.workload_spec`)."""
     keyspace: str | None
     if command.kind is StressCommandKind.USER:
-        source = command.profile or "<profile>"
-        if profile is None:
-            profile, source = _profile(command, profile_dir)
-        profile = apply_insert_options(profile, command.insert, source=source)
-        operations = profile_operations(profile, command.ops, command.consistency, source=source)
-        schema = profile_schema_cql(profile)
-        keyspace = profile.keyspace
-        insert_only = set(command.ops) == {"insert"}
+        profiles = (
+            _profiles(command, profile_dir)
+            if profile is None
+            else [(profile, command.profile or "<profile>")]
+        )
+        profiles = [
+            (apply_insert_options(p, command.insert, source=source), source)
+            for p, source in profiles
+        ]
+        operations = set_operations(
+            profiles,
+            command.ops,
+            command.consistency,
+            serial_consistency=command.serial_consistency,
+        )
+        schema = set_schema(profiles)
+        keyspace = profiles[0][0].keyspace
+        insert_only = all(name.rpartition(".")[2] == "insert" for name in command.ops)
         validate = (
             any(op.validate_columns for op in operations)
             and not command.errors.skip_read_validation

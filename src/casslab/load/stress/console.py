@@ -246,7 +246,28 @@ def stress_results(summary: SummaryRecord) -> list[str]:
     if total.not_found:
         per_op = _per_op(summary, "{:,}", "not_found")
         lines.append(f"Rows not found            : {total.not_found:>10,} {per_op}")
+    lines += lwt_lines(summary)
     lines.append(f"Total operation time      : {format_hms(summary.duration_s)}")
+    return lines
+
+
+def lwt_lines(summary: SummaryRecord) -> list[str]:
+    """The outcomes of lightweight transactions (``[applied]`` true / false), per
+    conditional operation; empty when the run had none."""
+    conditional = {
+        name: stats
+        for name, stats in sorted(summary.ops.items())
+        if stats.applied or stats.not_applied
+    }
+    if not conditional:
+        return []
+    total = summary.total
+    lines = []
+    for label, attr in (("LWT applied", "applied"), ("LWT not applied", "not_applied")):
+        per_op = ", ".join(
+            f"{display_name(name)}: {getattr(stats, attr):,}" for name, stats in conditional.items()
+        )
+        lines.append(f"{label:<26}: {getattr(total, attr):>10,} [{per_op}]")
     return lines
 
 

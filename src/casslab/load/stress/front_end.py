@@ -56,20 +56,25 @@ class StressLoad:
     def file_problem(self) -> str | None:
         """A ``user`` command's profile that is missing or does not read."""
         from casslab.load.stress.profile import load_profile
+        from casslab.load.stress.profile_set import profile_paths
 
-        profile = self.command.profile
-        if profile is None:
+        if self.command.profile is None:
             return None
-        path = (self.base_dir / profile) if self.base_dir else Path(profile)
-        if not path.is_file():
-            return (
-                f"profile {profile!r}: no such file {path}; a profile path is relative "
-                "to the experiment file"
-            )
         try:
-            load_profile(path)
+            paths = profile_paths(self.command.profile)
         except CasslabError as error:
             return str(error)
+        for profile in paths:
+            path = (self.base_dir / profile) if self.base_dir else Path(profile)
+            if not path.is_file():
+                return (
+                    f"profile {profile!r}: no such file {path}; a profile path is relative "
+                    "to the experiment file"
+                )
+            try:
+                load_profile(path)
+            except CasslabError as error:
+                return str(error)
         return None
 
 

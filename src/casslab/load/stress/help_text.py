@@ -20,6 +20,7 @@ _RUN_END = "n=N | duration=N(s|m|h) | err<X n>N n<N  (one of the three; how a ru
 _COMMON = (
     _RUN_END,
     "cl=LEVEL  consistency level: ONE, QUORUM, LOCAL_ONE, LOCAL_QUORUM, ALL, ...",
+    "serial-cl=LEVEL  lightweight transactions' Paxos phase: SERIAL (default), LOCAL_SERIAL",
     "no-warmup  skip the warm-up before the measured run",
     "truncate=never|once|always  empty the tables first (never is the default)",
     "keysize=N  bytes of each generated key",
@@ -66,8 +67,9 @@ COMMAND_HELP: tuple[HelpEntry, ...] = (
         summary="your own schema and queries from a YAML profile, mixed by weight",
         parameters=(
             *_COMMON,
-            "profile=FILE  the YAML profile (one; several are not supported yet)",
-            "ops(insert=W,QUERY=W,...)  the operations and their weights",
+            "profile=FILE[,FILE...]  the YAML profile(s); each is named by its specname:",
+            "ops(insert=W,QUERY=W,...)  the operations and their weights; with several",
+            "  profiles SPEC.OP=W (a plain OP is one of the first profile)",
         ),
     ),
     HelpEntry(

@@ -151,6 +151,8 @@ class StressCommand(Record):
     ops_count: int | None = Field(default=None, ge=1)  # n=
     duration_s: float | None = Field(default=None, gt=0)  # duration=
     consistency: Consistency = Consistency.LOCAL_ONE
+    # serial-cl=: the Paxos phase of lightweight transactions (SERIAL or LOCAL_SERIAL)
+    serial_consistency: Consistency = Consistency.SERIAL
     err_below: float = 0.02  # err<
     min_measurements: int = 30  # n>
     max_measurements: int = 200  # n<

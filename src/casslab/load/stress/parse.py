@@ -42,6 +42,7 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
+from casslab.engine_contract.workload_spec import Consistency
 from casslab.errors import WorkloadSyntaxError
 from casslab.load.stress.dist import parse_distribution, parse_duration_s
 from casslab.load.stress.groups import GROUP_PARSERS
@@ -57,7 +58,8 @@ from casslab.load.stress.tokens import parse_consistency, parse_int, parse_weigh
 
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
 _COMMAND_FORM = (
-    "n=N | duration=N(s|m|h) | cl=ONE|QUORUM|LOCAL_ONE|... | no-warmup | "
+    "n=N | duration=N(s|m|h) | cl=ONE|QUORUM|LOCAL_ONE|... | serial-cl=SERIAL|LOCAL_SERIAL | "
+    "no-warmup | "
     "truncate=never|once|always | err<X | n>N | n<N | keysize=N"
 )
 
@@ -189,6 +191,15 @@ def _command_option(kind: StressCommandKind, token: str, fields: dict[str, objec
         fields["duration_s"] = parse_duration_s(value, what=what)
     elif (key, op) == ("cl", "="):
         fields["consistency"] = parse_consistency(value, what=what)
+    elif (key, op) == ("serial-cl", "="):
+        serial = parse_consistency(value, what=what)
+        if serial not in (Consistency.SERIAL, Consistency.LOCAL_SERIAL):
+            raise WorkloadSyntaxError(
+                f"{what}: serial-cl={value} is not a serial consistency; lightweight "
+                "transactions run their Paxos phase at serial-cl=SERIAL (the default) or "
+                "LOCAL_SERIAL"
+            )
+        fields["serial_consistency"] = serial
     elif (key, op) == ("err", "<"):
         try:
             fields["err_below"] = float(value)

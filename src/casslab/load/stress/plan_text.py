@@ -20,6 +20,8 @@ def _operation_head(operation: Operation) -> str:
         parts.append(f"{operation.batch.batch_type.value} batches")
     if operation.validate_columns:
         parts.append("rows read are checked")
+    if operation.conditional:
+        parts.append("lightweight transaction, [applied] counted")
     return f"{operation.name} ({', '.join(parts)}):"
 
 
@@ -35,4 +37,8 @@ def plan_lines(spec: WorkloadSpec) -> list[str]:
             columns = [bind.column or bind.kind.value for bind in statement.binds]
             if columns:
                 lines.append(f"      binds: {', '.join(columns)}")
+        if operation.condition_binds:
+            last = operation.statements[-1].binds
+            read = ", ".join(last[p].column or str(p) for p in operation.condition_binds)
+            lines.append(f"    the IF conditions take the values the SELECT reads: {read}")
     return lines

@@ -25,6 +25,7 @@ from casslab.load.stress.profile_checks import (
     check_names,
     check_query,
 )
+from casslab.load.stress.profile_lwt import insert_condition
 from casslab.record import Record
 from casslab.yaml_reader import parse_yaml
 
@@ -76,6 +77,7 @@ class InsertSpec(Record):
     select: Distribution = DEFAULT_CLUSTER
     select_divisor: float = 1.0
     batchtype: BatchType | None = None  # None: LOGGED, as stress
+    condition: str | None = None  # "IF ...": a conditional insert (profile_lwt)
 
 
 class QuerySpec(Record):
@@ -85,6 +87,7 @@ class QuerySpec(Record):
 
 
 class StressProfile(Record):
+    specname: str | None = None  # the profile's name in ops(SPEC.OP=W) (profile_set)
     keyspace: str
     keyspace_definition: str | None = None
     table: str
@@ -184,7 +187,14 @@ def parse_profile(text: str, *, source: str = "<profile>") -> StressProfile:
         udt = parse_type_definition(statement, source=source)
         if udt is not None:
             udts[udt.name] = udt
+    specname = data.get("specname")
+    if specname is not None and (not isinstance(specname, str) or not specname.strip()):
+        raise WorkloadSyntaxError(
+            f"user profile {source}: specname: must be a name (e.g. specname: blogposts), "
+            "used in ops(NAME.insert=1) when a run has several profiles"
+        )
     return StressProfile(
+        specname=specname.strip() if specname else None,
         keyspace=data["keyspace"].strip(),
         keyspace_definition=keyspace_definition or None,
         table=data["table"].strip(),
@@ -287,6 +297,8 @@ def _insert_options(
             values["select"], values["select_divisor"] = dist, divisor
         elif key == "batchtype":
             values["batchtype"] = _batch_type(raw, f"{what}.batchtype")
+        elif key == "condition" and select == "select":
+            values["condition"] = insert_condition(raw, what)
         elif key in _DEFAULT_ONLY:
             default = _DEFAULT_ONLY[key]
             if default is None or raw.replace(" ", "").lower() != default.lower():
@@ -295,8 +307,9 @@ def _insert_options(
                     f"cannot run {key} other than its default; remove it"
                 )
         else:
+            extra = ", condition" if select == "select" else ""
             raise WorkloadSyntaxError(
-                f"{what}: unknown option {key!r}; accepted: partitions, {select}, batchtype"
+                f"{what}: unknown option {key!r}; accepted: partitions, {select}, batchtype{extra}"
             )
     return InsertSpec.model_validate(values)
 

@@ -20,6 +20,8 @@ How casslab maps a profile onto the engine (documented differences from stress):
 * ``n=`` counts operations (stress counts partitions; the same with ``partitions: fixed(1)``).
 * Column types: every CQL type (:mod:`casslab.load.stress.profile_types`). A static
   column is a function of the partition key.
+* Lightweight transactions (``IF`` in a query or ``insert: condition:``):
+  :mod:`casslab.load.stress.profile_lwt`.
 * A ``SELECT`` query checks the columns it returns by value (unless ``-errors
   skipReadValidation``): those that every row it can return shares, i.e. partition-key
   and static columns, clustering columns bound with ``=`` and, when the whole primary key
@@ -45,6 +47,12 @@ from casslab.engine_contract.workload_spec import (
 from casslab.errors import WorkloadSyntaxError
 from casslab.load.stress.cql_types import parse_cql_type
 from casslab.load.stress.profile import DEFAULT_POPULATION, QuerySpec, StressProfile, unquote
+from casslab.load.stress.profile_lwt import (
+    check_read_first,
+    condition_at,
+    conditional_insert,
+    read_first,
+)
 from casslab.load.stress.profile_types import NUMERIC, POPULATED, SIZED, type_generator
 
 INT_POPULATION = Distribution(kind=DistKind.UNIFORM, min=1, max=2**31 - 1)
@@ -198,7 +206,7 @@ def insert_statement(profile: StressProfile, *, source: str = "") -> Statement:
     return Statement(cql=cql, binds=[column_generator(profile, c, source=source) for c in order])
 
 
-_BIND = re.compile(r'("[^"]+"|[A-Za-z_][A-Za-z0-9_]*)\s*(?:=|<=|>=|<|>|\bIN\b)\s*\?', re.I)
+_BIND = re.compile(r'("[^"]+"|[A-Za-z_][A-Za-z0-9_]*)\s*(?:=|!=|<=|>=|<|>|\bIN\b)\s*\?', re.I)
 
 
 def query_statement(profile: StressProfile, query: QuerySpec, *, source: str = "") -> Statement:
@@ -222,7 +230,7 @@ def query_statement(profile: StressProfile, query: QuerySpec, *, source: str = "
     if len(binds) != cql.count("?"):
         raise WorkloadSyntaxError(
             f"user profile {source}: query {query.name!r}: casslab binds only `column = ?` "
-            f"(or <, >, <=, >=, IN) markers; {query.cql!r} has others (e.g. LIMIT ?). Write "
+            f"(or !=, <, >, <=, >=, IN) markers; {query.cql!r} has others (e.g. LIMIT ?). Write "
             "those values into the query"
         )
     return Statement(cql=cql, binds=binds)
@@ -262,32 +270,77 @@ def insert_batch(profile: StressProfile, *, counter: bool, source: str = "") -> 
     )
 
 
+def lwt_statements(
+    profile: StressProfile, query: QuerySpec, statement: Statement, *, source: str = ""
+) -> tuple[list[Statement], list[int]]:
+    """A conditional query's statements and ``condition_binds``: a read of the row first
+    when its ``IF`` conditions are bound (see :mod:`casslab.load.stress.profile_lwt`)."""
+    at = condition_at(statement.cql)
+    if at is None:
+        return [statement], []
+    positions = [i for i, m in enumerate(_BIND.finditer(statement.cql)) if m.start() > at]
+    if not positions:
+        return [statement], []
+    columns = [statement.binds[p].column for p in positions]
+    check_read_first(query.name, query.fields, columns, source)
+    cql, keys = read_first(profile, _qualified(profile), columns)
+    read = Statement(cql=cql, binds=[column_generator(profile, k, source=source) for k in keys])
+    return [read, statement], positions
+
+
+def _insert_operation(
+    profile: StressProfile,
+    weight: float,
+    consistency: Consistency,
+    serial_consistency: Consistency,
+    source: str,
+) -> Operation:
+    condition = profile.insert.condition
+    if condition is None:
+        statement = insert_statement(profile, source=source)
+    else:
+        cql, order = conditional_insert(profile, _qualified(profile), condition, source=source)
+        binds = [column_generator(profile, c, source=source) for c in order]
+        statement = Statement(cql=cql, binds=binds)
+        if profile.insert.partitions.max > 1:
+            raise WorkloadSyntaxError(
+                f"user profile {source}: insert condition {condition!r} with partitions "
+                f"{profile.insert.partitions.min}..{profile.insert.partitions.max}: Cassandra "
+                "runs a conditional batch within one partition only. Set insert partitions: "
+                "fixed(1)"
+            )
+    counter = condition is None and statement.cql.startswith("UPDATE")
+    return Operation(
+        name="insert",
+        kind=OpKind.COUNTER_WRITE if counter else OpKind.WRITE,
+        weight=weight,
+        statements=[statement],
+        consistency=consistency,
+        serial_consistency=serial_consistency if condition is not None else None,
+        idempotent=not counter and condition is None,
+        clustering=profile.levels(),
+        batch=insert_batch(profile, counter=counter, source=source),
+        conditional=condition is not None,
+    )
+
+
 def profile_operations(
     profile: StressProfile,
     weights: dict[str, float],
     consistency: Consistency,
     *,
+    serial_consistency: Consistency = Consistency.SERIAL,
     source: str = "",
 ) -> list[Operation]:
-    """Operations for ``ops(insert=W, QUERY=W, ...)``."""
+    """Operations for ``ops(insert=W, QUERY=W, ...)``; conditional ones (LWT) run with
+    ``serial_consistency``."""
     check_columns(profile, source=source)
     operations: list[Operation] = []
     levels = profile.levels()
     for name, weight in weights.items():
         if name == "insert":
-            statement = insert_statement(profile, source=source)
-            counter = statement.cql.startswith("UPDATE")
             operations.append(
-                Operation(
-                    name=name,
-                    kind=OpKind.COUNTER_WRITE if counter else OpKind.WRITE,
-                    weight=weight,
-                    statements=[statement],
-                    consistency=consistency,
-                    idempotent=not counter,
-                    clustering=levels,
-                    batch=insert_batch(profile, counter=counter, source=source),
-                )
+                _insert_operation(profile, weight, consistency, serial_consistency, source)
             )
             continue
         query = profile.queries.get(name)
@@ -298,6 +351,23 @@ def profile_operations(
                 f"available: {available}"
             )
         statement = query_statement(profile, query, source=source)
+        if condition_at(statement.cql) is not None:
+            statements, positions = lwt_statements(profile, query, statement, source=source)
+            operations.append(
+                Operation(
+                    name=name,
+                    kind=OpKind.CQL,
+                    weight=weight,
+                    statements=statements,
+                    consistency=consistency,
+                    serial_consistency=serial_consistency,
+                    idempotent=False,
+                    clustering=levels,
+                    conditional=True,
+                    condition_binds=positions,
+                )
+            )
+            continue
         is_select = statement.cql.lstrip().upper().startswith("SELECT")
         operations.append(
             Operation(
