@@ -121,7 +121,8 @@ LEGACY_FAULT_FIELDS: dict[str, None] = {"offset": None, "rate": None, "iops": No
 def experiment_digest(experiment: Experiment) -> str:
     """SHA-256 of the resolved experiment, which a resumed run must match. The fields an
     earlier casslab did not have are left out while at their defaults (the cluster
-    section's isolation fields and topology, ``client_dc``, ``clients``, ``faults``): a
+    section's isolation fields and topology, ``client_dc``, ``clients``, ``faults``,
+    ``claims``): a
     run that it started keeps its digest, and resumes."""
     data = experiment.to_file_dict()
     defaults = NodeIsolation().model_dump(mode="json") | {"topology": None, "clock": None}
@@ -130,7 +131,7 @@ def experiment_digest(experiment: Experiment) -> str:
         for key, value in data["cluster"].items()
         if key not in defaults or value != defaults[key]
     }
-    for key in ("client_dc", "lww", "discover", "clients", "faults"):
+    for key in ("client_dc", "lww", "discover", "clients", "faults", "claims"):
         if data.get(key) in (None, []):
             data.pop(key, None)
     # before each fault kind had its own fields, every fault carried all of them: kept so
