@@ -374,3 +374,21 @@ def test_the_digest_of_a_plain_file_is_the_one_earlier_casslab_computed() -> Non
     assert experiment_digest(experiment) == (
         "af24c0826a3594df98266dd88496b074321328b14efe58224450bb54701e0d83"
     )
+
+
+def test_claims_are_no_part_of_the_digest() -> None:
+    """Claims say how the report judges the trials, not which trials run: a run started
+    before its file had claims resumes after they were added."""
+    claimed = (
+        PINNED_FILE
+        + """kpis: [op_rate]
+claims:
+  - says: "LCS is slower"
+    source: "seed 001, table 1"
+    compare: {a: {table.compaction: LCS}, b: {table.compaction: STCS}}
+    kpi: op_rate
+    direction: lower
+"""
+    )
+    plain = experiment_loader.parse(PINNED_FILE + "kpis: [op_rate]\n")
+    assert experiment_digest(experiment_loader.parse(claimed)) == experiment_digest(plain)

@@ -121,8 +121,7 @@ LEGACY_FAULT_FIELDS: dict[str, None] = {"offset": None, "rate": None, "iops": No
 def experiment_digest(experiment: Experiment) -> str:
     """SHA-256 of the resolved experiment, which a resumed run must match. The fields an
     earlier casslab did not have are left out while at their defaults (the cluster
-    section's isolation fields and topology, ``client_dc``, ``clients``, ``faults``,
-    ``claims``): a
+    section's isolation fields and topology, ``client_dc``, ``clients``, ``faults``): a
     run that it started keeps its digest, and resumes."""
     data = experiment.to_file_dict()
     defaults = NodeIsolation().model_dump(mode="json") | {"topology": None, "clock": None}
@@ -131,9 +130,10 @@ def experiment_digest(experiment: Experiment) -> str:
         for key, value in data["cluster"].items()
         if key not in defaults or value != defaults[key]
     }
-    for key in ("client_dc", "lww", "discover", "clients", "faults", "claims"):
+    for key in ("client_dc", "lww", "discover", "clients", "faults"):
         if data.get(key) in (None, []):
             data.pop(key, None)
+    data.pop("claims", None)  # what the report judges, not what runs: claims added later resume
     # before each fault kind had its own fields, every fault carried all of them: kept so
     # that a run with faults which an earlier casslab started keeps its digest
     data["faults"] = [LEGACY_FAULT_FIELDS | fault for fault in data.get("faults", [])] or None
