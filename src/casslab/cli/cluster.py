@@ -126,6 +126,14 @@ def up(
             "clock-jump faults later (default: Cassandra's own clock, stock nodes).",
         ),
     ] = False,
+    gc: Annotated[
+        str | None,
+        typer.Option(
+            "--gc",
+            help="The nodes' garbage collector: G1 (Cassandra's settings, the default), ZGC, "
+            "Shenandoah or Parallel.",
+        ),
+    ] = None,
     hosts: Annotated[
         Path | None,
         typer.Option(
@@ -179,6 +187,7 @@ def up(
         "clock": list(clock) if clock else None,
         "injectable_clock": True if injectable_clock else None,
         "hosts": str(hosts) if hosts is not None else None,
+        "gc": gc,
     }
     given = frozenset(k for k, v in asked.items() if v is not None)
     try:
@@ -229,6 +238,7 @@ _UP_OPTIONS = {
     "clock": "--clock",
     "injectable_clock": "--injectable-clock",
     "hosts": "--hosts",
+    "gc": "--gc",
 }
 
 

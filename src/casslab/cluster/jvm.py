@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from casslab.cluster import collectors
 from casslab.cluster.model import Node
 
 DAEMON_CLASS = "org.apache.cassandra.service.CassandraDaemon"
@@ -74,14 +75,7 @@ STOCK_SERVER_OPTIONS = (
     "-XX:+PerfDisableSharedMem",
     "-Djava.net.preferIPv4Stack=true",
 )
-STOCK_GC_OPTIONS = (  # the G1 section of conf/jvm17-server.options, on every JDK
-    "-XX:+UseG1GC",
-    "-XX:+ParallelRefProcEnabled",
-    "-XX:MaxTenuringThreshold=1",
-    "-XX:G1HeapRegionSize=16m",
-    "-XX:G1RSetUpdatingPauseTimePercent=5",
-    "-XX:MaxGCPauseMillis=300",
-    "-XX:InitiatingHeapOccupancyPercent=70",
+STOCK_NETTY_OPTIONS = (  # the Netty section of conf/jvm17-server.options
     "-Dio.netty.tryReflectionSetAccessible=true",
     "-Dio.netty.allocator.useCacheForAllThreads=true",
     "-Dio.netty.allocator.maxOrder=11",
@@ -110,16 +104,19 @@ def daemon_command(
     node: Node,
     heap_mib: int,
     extra: Sequence[str] = (),
+    gc: str | None = None,
 ) -> list[str]:
-    """``java ... CassandraDaemon`` for ``node`` with its rendered configuration;
-    ``extra`` JVM flags (e.g. the processor count of a limited node) come last."""
+    """``java ... CassandraDaemon`` for ``node`` with its rendered configuration and the
+    collector ``gc`` (None: Cassandra's G1 settings); ``extra`` JVM flags (e.g. the
+    processor count of a limited node) come last."""
     conf = node.conf_dir
     return [
         str(java),
         f"-Xms{heap_mib}M",
         f"-Xmx{heap_mib}M",
         *STOCK_SERVER_OPTIONS,
-        *STOCK_GC_OPTIONS,
+        *collectors.flags(gc),  # the G1 section of conf/jvm17-server.options by default
+        *STOCK_NETTY_OPTIONS,
         "-XX:+CrashOnOutOfMemoryError",
         f"-XX:HeapDumpPath={node.logs_dir}",
         # as Cassandra's own options file suggests: a GC log beside system.log

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
+from casslab.cluster import collectors
 from casslab.cluster.external.external_state import External
 from casslab.cluster.isolated.isolated_spec import (
     LIMIT_FIELDS,
@@ -71,6 +72,8 @@ class ClusterSpec(NodeIsolation, NodeNetwork, InventoryField):
     # casslab's wall clock in every node (4.1+), for skews and clock jumps; without it (and
     # without clock offsets) the nodes run Cassandra's own clock: casslab.cluster.clock_skew
     injectable_clock: bool = False
+    # the JVM's garbage collector (None: Cassandra's G1 settings): casslab.cluster.collectors
+    gc: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -155,6 +158,11 @@ class ClusterSpec(NodeIsolation, NodeNetwork, InventoryField):
         if value is not None and not re.match(r"^\d+\.\d+\.\d+$", value):
             raise ValueError(f"Cassandra version {value!r} is not of the form X.Y.Z, e.g. 5.0.9")
         return value
+
+    @field_validator("gc")
+    @classmethod
+    def _gc(cls, value: str | None) -> str | None:
+        return collectors.canonical(value) if value is not None else None
 
     @field_validator("heap")
     @classmethod
@@ -329,6 +337,7 @@ FIXED_FIELDS = (
     "cpuset",
     "topology",
     "links",
+    "gc",
 )
 
 
@@ -349,6 +358,7 @@ def spec_mismatches(state: ClusterState, spec: ClusterSpec, given: frozenset[str
         **{f: getattr(state.spec, f) for f in FIXED_FIELDS[6:]},
     }
     stored["links"] = _links_text(state.spec.links)
+    stored["gc"] = state.spec.gc or collectors.G1
     problems: list[str] = []
     for field in FIXED_FIELDS:
         asked = getattr(spec, field)

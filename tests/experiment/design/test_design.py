@@ -260,3 +260,21 @@ def test_version_and_heap_levels_make_each_trial_a_cluster_of_its_own() -> None:
     assert set(reasons[1:]) <= {"heap", "version"}
     assert all(t.restart for t in plan.trials)
     assert plan.cells[0].labels == {"cluster.version": "5.0.8", "cluster.heap": "512M"}
+
+
+def test_gc_levels_are_canonical_and_restart_for_a_new_collector() -> None:
+    plan = expand(
+        experiment(
+            cluster={"nodes": 1, "heap": "512M"},
+            factors={"cluster.gc": ["G1", "zgc"]},
+            iterations=1,
+            order="sequential",
+        )
+    )
+    assert [t.gc for t in plan.trials] == ["G1", "ZGC"]
+    assert [t.restart_reason.value if t.restart_reason else None for t in plan.trials] == [
+        "first",
+        "gc",
+    ]
+    assert plan.trials[1].setup.spec_fields()["gc"] == "ZGC"
+    assert "ZGC collector" in plan.trials[1].setup.describe()

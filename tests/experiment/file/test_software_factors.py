@@ -65,3 +65,10 @@ def test_the_versions_a_file_runs() -> None:
     assert file_checks.versions_of({}) == [None]
     data = {"cluster": {"version": "5.0.8"}, "factors": {"cluster.version": ["5.0.9", "5.0.8"]}}
     assert file_checks.versions_of(data) == ["5.0.9", "5.0.8"]
+
+
+def test_an_unknown_collector_is_named() -> None:
+    assert problems_of("cluster.gc: [G1, cms]") == [
+        "factors.cluster.gc[1]: gc 'cms': expected one of G1, ZGC, Shenandoah, Parallel "
+        "(G1 is Cassandra's default)"
+    ]

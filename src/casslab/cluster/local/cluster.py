@@ -19,7 +19,15 @@ from typing import Any
 
 import psutil
 
-from casslab.cluster import admin, backend, clock_skew, distribution, node_config, state
+from casslab.cluster import (
+    admin,
+    backend,
+    clock_skew,
+    collectors,
+    distribution,
+    node_config,
+    state,
+)
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
 from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.heap import default_heap, heap_problem
@@ -37,7 +45,7 @@ from casslab.cluster.model import (
 from casslab.cluster.processes import alive, stop_group
 from casslab.cluster.settings import normalize
 from casslab.cluster.wait import port_open
-from casslab.errors import ClusterError, ConfigError, WaitTimeoutError
+from casslab.errors import ClusterError, ConfigError, SetupError, WaitTimeoutError
 from casslab.host import jdk
 from casslab.paths import private_dir
 
@@ -103,6 +111,9 @@ class LocalCluster:
         if directory.exists():
             _clear_for_create(directory, spec.name, root, fresh=fresh)
         java = jdk.probe()
+        refused = collectors.unsupported(java.java, spec.gc) if spec.gc else None
+        if refused is not None:
+            raise SetupError(f"--gc {spec.gc}: {refused}; choose another collector")
         if spec.version is not None:
             jdk.check_supported(java, spec.version)  # before any download
         dist = distribution.resolve(spec.version)

@@ -77,7 +77,13 @@ def node_command(
         classpath += f"{os.pathsep}{clock_dir}"
         flags = [*skew.jvm_flags(node), *flags]
     return jvm.daemon_command(
-        state.java, state.java_feature, classpath, node, heap_mib(state.heap), flags
+        state.java,
+        state.java_feature,
+        classpath,
+        node,
+        heap_mib(state.heap),
+        flags,
+        gc=state.spec.gc,
     )
 
 

@@ -42,6 +42,7 @@ class ClusterSetup:
     topology: Topology | None = None
     links: tuple[Link, ...] = ()
     topology_name: str | None = None  # what the file calls it: a preset's name, ...
+    gc: str | None = None  # the nodes' collector (None: Cassandra's G1)
 
     @classmethod
     def of(
@@ -52,6 +53,7 @@ class ClusterSetup:
         settings: Mapping[str, Any],
         isolation: Mapping[str, Any] | None = None,
         topology: TopologyChoice | None = None,
+        gc: str | None = None,
     ) -> ClusterSetup:
         """``isolation``: values of :data:`~casslab.cluster.ISOLATION_FIELDS` (missing
         ones: the default)."""
@@ -65,7 +67,13 @@ class ClusterSetup:
             }
         settings_text = json.dumps(dict(settings), sort_keys=True, default=str)
         return cls(
-            nodes, heap, version, settings_text, NodeIsolation.model_validate(given), **shape
+            nodes,
+            heap,
+            version,
+            settings_text,
+            NodeIsolation.model_validate(given),
+            **shape,
+            gc=gc,
         )
 
     def value(self, name: str) -> Any:
@@ -78,6 +86,7 @@ class ClusterSetup:
         """The :class:`casslab.cluster.ClusterSpec` fields this setup fixes, but for the
         settings (the trial has them as given, not as JSON)."""
         fields: dict[str, Any] = {"nodes": self.nodes, "heap": self.heap, "version": self.version}
+        fields |= {"gc": self.gc} if self.gc is not None else {}
         fields |= {name: getattr(self.node_isolation, name) for name in ISOLATION_FIELDS}
         if self.topology is not None:
             fields |= {"topology": self.topology, "links": self.links}
@@ -87,7 +96,8 @@ class ClusterSetup:
         heap = f"heap {self.heap}" if self.heap else "default heap"
         version = f"Cassandra {self.version}" if self.version else "default Cassandra"
         isolation = "".join(f", {part}" for part in self._isolation_parts())
-        text = f"{self.nodes} node(s), {heap}, {version}{isolation}"
+        gc = f", {self.gc} collector" if self.gc else ""
+        text = f"{self.nodes} node(s), {heap}, {version}{gc}{isolation}"
         if settings and self.settings != "{}":
             text += f", settings {self.settings}"
         return text
@@ -124,7 +134,7 @@ def in_file_words(message: str) -> str:
     return _OPTION.sub(lambda match: match.group(1).replace("-", "_"), message)
 
 
-SHAPE_FIELDS = ("topology", "nodes", "heap", "version", *ISOLATION_FIELDS, "links")
+SHAPE_FIELDS = ("topology", "nodes", "heap", "version", "gc", *ISOLATION_FIELDS, "links")
 """A change of one of them makes a new cluster (the isolated backend fixes a node's
 network and limits, and its datacenter and links, when it creates the node). The
 topology comes first: a change of it is the reason, not the node count it brings."""

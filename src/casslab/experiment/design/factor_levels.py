@@ -13,6 +13,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 
+from casslab.cluster import collectors
 from casslab.errors import ConfigError
 from casslab.experiment.file.experiment_model import Factor, FactorKind
 from casslab.experiment.file.file_record import Level
@@ -35,6 +36,11 @@ def canonical_level(factor: Factor, level: Level) -> Level:
     topology's preset and an inline definition of the same datacenters and links)."""
     if factor.kind is FactorKind.TABLE and factor.keys == ("compaction",):
         return Compaction.model_validate(level).model_dump(mode="json")
+    if factor.kind is FactorKind.CLUSTER and factor.keys == ("gc",) and isinstance(level, str):
+        try:
+            return collectors.canonical(level)  # zgc == ZGC
+        except ValueError:
+            return level  # not a collector: the level's check says so
     if _is_topology(factor):
         try:
             choice = resolve_topology(level)

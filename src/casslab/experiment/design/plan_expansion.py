@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from casslab.cluster import Isolation, NodeIsolation
 from casslab.errors import ConfigError, ExperimentError
 from casslab.experiment.design.factor_levels import (
+    canonical_level,
     factor_labels,
     find_level,
     level_key,
@@ -125,6 +126,7 @@ def experiment_digest(experiment: Experiment) -> str:
     run that it started keeps its digest, and resumes."""
     data = experiment.to_file_dict()
     defaults = NodeIsolation().model_dump(mode="json") | {"topology": None, "clock": None}
+    defaults |= {"gc": None}
     data["cluster"] = {
         key: value
         for key, value in data["cluster"].items()
@@ -189,7 +191,7 @@ def _trial_for(
         elif factor.kind is FactorKind.CLUSTER and factor.keys == ("topology",):
             topology_level = level
         elif factor.kind is FactorKind.CLUSTER and factor.keys[0] in SOFTWARE_FIELDS:
-            software[factor.keys[0]] = str(level)
+            software[factor.keys[0]] = str(canonical_level(factor, level))
         elif factor.kind is FactorKind.CLUSTER:
             isolation[factor.keys[0]] = level
     node_isolation = experiment.cluster.node_isolation
@@ -237,6 +239,7 @@ def _trial_for(
         nodes=nodes,
         heap=software.get("heap", experiment.cluster.heap),
         version=software.get("version", experiment.cluster.version),
+        gc=software.get("gc", experiment.cluster.gc),
         node_isolation=node_isolation,
         topology=topology,
         client_dc=experiment.client_dc,

@@ -39,6 +39,7 @@ class RestartReason(StrEnum):
     NODES = "nodes"  # the node count differs from the previous trial's
     HEAP = "heap"  # the heap differs from the previous trial's
     VERSION = "version"  # the Cassandra version differs from the previous trial's
+    GC = "gc"  # the JVM's garbage collector differs from the previous trial's
     # the nodes' isolation or a limit differs from the previous trial's (plan schema 2)
     ISOLATION = "isolation"
     NODE_SIZE = "node_size"
@@ -65,6 +66,7 @@ class Trial(Record):
     nodes: int
     heap: str | None
     version: str | None
+    gc: str | None = None  # the nodes' collector (None: Cassandra's G1)
     # the nodes' isolation and limits: the cluster section's, then cluster.* levels
     node_isolation: NodeIsolation = Field(default_factory=NodeIsolation)
     # the datacenters and links (plan schema 3; None: one datacenter, no links)
@@ -98,6 +100,7 @@ class Trial(Record):
             self.settings,
             self.node_isolation.model_dump(),
             self.topology,
+            self.gc,
         )
 
     @property

@@ -45,7 +45,8 @@ nodes' isolation and limits: ``cluster.isolation`` (``process`` or ``netns``),
 ``cluster.memory`` and ``cluster.topology`` (a preset's name such as ``far-apart``, or an
 inline definition: :mod:`casslab.net.presets`), and the nodes' software: ``cluster.version``
 (a Cassandra version such as ``5.0.8``: each level's settings are checked against its own
-catalogue and the JDK must run it) and ``cluster.heap`` (``512M``, ``1G``). A change of a
+catalogue and the JDK must run it), ``cluster.heap`` (``512M``, ``1G``) and ``cluster.gc``
+(``G1``, Cassandra's settings and the default, ``ZGC``, ``Shenandoah``, ``Parallel``). A change of a
 ``nodes`` or ``cluster.*``
 level makes a new cluster, but for ``cluster.clock`` (the nodes' clock offsets, e.g.
 ``{2: -500ms}``, set without a restart) and ``lww.<field>`` (the last-write-wins probe of
@@ -100,7 +101,7 @@ from pydantic import (
 
 from casslab.analysis.analysis_records import DEFAULT_KPIS
 from casslab.analysis.claim_records import Claim
-from casslab.cluster import NodeIsolation
+from casslab.cluster import NodeIsolation, collectors
 from casslab.engine_contract.workload_spec import Consistency
 from casslab.errors import ConfigError
 from casslab.experiment.file.file_record import SCHEMA_VERSION, Level, Record
@@ -144,11 +145,12 @@ CLUSTER_FACTOR_FIELDS = (
     "topology",
     "version",
     "heap",
+    "gc",
 )
 """The fields of :class:`ClusterSection` a ``cluster.<field>`` factor may vary: the nodes'
 isolation and limits (:class:`NodeIsolation`), the topology, the Cassandra version and
 the heap."""
-SOFTWARE_FIELDS = ("version", "heap")
+SOFTWARE_FIELDS = ("version", "heap", "gc")
 """The ``cluster.<field>`` factors that change what the nodes run, not where."""
 
 
@@ -159,6 +161,7 @@ class ClusterSection(NodeIsolation):
     nodes: StrictInt = Field(default=1, ge=1)
     version: str | None = None  # None: the default 5.0.x (or CASSANDRA_HOME)
     heap: str | None = None  # JVM heap per node, e.g. 1G or 512M; None: sized from memory
+    gc: str | None = None  # the JVM's collector: G1 (None: Cassandra's), ZGC, Shenandoah, ...
     config: dict[str, Any] = Field(default_factory=dict)
     # a preset's name or an inline {datacenters, racks, links, name}: casslab.net.presets
     topology: str | dict[str, Any] | None = None
@@ -186,6 +189,11 @@ class ClusterSection(NodeIsolation):
             except ConfigError as error:
                 raise ValueError(str(error)) from error
         return value
+
+    @field_validator("gc")
+    @classmethod
+    def _gc(cls, value: str | None) -> str | None:
+        return collectors.canonical(value) if value is not None else None
 
     @field_validator("heap")
     @classmethod

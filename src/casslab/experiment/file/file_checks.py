@@ -76,6 +76,24 @@ def version_level_problems(level: object) -> list[str]:
     return []
 
 
+def gc_level_problems(level: object) -> list[str]:
+    """Problems of a ``cluster.gc`` level: not a collector casslab knows, or one the JDK
+    casslab found cannot run (asked of the JVM)."""
+    from casslab.cluster import collectors
+    from casslab.host import jdk
+
+    try:
+        name = collectors.canonical(str(level))
+    except ValueError as error:
+        return [str(error)]
+    try:
+        java = jdk.probe()
+    except CasslabError:
+        return []
+    refused = collectors.unsupported(java.java, name)
+    return [refused] if refused is not None else []
+
+
 def versions_of(data: Mapping[str, Any]) -> list[str | None]:
     """The Cassandra versions an experiment file runs: the levels of its
     ``cluster.version`` factor, else its cluster's version (None: the default)."""
@@ -248,6 +266,8 @@ def _cluster_level_problems(factor: Factor, level: Any, cluster: Mapping[str, An
     field = factor.keys[0]
     if field == "version":
         return version_level_problems(level)
+    if field == "gc":
+        return gc_level_problems(level)
     if field == "heap" and not (isinstance(level, str) and _HEAP.fullmatch(level)):
         return [f"expected a heap size like 512M or 1G, got {level!r}"]
     context = {k: v for k, v in cluster.items() if k != field}

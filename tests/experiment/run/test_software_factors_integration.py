@@ -1,6 +1,7 @@
-"""A real experiment whose factor is the Cassandra version: one node of 5.0.8, then one of
-5.0.9 (a new cluster per level, the jars fetched when missing), each trial recording the
-version and JDK its node ran, and the manifest naming both."""
+"""Real experiments whose factor is what the nodes run: the Cassandra version (one node of
+5.0.8, then one of 5.0.9, the jars fetched when missing) and the garbage collector (G1 as
+Cassandra ships it, then ZGC); a new cluster per level, each trial recording the version,
+JDK and collector its node ran."""
 
 from __future__ import annotations
 
@@ -70,3 +71,56 @@ def test_each_version_level_runs_on_a_node_of_that_version(tmp_path: Path) -> No
     trials = pd.read_parquet(run_dir / "trials.parquet").set_index("cell_id")
     assert trials.loc["version=5.0.8", "cassandra_version"] == "5.0.8"
     assert trials.loc["version=5.0.9", "cassandra_version"] == "5.0.9"
+
+
+GC_EXPERIMENT = """\
+name: collectors
+cluster: {nodes: 1, heap: 512M, config: {auto_snapshot: false}}
+factors:
+  cluster.gc: [G1, ZGC]
+workload: write
+measure: "duration=4s cl=ONE -rate threads=4"
+iterations: 1
+order: sequential
+"""
+
+
+def test_each_gc_level_runs_its_collector(tmp_path: Path) -> None:
+    """Each level's trial ran on a new cluster with its collector and says which (that the
+    JVM runs the collector asked for: tests/cluster/test_collectors_integration.py)."""
+    home, results = tmp_path / "home", tmp_path / "results"
+    experiment = tmp_path / "collectors.yaml"
+    experiment.write_text(GC_EXPERIMENT, encoding="utf-8")
+
+    done = casslab(
+        home,
+        "run",
+        str(experiment),
+        "--results",
+        str(results),
+        "--base-address",
+        "127.0.106.1",
+        "--jmx-port-base",
+        "9160",
+        "--jvm-warmup",
+        "0",
+        timeout_s=600,
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    (run_dir,) = list((results / "collectors").iterdir())
+    by_cell = {
+        r.cell_id: r
+        for r in (
+            TrialResult.model_validate_json(p.read_text())
+            for p in run_dir.glob("trials/*/*/summary.json")
+        )
+    }
+    assert {cell: r.gc for cell, r in by_cell.items()} == {"gc=G1": "G1", "gc=ZGC": "ZGC"}
+    for result in by_cell.values():
+        assert result.status is TrialStatus.OK, result.error
+        assert (result.kpis.get("op_rate") or 0) > 0
+    assert [
+        t["restart_reason"]
+        for t in json.loads((run_dir / "plan.json").read_text())["plan"]["trials"]
+    ] == ["first", "gc"]
