@@ -54,14 +54,14 @@ from casslab.validation import plain_message, validation_problems
 # ---------------------------------------------------------------- hooks into other parts
 
 
-_VERSION = re.compile(r"\d+\.\d+\.\d+")
+VERSION_FORM = re.compile(r"\d+\.\d+\.\d+")
 
 
 def settings_problems(settings: Mapping[str, object], version: str | None) -> list[str]:
     """Problems of cassandra.yaml settings, each starting ``<key>: ``: checked against the
     settings catalogue of the very Cassandra version the experiment runs (its jar is
     fetched if needed); when that catalogue cannot be had, that is the problem."""
-    if not settings or (version is not None and not _VERSION.fullmatch(version)):
+    if not settings or (version is not None and not VERSION_FORM.fullmatch(version)):
         return []  # a malformed version is reported on its own
     try:
         return validate_settings(settings, version or DEFAULT_VERSION)

@@ -1,0 +1,171 @@
+"""Class names against the classes the file's Cassandra version ships, through the real
+entry point (``casslab plan``): a replication strategy, a compaction strategy or a
+compressor the version does not have is refused before anything starts, naming the value,
+the version and the known names (:mod:`casslab.experiment.file.class_checks`); short and
+full names are both accepted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hostile_entry import Case, problems, run_main, write_files
+
+EXPERIMENT = """\
+name: classes
+cluster: {nodes: 1, heap: 512M}
+schema:
+  keyspace: keyspace1
+  replication: {class: SimpleStrategy, replication_factor: 1}
+factors:
+  table.compaction: [STCS, LCS]
+workload: "write"
+measure: "duration=90s cl=ONE -rate threads=4"
+iterations: 3
+"""
+REPLICATION = "{class: SimpleStrategy, replication_factor: 1}"
+V5 = "Cassandra 5.0.9"
+
+
+def swapped(old: str, new: str) -> str:
+    assert old in EXPERIMENT
+    return EXPERIMENT.replace(old, new)
+
+
+def plan(text: str, names: str) -> Case:
+    return Case(("plan", "e.yaml"), 1, names, files={"e.yaml": text})
+
+
+def with_version(text: str, version: str) -> str:
+    return text.replace("heap: 512M}", f"heap: 512M, version: {version}}}")
+
+
+def table(options: str) -> str:
+    return swapped("iterations: 3", f"iterations: 3\ntable: {options}")
+
+
+def workload(command: str) -> str:
+    return swapped('workload: "write"', f'workload: "{command}"')
+
+
+CLASSES = [
+    plan(swapped(REPLICATION, "{class: BogusStrategy, replication_factor: 1}"), "'BogusStrategy'"),
+    plan(
+        swapped(REPLICATION, "{class: BogusStrategy, replication_factor: 1}"),
+        f"not a replication strategy of {V5}; known: NetworkTopologyStrategy, SimpleStrategy",
+    ),
+    plan(
+        swapped(REPLICATION, "{class: com.example.GeoStrategy, replication_factor: 1}"),
+        "'com.example.GeoStrategy' is not a replication strategy",
+    ),
+    plan(
+        swapped(REPLICATION, "{class: org.apache.cassandra.locator.LocalStrategy}"),
+        "system keyspaces",
+    ),
+    plan(
+        swapped(REPLICATION, "{class: org.apache.cassandra.db.SimpleStrategy, x: 1}"),
+        "'org.apache.cassandra.db.SimpleStrategy'",
+    ),
+    plan(
+        swapped(
+            REPLICATION,
+            "\n    east: {class: NetworkTopologyStrategy, dc1: 1}"
+            "\n    west: {class: NetworkTopoStrategy, dc1: 1}",
+        ),
+        "schema.replication.west.class: 'NetworkTopoStrategy'",
+    ),
+    plan(
+        table("{compression: {class: BogusCompressor}}"),
+        f"'BogusCompressor' is not a compressor of {V5}",
+    ),
+    plan(
+        table("{compression: {class: LZ4Compressor2}}"), "known: DeflateCompressor, LZ4Compressor"
+    ),
+    plan(
+        table("{compression: {sstable_compression: org.example.Zip}}"),
+        "'org.example.Zip' is not a compressor",
+    ),
+    plan(
+        table("{compaction: org.example.MyCompactionStrategy}"),
+        f"'org.example.MyCompactionStrategy' is not a compaction strategy of {V5}",
+    ),
+    plan(
+        table("{compaction: {class: org.apache.cassandra.db.compaction.FooStrategy}}"),
+        "FooStrategy'",
+    ),
+    plan(
+        with_version(table("{compaction: UCS}"), "4.0.11"),
+        "'UnifiedCompactionStrategy' is not a compaction strategy of Cassandra 4.0.11",
+    ),
+    plan(
+        swapped("[STCS, LCS]", "[STCS, org.example.Tiered]"),
+        "factors.table.compaction[1]: 'org.example.Tiered'",
+    ),
+    plan(
+        swapped(
+            "[STCS, LCS]",
+            "[STCS, LCS]\n  table.compression: [{class: LZ4Compressor}, {class: Lz5Compressor}]",
+        ),
+        "factors.table.compression[1]: 'Lz5Compressor' is not a compressor",
+    ),
+    plan(
+        workload("write -schema replication(strategy=BogusStrategy,factor=1)"),
+        "-schema replication(strategy=): 'BogusStrategy' is not a replication strategy",
+    ),
+    plan(
+        workload("write -schema compaction(strategy=FooCompactionStrategy)"),
+        "-schema compaction(strategy=): 'FooCompactionStrategy' is not a compaction strategy",
+    ),
+    plan(
+        workload("write -schema compression=BogusCompressor"),
+        "-schema compression=: 'BogusCompressor' is not a compressor",
+    ),
+    plan(
+        with_version(
+            workload("write -schema compaction(strategy=UnifiedCompactionStrategy)"), "4.0.11"
+        ),
+        "of Cassandra 4.0.11",
+    ),
+    plan(
+        swapped(
+            'workload: "write"', 'workload: "write"\npreload: "write n=100 -schema compression=Bog"'
+        ),
+        "preload: -schema compression=: 'Bog'",
+    ),
+    plan(table("{compaction: {class: LCS, sstable_size_in_mb: -160}}"), "sstable_size_in_mb"),
+    plan(table("{speculative_retry: banana}"), "'banana' is not a retry policy"),
+]
+
+
+@pytest.mark.parametrize("case", CLASSES, ids=str)
+def test_unknown_class_is_refused_by_plan(case: Case, tmp_path: Path) -> None:
+    write_files(tmp_path, case.files)
+    outcome = run_main(case.argv, tmp_path, case.env)
+    assert problems(case, outcome) == [], outcome.out + outcome.err
+
+
+ACCEPTED = [
+    swapped(
+        REPLICATION, "{class: org.apache.cassandra.locator.SimpleStrategy, replication_factor: 1}"
+    ),
+    swapped(REPLICATION, "{class: NetworkTopologyStrategy, datacenter1: 1}"),
+    table(
+        "{compaction: {class: org.apache.cassandra.db.compaction.LeveledCompactionStrategy}, "
+        "compression: {class: org.apache.cassandra.io.compress.ZstdCompressor}}"
+    ),
+    table("{compression: {class: LZ4Compressor, chunk_length_in_kb: 16}}"),
+    with_version(table("{compaction: TWCS}"), "4.0.11"),
+    workload(
+        "write -schema replication(strategy=NetworkTopologyStrategy,datacenter1=1) "
+        "compaction(strategy=org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy) "
+        "compression=LZ4Compressor"
+    ),
+]
+
+
+@pytest.mark.parametrize("text", ACCEPTED)
+def test_short_and_full_names_of_shipped_classes_are_accepted(text: str, tmp_path: Path) -> None:
+    write_files(tmp_path, {"e.yaml": text})
+    outcome = run_main(("plan", "e.yaml"), tmp_path)
+    assert outcome.code == 0, outcome.out + outcome.err
