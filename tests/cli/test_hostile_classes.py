@@ -138,7 +138,43 @@ CLASSES = [
 ]
 
 
-@pytest.mark.parametrize("case", CLASSES, ids=str)
+TUNE = (Path(__file__).resolve().parents[2] / "experiments/tune/tune-quick.yaml").read_text()
+
+
+def tune(*swaps: tuple[str, str], names: str) -> Case:
+    text = TUNE
+    for old, new in swaps:
+        assert old in text
+        text = text.replace(old, new)
+    return Case(("tune", "t.yaml"), 1, names, files={"t.yaml": text})
+
+
+TUNES = [
+    tune(
+        ("version: 5.0.9", "version: 4.0.11"),
+        names="tune.space.table.compaction.UCS: 'UnifiedCompactionStrategy' is not a "
+        "compaction strategy of Cassandra 4.0.11",
+    ),
+    tune(
+        ("      UCS: {}", "      org.example.Tiered: {}"),
+        names="tune.space.table.compaction.org.example.Tiered: 'org.example.Tiered'",
+    ),
+    tune(
+        (
+            "    table.compaction:",
+            "    table.compression: {choice: [{class: LZ4Compressor}, "
+            "{class: Lz5Compressor}]}\n    table.compaction:",
+        ),
+        names="tune.space.table.compression.choice[1]: 'Lz5Compressor' is not a compressor",
+    ),
+    tune(
+        ("class: SimpleStrategy,", "class: BogusStrategy,"),
+        names="schema.replication.class: 'BogusStrategy' is not a replication strategy",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CLASSES + TUNES, ids=str)
 def test_unknown_class_is_refused_by_plan(case: Case, tmp_path: Path) -> None:
     write_files(tmp_path, case.files)
     outcome = run_main(case.argv, tmp_path, case.env)

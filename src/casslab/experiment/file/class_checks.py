@@ -7,7 +7,8 @@ cassandra-stress command names (``-schema replication(strategy=...)``,
 statement runs, after the cluster is up. Here each is checked against the catalogue read
 from the version's jar (:mod:`casslab.cluster.class_catalogue`), so ``casslab plan`` refuses
 ``BogusStrategy``. Each problem is ``<path>: <message>``; the shapes of these fields are
-checked by their own models, so anything not a name is left to them.
+checked by their own models, so anything not a name is left to them. A tune file's
+searched strategies and compressors (``tune.space``) are checked the same way.
 """
 
 from __future__ import annotations
@@ -117,9 +118,29 @@ def _stress(data: Mapping[str, Any]) -> Iterator[Named]:
             yield f"{where} compression=", ClassKind.COMPRESSION, schema.compression
 
 
+def _tune(data: Mapping[str, Any]) -> Iterator[Named]:
+    """A tune file's searched strategies (``tune.space.table.compaction``'s keys) and
+    compressors (``tune.space.table.compression``'s choices)."""
+    tune = data.get("tune")
+    space = tune.get("space") if isinstance(tune, Mapping) else None
+    if not isinstance(space, Mapping):
+        return
+    compaction = space.get("table.compaction")
+    for key in compaction if isinstance(compaction, Mapping) else ():
+        name = _compaction_name(key)
+        if name is not None:
+            yield f"tune.space.table.compaction.{key}", ClassKind.COMPACTION, name
+    compression = space.get("table.compression")
+    choices = compression.get("choice") if isinstance(compression, Mapping) else None
+    for index, level in enumerate(choices if isinstance(choices, list) else []):
+        name = _compression_name(level)
+        if name is not None:
+            yield f"tune.space.table.compression.choice[{index}]", ClassKind.COMPRESSION, name
+
+
 def named_classes(data: Mapping[str, Any]) -> list[Named]:
     """Every class name the file gives, with its path and kind, in file order."""
-    return [*_replication(data), *_table(data), *_stress(data)]
+    return [*_replication(data), *_table(data), *_stress(data), *_tune(data)]
 
 
 def class_problems(
