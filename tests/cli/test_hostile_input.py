@@ -332,7 +332,40 @@ USAGE = [
     Case(("capacity", "plan", "nowhere.yaml"), 1, "nowhere.yaml: No such file"),
 ]
 
-CASES = [*INJECTION, *SECRETS, *RANGES, *USAGE]
+# ------------------------------------------------------------- exit 2: options casslab checks
+PROBLEM = {"c.yaml": "machines: {count: 1}\n"}
+EXIT_CODES = [
+    Case(("capacity", "plan", "c.yaml", "--time-limit", "0"), 2, "--time-limit", files=PROBLEM),
+    Case(("capacity", "plan", "c.yaml", "--time-limit", "-5"), 2, "got -5", files=PROBLEM),
+    Case(
+        ("capacity", "plan", "c.yaml", "--time-limit", "x"),
+        2,
+        "'--time-limit': expected a number, got 'x'",
+        files=PROBLEM,
+    ),
+    Case(("up", "--nodes=abc"), 2, "expected an integer, got 'abc'"),
+    Case(("up", "--nodes", "99"), 2, "--nodes 99: a local cluster has 1 to"),
+    Case(("up", "--nodes", "0"), 2, "--nodes 0"),
+    Case(("up", "--racks", "2"), 2, "--racks 2: racks are per datacenter"),
+    Case(("reset", "--table", "ks.t"), 2, "--table: only a truncate"),
+    Case(("fault", "kill", "1", "--for", "0s"), 2, "--for '0s'"),
+    Case(("fault", "kill", "1", "--for", "soon"), 2, "--for 'soon'"),
+    Case(("report", "d", "--window", "banana"), 2, "--window 'banana'", files={"d/x": ""}),
+    Case(("report", "d", "--window", "0s"), 2, "--window '0s'", files={"d/x": ""}),
+    Case(
+        ("stress", "write", "n=10", "--client-hosts", "h.yaml", "--clients", "2", *DRY),
+        2,
+        "--client-hosts h.yaml and --clients 2 cannot be combined",
+        files={"h.yaml": "hosts: []\n"},
+    ),
+    # ... and 1 for what is wrong elsewhere: a file's content, a missing file, the load
+    # tools' own arguments (checked as cassandra-stress and YCSB do)
+    Case(("capacity", "plan", "c.yaml", "--time-limit", "5"), 1, "c.yaml", files=PROBLEM),
+    Case(("report", "d", "--window", "30s"), 1, "d", files={"d/x": ""}),
+    Case(("stress", "write", "n=10", "-rate", "threads=0", *DRY), 1, "threads=0"),
+]
+
+CASES = [*INJECTION, *SECRETS, *RANGES, *USAGE, *EXIT_CODES]
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)

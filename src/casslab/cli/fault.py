@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 
 from casslab.cli.cluster import NameOption
-from casslab.errors import ConfigError
+from casslab.errors import ConfigError, UsageError
 
 console = Console()
 fault_app = typer.Typer(
@@ -47,7 +47,7 @@ def _fault(
 
     seconds = duration_s(lasting)
     if seconds is None or seconds <= 0:
-        raise ConfigError(f"--for {lasting!r}: give a duration above zero, such as 15s or 1m")
+        raise UsageError(f"--for {lasting!r}: give a duration above zero, such as 15s or 1m")
     from casslab.cluster.clock_skew import parse_offset
 
     offset = None if by is None else parse_offset(by)
