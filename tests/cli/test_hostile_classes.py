@@ -146,7 +146,7 @@ def tune(*swaps: tuple[str, str], names: str) -> Case:
     for old, new in swaps:
         assert old in text
         text = text.replace(old, new)
-    return Case(("tune", "t.yaml"), 1, names, files={"t.yaml": text})
+    return Case(("tune", "t.yaml", "--dry-run"), 1, names, files={"t.yaml": text})
 
 
 TUNES = [
@@ -172,6 +172,27 @@ TUNES = [
         names="schema.replication.class: 'BogusStrategy' is not a replication strategy",
     ),
 ]
+
+
+def test_tune_dry_run_prints_the_plan_and_starts_nothing(tmp_path: Path) -> None:
+    write_files(tmp_path, {"t.yaml": TUNE})
+    outcome = run_main(("tune", "t.yaml", "--dry-run", "--runs-dir", "runs"), tmp_path)
+    assert outcome.code == 0, outcome.out + outcome.err
+    flat = " ".join(outcome.out.split())
+    assert "objective: maximise op_rate subject to p99 <= 50 ms" in flat
+    assert "table.compaction: one of STCS, LCS, UCS" in flat
+    assert "table.compaction.LCS.sstable_size_in_mb (with LCS): int 16 .. 160, log scale" in flat
+    assert "budget: 12 search trials and at most 20m of wall time" in flat
+    assert "default configuration: config.memtable_heap_space=64MiB" in flat
+    assert "dry run: nothing started" in flat
+    assert not (tmp_path / "runs").exists()
+
+
+def test_plan_of_a_tune_file_points_to_tune_and_its_dry_run(tmp_path: Path) -> None:
+    write_files(tmp_path, {"t.yaml": TUNE})
+    outcome = run_main(("plan", "t.yaml"), tmp_path)
+    assert outcome.code == 1
+    assert "`casslab tune t.yaml --dry-run` shows its plan" in " ".join(outcome.err.split())
 
 
 @pytest.mark.parametrize("case", CLASSES + TUNES, ids=str)
