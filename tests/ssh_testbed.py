@@ -121,7 +121,9 @@ def _keygen(path: Path, comment: str) -> None:
     )
 
 
-def _sshd_config(host: LabHost, folder: Path) -> str:
+def _sshd_config(host: LabHost, folder: Path, *, sftp: bool = True) -> str:
+    """The host's sshd_config; without ``sftp`` it has no ``Subsystem sftp`` line, as some
+    hardened hosts do (sshd then refuses the SFTP subsystem)."""
     own = folder / f"h{host.number}"
     return "\n".join(
         [
@@ -137,7 +139,7 @@ def _sshd_config(host: LabHost, folder: Path) -> str:
             "PermitRootLogin prohibit-password",
             "StrictModes no",
             "PrintMotd no",
-            "Subsystem sftp internal-sftp",
+            *(["Subsystem sftp internal-sftp"] if sftp else []),
             "LogLevel VERBOSE",
             "",
         ]
@@ -235,13 +237,14 @@ def remove_leftovers(root: Path | None = None) -> list[str]:
 class SshLab:
     """``with SshLab(3) as lab:`` three SSH hosts; see the module's docstring."""
 
-    def __init__(self, hosts: int = 3, *, root: Path | None = None) -> None:
+    def __init__(self, hosts: int = 3, *, root: Path | None = None, sftp: bool = True) -> None:
         if not 1 <= hosts <= MAX_HOSTS:
             raise ClusterError(f"an SSH lab has 1 to {MAX_HOSTS} hosts, not {hosts}")
         self.lab_id = secrets.token_hex(3)
         self.root = root or default_root()
         self.dir = self.root / self.lab_id
         self.count = hosts
+        self.sftp = sftp  # False: the hosts' sshd offers no SFTP subsystem
         self.hosts: tuple[LabHost, ...] = ()
         self.bridge_address = ""
         self.spare_address = ""
@@ -302,7 +305,7 @@ class SshLab:
             public = (own / "ssh_host_ed25519_key.pub").read_text().split()
             known.append(f"{host.address} {public[0]} {public[1]}\n")
             self._add_namespace(host)
-            (own / "sshd_config").write_text(_sshd_config(host, self.dir))
+            (own / "sshd_config").write_text(_sshd_config(host, self.dir, sftp=self.sftp))
         self.known_hosts.write_text("".join(known))
         for host in self.hosts:
             self._start_sshd(host)

@@ -2,7 +2,7 @@
 
 Every error a user can cause or meet derives from :class:`CasslabError`. A message names
 the operation, the offending value and the fix; the CLI prints ``Error: <message>`` and
-exits non-zero. Library code raises these, never prints.
+exits 2 for a :class:`UsageError`, 1 for the others. Library code raises these, never prints.
 """
 
 from __future__ import annotations
@@ -20,6 +20,12 @@ class SetupError(CasslabError):
 
 class ConfigError(CasslabError):
     """Bad user input in configuration: a cassandra.yaml key or value, a cluster option."""
+
+
+class UsageError(ConfigError):
+    """A command-line option casslab checks itself is out of range, malformed, missing or
+    combined with one it excludes (``--time-limit 0``, ``--nodes 99``, ``--racks`` without
+    ``--topology``): the CLI exits 2, as for the options its framework cannot parse."""
 
 
 class ClusterError(CasslabError):

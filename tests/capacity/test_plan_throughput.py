@@ -3,6 +3,8 @@ nodes a tenant's data needs (eq. 12), against values worked out by hand."""
 
 from __future__ import annotations
 
+import random
+import time
 from fractions import Fraction
 
 import pytest
@@ -70,3 +72,36 @@ def test_nodes_for_data_hold_rf_copies_in_the_heaps(
     rf: int, data_gib: float, heap_gib: float, expected: int
 ) -> None:
     assert nodes_for_data(rf, data_gib, heap_gib) == expected
+
+
+def _counts_by_definition(
+    points: dict[int, float], min_ops: float, most: int
+) -> list[tuple[int, int]]:
+    """Every count tried one by one against t(n): the definition the fast one solves."""
+    runs: list[tuple[int, int]] = []
+    for nodes in range(1, most + 1):
+        if throughput_at(points, nodes) < Fraction(repr(min_ops)):
+            continue
+        if runs and runs[-1][1] == nodes - 1:
+            runs[-1] = (runs[-1][0], nodes)
+        else:
+            runs.append((nodes, nodes))
+    return runs
+
+
+def test_allowed_counts_agree_with_the_definition_on_random_curves() -> None:
+    generator = random.Random(38)
+    for _ in range(400):
+        counts = sorted(generator.sample(range(1, 30), generator.randint(1, 5)))
+        points = {n: float(generator.choice([0, generator.randint(0, 5000)])) for n in counts}
+        min_ops = generator.choice([0.0, float(generator.randint(1, 6000)), 1234.5])
+        most = generator.randint(0, 60)
+        assert allowed_counts(points, min_ops, most) == _counts_by_definition(
+            points, min_ops, most
+        ), (points, min_ops, most)
+
+
+def test_allowed_counts_of_a_million_nodes_take_no_time() -> None:
+    started = time.monotonic()
+    assert allowed_counts(SEED_A_MICRO, 8000, 1_000_000) == [(7, 1_000_000)]
+    assert time.monotonic() - started < 0.1

@@ -38,8 +38,19 @@ def test_atomic_write_replaces_the_file_and_leaves_no_temporary(tmp_path: Path) 
 def test_atomic_write_into_a_file_is_a_store_error_naming_the_path(tmp_path: Path) -> None:
     blocker = tmp_path / "blocker"
     blocker.write_text("a file, not a directory")
-    with pytest.raises(StoreError, match=r"write .*blocker/x\.json: .*disk not full"):
+    with pytest.raises(StoreError) as caught:
         atomic_write(blocker / "x.json", "text")
+    assert str(caught.value) == (
+        f"write {blocker}/x.json: {blocker} is in the way: it exists and is not a directory; "
+        "move or remove it, or choose another folder"
+    )
+
+
+def test_atomic_write_through_a_file_on_the_path_names_it(tmp_path: Path) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file, not a directory")
+    with pytest.raises(StoreError, match=r"a part of .*blocker/deeper is a file, not a dir"):
+        atomic_write(blocker / "deeper" / "x.json", "text")
 
 
 def test_write_record_then_read_record_round_trips(tmp_path: Path) -> None:

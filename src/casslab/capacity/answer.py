@@ -54,6 +54,8 @@ class PlanAnswer(Record):
     machines: dict[str, MachineUse]
     reasons: tuple[str, ...] = ()  # why infeasible, or why not proven optimal
     solve_time_s: float = 0.0
+    bound_w: float | None = None  # time_limit: the least power HiGHS proved any placement needs
+    gap: float | None = None  # time_limit: (power_w - bound_w) / power_w, HiGHS's relative gap
 
 
 Placement = Mapping[str, tuple[str, Mapping[str, int]]]
@@ -67,6 +69,8 @@ def answer_from_placement(
     *,
     reasons: tuple[str, ...] = (),
     solve_time_s: float = 0.0,
+    bound_w: float | None = None,
+    gap: float | None = None,
 ) -> PlanAnswer:
     """The answer whose tenants are placed as ``placement`` says: each machine's CPUs,
     memory and power (eq. 8, 9), and the total (eq. 10)."""
@@ -106,6 +110,8 @@ def answer_from_placement(
         machines=machines,
         reasons=reasons,
         solve_time_s=solve_time_s,
+        bound_w=bound_w,
+        gap=gap,
     )
 
 

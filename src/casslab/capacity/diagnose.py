@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from casslab.capacity.deadline import Deadline, OutOfTime
 from casslab.capacity.plan_model import Family, build_model, capacity
 from casslab.capacity.plan_solve import SolveStatus, solve_model
 from casslab.capacity.problem import PlanProblem
@@ -113,9 +114,23 @@ def _least(problem: PlanProblem, fitting: dict[str, list[Alone]], resource: str)
     )
 
 
-def _feasible(problem: PlanProblem, drop: frozenset[Family], time_limit_s: float) -> bool | None:
-    """True or False; None when the solver could not tell within the time limit."""
-    solution = solve_model(build_model(problem, drop, minimise_power=False), time_limit_s)
+def _feasible(
+    problem: PlanProblem,
+    drop: frozenset[Family],
+    time_limit_s: float,
+    deadline: Deadline | None = None,
+) -> bool | None:
+    """True or False; None when the solver could not tell within the time limit (or the
+    plan's ``deadline`` has passed)."""
+    if deadline is not None:
+        time_limit_s = min(time_limit_s, deadline.left_s())
+        if time_limit_s <= 0:
+            return None
+    try:
+        model = build_model(problem, drop, minimise_power=False, deadline=deadline)
+    except OutOfTime:
+        return None
+    solution = solve_model(model, time_limit_s)
     if solution.status is SolveStatus.TIME_LIMIT:
         return True if solution.values is not None else None
     return solution.status is SolveStatus.OPTIMAL
@@ -130,8 +145,12 @@ _FAMILY_NAMES = {
 }
 
 
-def diagnose(problem: PlanProblem, time_limit_s: float) -> tuple[str, ...]:
-    """Why ``problem`` (known infeasible) has no placement, one reason per line."""
+def diagnose(
+    problem: PlanProblem, time_limit_s: float, deadline: Deadline | None = None
+) -> tuple[str, ...]:
+    """Why ``problem`` (known infeasible) has no placement, one reason per line; each
+    solve within ``time_limit_s`` and all of them before ``deadline``, if given (what is
+    left is undetermined)."""
     reasons, fitting = _tenant_reasons(problem)
     if reasons:
         return tuple(reasons)
@@ -140,7 +159,7 @@ def diagnose(problem: PlanProblem, time_limit_s: float) -> tuple[str, ...]:
     culprits = []
     undetermined = []
     for family in Family:
-        verdict = _feasible(problem, frozenset({family}), time_limit_s)
+        verdict = _feasible(problem, frozenset({family}), time_limit_s, deadline)
         if verdict:
             culprits.append(_FAMILY_NAMES[family])
         elif verdict is None:
@@ -156,7 +175,7 @@ def diagnose(problem: PlanProblem, time_limit_s: float) -> tuple[str, ...]:
         spare = [
             name
             for name in problem.tenants
-            if _feasible(problem.without_tenant(name), frozenset(), time_limit_s)
+            if _feasible(problem.without_tenant(name), frozenset(), time_limit_s, deadline)
         ]
         if spare:
             lines.append("the others fit without tenant " + ", or without tenant ".join(spare))

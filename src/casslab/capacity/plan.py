@@ -11,9 +11,15 @@ from casslab.capacity.answer import (
     answer_from_placement,
     no_placement,
 )
+from casslab.capacity.deadline import Deadline, OutOfTime
 from casslab.capacity.diagnose import diagnose
 from casslab.capacity.plan_model import build_model
-from casslab.capacity.plan_solve import DEFAULT_TIME_LIMIT_S, SolveStatus, solve_model
+from casslab.capacity.plan_solve import (
+    DEFAULT_TIME_LIMIT_S,
+    MIN_SOLVE_S,
+    SolveStatus,
+    solve_model,
+)
 from casslab.capacity.problem import PlanProblem
 
 
@@ -35,28 +41,47 @@ def _placement(
     return placement
 
 
+def _out_of_time(limit_s: float, why: str, elapsed_s: float) -> PlanAnswer:
+    reason = (
+        f"no feasible placement found within the time limit of {limit_s:g} s ({why}); "
+        "raise --time-limit"
+    )
+    return no_placement(PlanStatus.TIME_LIMIT, (reason,), elapsed_s)
+
+
 def plan(problem: PlanProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> PlanAnswer:
     """The optimal placement of ``problem``'s tenants, or why there is none.
 
-    ``time_limit_s`` bounds the solve (and each solve of the diagnosis); when it runs
-    out first the answer's status is ``time_limit`` with the best placement found, if any.
+    ``time_limit_s`` bounds the whole plan: building the model, solving it and diagnosing
+    an infeasible one. When it runs out first the answer's status is ``time_limit`` with
+    the best placement found and the best bound proved (the gap), or none.
     """
-    solution = solve_model(build_model(problem), time_limit_s)
-    if solution.status is SolveStatus.INFEASIBLE:
-        reasons = diagnose(problem, time_limit_s)
-        return no_placement(PlanStatus.INFEASIBLE, reasons, solution.time_s)
-    if solution.values is None:
-        reason = (
-            f"no placement found within the time limit of {time_limit_s:g} s (the solve took "
-            f"{solution.time_s:.1f} s); raise --time-limit"
+    deadline = Deadline(time_limit_s)
+    try:
+        model = build_model(problem, deadline=deadline)
+    except OutOfTime as stop:
+        why = (
+            f"building the model took it all: {stop.done} of {stop.total} tenants, "
+            f"{stop.variables} variables so far"
         )
-        return no_placement(PlanStatus.TIME_LIMIT, (reason,), solution.time_s)
+        return _out_of_time(time_limit_s, why, deadline.elapsed_s())
+    solution = solve_model(model, max(MIN_SOLVE_S, deadline.left_s()))
+    if solution.status is SolveStatus.INFEASIBLE:
+        reasons = diagnose(problem, time_limit_s, deadline)
+        return no_placement(PlanStatus.INFEASIBLE, reasons, deadline.elapsed_s())
+    if solution.values is None:
+        why = f"{len(model.keys)} variables; the solve took {solution.time_s:.1f} s"
+        return _out_of_time(time_limit_s, why, deadline.elapsed_s())
     placement = _placement(problem, solution.values)
     if solution.status is SolveStatus.OPTIMAL:
         return answer_from_placement(problem, placement, solve_time_s=solution.time_s)
+    proof = ""
+    if solution.bound is not None:
+        gap = f", gap {100 * solution.gap:.2f}%" if solution.gap is not None else ""
+        proof = f"; the best bound proved is {solution.bound:.2f} W{gap}"
     reason = (
         f"the time limit of {time_limit_s:g} s ran out before this placement was proven "
-        "optimal; raise --time-limit for a proof"
+        f"optimal{proof}; raise --time-limit for a proof"
     )
     return answer_from_placement(
         problem,
@@ -64,4 +89,6 @@ def plan(problem: PlanProblem, time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> Pl
         PlanStatus.TIME_LIMIT,
         reasons=(reason,),
         solve_time_s=solution.time_s,
+        bound_w=solution.bound,
+        gap=solution.gap,
     )

@@ -47,6 +47,7 @@ import enum
 import math
 from dataclasses import dataclass, field
 
+from casslab.capacity.deadline import Deadline, OutOfTime
 from casslab.capacity.problem import PlanProblem
 from casslab.capacity.throughput import allowed_counts, exact, nodes_for_data
 
@@ -118,11 +119,17 @@ def _sum(terms: dict[int, float], column: int, value: float) -> None:
 
 
 def build_model(
-    problem: PlanProblem, drop: frozenset[Family] = frozenset(), *, minimise_power: bool = True
+    problem: PlanProblem,
+    drop: frozenset[Family] = frozenset(),
+    *,
+    minimise_power: bool = True,
+    deadline: Deadline | None = None,
 ) -> Model:
     """The MILP of ``problem`` without the families in ``drop``; with
-    ``minimise_power=False`` a feasibility problem (objective 0)."""
+    ``minimise_power=False`` a feasibility problem (objective 0). Past ``deadline`` (checked
+    after each tenant) raises :class:`~casslab.capacity.deadline.OutOfTime`."""
     model = Model()
+    bounds: dict[tuple[str, str], int] = {}  # U_jh, the same for every tenant
     machines = [m.name for m in problem.machines]
     cpu_terms: dict[str, dict[int, float]] = {h: {} for h in machines}
     memory_terms: dict[str, dict[int, float]] = {h: {} for h in machines}
@@ -130,7 +137,9 @@ def build_model(
     for machine in problem.machines:
         cost = machine.k * machine.pmax_w if minimise_power else 0.0
         model.add(("r", machine.name), 1, cost)
-    for tenant_name, tenant in problem.tenants.items():
+    for done, (tenant_name, tenant) in enumerate(problem.tenants.items()):
+        if deadline is not None and deadline.passed():
+            raise OutOfTime(done, len(problem.tenants), len(model.keys))
         one_type: dict[int, float] = {}
         per_machine: dict[str, dict[int, float]] = {h: {} for h in machines}
         most_on: dict[str, int] = dict.fromkeys(machines, 0)
@@ -140,7 +149,10 @@ def build_model(
             one_type[y] = 1.0
             nodes: dict[int, float] = {}  # n[i,j]
             for machine in problem.machines:
-                bound = capacity(problem, vm_type, machine.name, drop)
+                bound = bounds.get((vm_type, machine.name), -1)
+                if bound < 0:
+                    bound = capacity(problem, vm_type, machine.name, drop)
+                    bounds[(vm_type, machine.name)] = bound
                 if bound <= 0:
                     continue
                 watts_per_cpu = (1 - machine.k) * machine.pmax_w / machine.cpus

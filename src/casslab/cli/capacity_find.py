@@ -41,7 +41,7 @@ from casslab.cli.load_options import (
     with_current_access,
 )
 from casslab.cli.metrics import parse_duration_s
-from casslab.errors import CasslabError, ConfigError
+from casslab.errors import CasslabError, ConfigError, UsageError
 from casslab.load import credentials, engine
 from casslab.load.front_end import SearchLoad
 from casslab.load.session import LoadSession
@@ -117,9 +117,28 @@ def _read_settings(
     max_runs: int,
 ) -> FindSettings:
     if p99 is None:
-        raise ConfigError(
+        raise UsageError(
             "capacity find: give the SLO, e.g. --p99 20ms (or --closed-loop for the thread ramp)"
         )
+    try:  # the options' own values: a usage error (exit 2)
+        return _settings_of(
+            p99, errors, start_rate, min_rate, max_rate, factor, precision, repeats, max_runs
+        )
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+
+
+def _settings_of(
+    p99: str,
+    errors: str,
+    start_rate: str,
+    min_rate: str,
+    max_rate: str,
+    factor: float,
+    precision: str,
+    repeats: int,
+    max_runs: int,
+) -> FindSettings:
     return settings(
         p99_slo_ms=parse_slo_ms(p99),
         error_share=parse_error_share(errors),
@@ -389,10 +408,13 @@ def find(
     --closed-loop runs cassandra-stress's thread ramp instead and reports the best thread
     count. Exits 2 when no rate meets the SLO.
     """
-    step_s = parse_duration_s(step_duration, "--step-duration")
-    warmup_s = _seconds(warmup, "--warmup")
-    first_s = _seconds(first_warmup, "--first-warmup")
-    slo_ms = parse_slo_ms(p99) if p99 is not None else None
+    try:  # the options' own values: a usage error (exit 2)
+        step_s = parse_duration_s(step_duration, "--step-duration")
+        warmup_s = _seconds(warmup, "--warmup")
+        first_s = _seconds(first_warmup, "--first-warmup")
+        slo_ms = parse_slo_ms(p99) if p99 is not None else None
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
     find_settings = None
     if not closed_loop:
         find_settings = _read_settings(
@@ -411,7 +433,7 @@ def find(
     loader = None
     if preload is not None:
         if split_words([preload])[0].name != command.front_end:
-            raise ConfigError(
+            raise UsageError(
                 f"--preload {preload!r}: use the workload's tool ({command.front_end}) for it"
             )
         loader = preload_spec([preload], contact_points=contact, data_seed=data_seed)

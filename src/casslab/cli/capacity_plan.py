@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from casslab.errors import ConfigError
+from casslab.errors import UsageError
 
 if TYPE_CHECKING:
     from casslab.capacity.answer import PlanAnswer
@@ -100,7 +100,7 @@ def plan_command(
     Only machines in use are listed; the others are off and draw nothing.
     """
     if time_limit <= 0:
-        raise ConfigError(f"--time-limit: must be > 0 seconds, got {time_limit:g}")
+        raise UsageError(f"--time-limit: must be > 0 seconds, got {time_limit:g}")
     from casslab.capacity.plan import plan  # scipy: only when planning
     from casslab.capacity.problem_load import load_problem
 

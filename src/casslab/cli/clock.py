@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from casslab.cli.cluster import NameOption
-from casslab.errors import ClusterError, ConfigError
+from casslab.errors import ClusterError, ConfigError, UsageError
 
 if TYPE_CHECKING:
     from casslab.cluster.backend import Cluster
@@ -123,7 +123,7 @@ def lww(
     from casslab.cluster.lww import LwwCase, run_case
 
     if keys < 1:
-        raise ConfigError(f"--keys {keys}: give at least 1 key per case, e.g. --keys 100")
+        raise UsageError(f"--keys {keys}: give at least 1 key per case, e.g. --keys 100")
     offsets = [clock_skew.parse_offset(s) for s in skews.split(",")]
     waits = [_gap_ms(g) for g in gaps.split(",")]
     cluster = attach(name)
@@ -168,7 +168,7 @@ def _gap_ms(text: str) -> float:
 
     seconds = duration_s(text)
     if seconds is None:
-        raise ConfigError(f"--gaps {text!r}: give a duration, e.g. 100ms or 1s")
+        raise UsageError(f"--gaps {text!r}: give a duration, e.g. 100ms or 1s")
     return seconds * 1000
 
 

@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from casslab.errors import CasslabError, ClusterError, ConfigError
+from casslab.errors import CasslabError, ClusterError, ConfigError, UsageError
 
 # The cluster package is imported by each command when it runs (``casslab stress`` and the
 # other groups need none of it at start-up).
@@ -160,10 +160,10 @@ def up(
     from casslab.net.topology import parse_topology
 
     if racks != 1 and topology is None:
-        raise ConfigError(f"--racks {racks}: racks are per datacenter; give --topology too")
+        raise UsageError(f"--racks {racks}: racks are per datacenter; give --topology too")
 
     if nodes is not None and not 1 <= nodes <= MAX_LOCAL_NODES:
-        raise ConfigError(
+        raise UsageError(
             f"--nodes {nodes}: a local cluster has 1 to {MAX_LOCAL_NODES} nodes, e.g. --nodes 3"
         )
     asked: dict[str, Any] = {
@@ -398,7 +398,7 @@ def reset(
     from casslab.cluster import ResetMode, attach
 
     if tables and not truncate:
-        raise ConfigError("--table: only a truncate empties single tables; add --truncate")
+        raise UsageError("--table: only a truncate empties single tables; add --truncate")
     named = [*(keyspaces or []), *(tables or [])] or None
     cluster = attach(name)
     start = time.monotonic()

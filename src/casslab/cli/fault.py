@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 
 from casslab.cli.cluster import NameOption
-from casslab.errors import ConfigError
+from casslab.errors import ConfigError, UsageError
 
 console = Console()
 fault_app = typer.Typer(
@@ -50,7 +50,7 @@ def _fault(
 
     seconds = duration_s(lasting)
     if seconds is None or seconds <= 0:
-        raise ConfigError(f"--for {lasting!r}: give a duration above zero, such as 15s or 1m")
+        raise UsageError(f"--for {lasting!r}: give a duration above zero, such as 15s or 1m")
     given = {key: value for key, value in fields.items() if value is not None}
     try:
         fault = Fault.model_validate(

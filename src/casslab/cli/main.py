@@ -13,14 +13,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from casslab import __version__
-from casslab.cli import crash, interrupt
+from casslab.cli import crash, interrupt, usage_words
 from casslab.cli.lazy import lazy_group
 from casslab.cluster import (
     clusters_root,
     distribution,
 )
 from casslab.doctor import Verdict, run_checks
-from casslab.errors import CasslabError
+from casslab.errors import CasslabError, UsageError
 from casslab.masking import mask_secrets, secrets_in
 
 # Every command group lives in its own module (``casslab.cli.<module>``, with its
@@ -119,8 +119,9 @@ def _print_error(text: str, secrets: set[str]) -> None:
 
 
 def main() -> None:
-    """Entry point: run the app. A casslab error prints ``Error: …`` and exits 1; a usage
-    error prints the usage and exits 2; SIGINT, SIGTERM and SIGHUP run every clean-up, print
+    """Entry point: run the app. A casslab error prints ``Error: …`` and exits 1 (2 for a
+    :class:`~casslab.errors.UsageError`, an option casslab checks); a usage error of the
+    framework prints the usage and exits 2; SIGINT, SIGTERM and SIGHUP run every clean-up, print
     ``Interrupted`` and exit 128 + the signal number. Any other exception is an internal
     error: one line naming the crash report with its stack (:mod:`casslab.cli.crash`), exit
     1. Every password typed on the command line is masked in what is printed."""
@@ -134,6 +135,9 @@ def main() -> None:
         _exit_interrupted(error.hint)
     except KeyboardInterrupt:  # outside a command (typer turns those inside into 130)
         _exit_interrupted(None)
+    except UsageError as error:  # an option casslab checks: a usage error, like the framework's
+        _print_error(str(error), secrets)
+        sys.exit(2)
     except CasslabError as error:
         _print_error(str(error), secrets)
         sys.exit(1)
@@ -143,6 +147,10 @@ def main() -> None:
         errors.print("Aborted!")
         sys.exit(1)
     except _USAGE_ERRORS as error:
+        message = getattr(error, "message", None)
+        if isinstance(message, str):  # typer's pydantic words for a value it cannot convert
+            opts = getattr(getattr(error, "param", None), "opts", None) or []
+            error.message = usage_words.reworded(message, list(opts), sys.argv[1:])  # type: ignore[attr-defined]
         show = getattr(error, "show", None)
         if callable(show):
             show()  # "Usage: …", "Try 'casslab … --help' for help." and "Error: …"

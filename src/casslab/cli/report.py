@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from casslab.errors import ConfigError
+from casslab.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:
     from casslab.analysis.claim_records import Claim
@@ -50,7 +50,7 @@ def report(
     if window is not None:
         window_s = duration_s(window)
         if window_s is None or window_s <= 0:
-            raise ConfigError(f"--window {window!r}: give a slot length such as 30s or 1m")
+            raise UsageError(f"--window {window!r}: give a slot length such as 30s or 1m")
     paths = write_report(run_dir, legacy_plan=outline_of_manifest, window_s=window_s, claims=claims)
     for problem in paths.problems:
         console.print(f"[yellow]warning:[/] {escape(problem)}", highlight=False, soft_wrap=True)

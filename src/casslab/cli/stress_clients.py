@@ -20,7 +20,7 @@ import typer
 
 from casslab.engine_contract.engine_records import SummaryRecord
 from casslab.engine_contract.workload_spec import WorkloadSpec
-from casslab.errors import ConfigError, EngineError, WorkloadSyntaxError
+from casslab.errors import ConfigError, EngineError, UsageError, WorkloadSyntaxError
 from casslab.load import run_outcome
 from casslab.load.engine import EngineResult, Wording
 from casslab.load.merge import MergedRun
@@ -47,12 +47,12 @@ def check_clients(
         split(spec, n)
         return LoadClients(n)
     if n != 1:
-        raise ConfigError(
+        raise UsageError(
             f"--client-hosts {client_hosts} and --clients {n} cannot be combined: the "
             "inventory's clients: list sets the number of engines; drop --clients"
         )
     if engine_cpus is not None:
-        raise ConfigError(
+        raise UsageError(
             f"--engine-cpus {engine_cpus} places engines on this machine; with "
             f"--client-hosts {client_hosts} they run on the client hosts: drop --engine-cpus"
         )

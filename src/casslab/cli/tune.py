@@ -133,6 +133,14 @@ def tune(
         ),
     ] = None,
     keep_cluster: Annotated[bool, typer.Option("--keep-cluster")] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Check the file and print the search (space, budget, default) without "
+            "starting anything.",
+        ),
+    ] = False,
 ) -> None:
     """Search cassandra.yaml and table options jointly toward the file's objective, confirm
     the best against the default, and recommend (or say there is no significant gain)."""
@@ -160,6 +168,12 @@ def tune(
     check_options(options)
     default = candidate_experiment(tune_file, default_params(tune_file.tune.space))
     check_engine_specs(expand(default), options.base_dir, 1, default.verify)  # no run dir yet
+    if dry_run:
+        from casslab.tune.dry_plan import plan_lines
+
+        for line in plan_lines(tune_file, str(file)):
+            console.print(escape(line), highlight=False, soft_wrap=True)
+        return
     layout = open_tune_run(runs_dir, tune_file, resume)
     console.print(f"tuning run {layout.root}: {tune_file.tune.objective.describe()}")
     start = time.monotonic()

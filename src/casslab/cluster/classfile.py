@@ -1,4 +1,5 @@
-"""Read the fields of a Java class file: enough to learn cassandra.yaml's keys and types.
+"""Read a Java class file's fields and supertypes: enough to learn cassandra.yaml's keys
+and types, and which classes implement a strategy or a compressor.
 
 Cassandra maps ``cassandra.yaml`` onto the public instance fields of
 ``org.apache.cassandra.config.Config``; enum-typed settings accept the constants of
@@ -13,6 +14,8 @@ from dataclasses import dataclass
 
 _ACC_PUBLIC = 0x0001
 _ACC_STATIC = 0x0008
+_ACC_INTERFACE = 0x0200
+_ACC_ABSTRACT = 0x0400
 _ACC_ENUM = 0x4000
 
 # Constant pool tags and the number of bytes after the tag (None = special).
@@ -41,10 +44,19 @@ class JavaField:
 class JavaClass:
     name: str  # binary name with dots, e.g. org.apache.cassandra.config.Config$DiskAccessMode
     fields: tuple[JavaField, ...]
+    super_name: str | None = None  # None for java.lang.Object itself
+    interfaces: tuple[str, ...] = ()
+    access: int = 0
+
+    @property
+    def is_concrete(self) -> bool:
+        """A class that can be instantiated: not an interface, not abstract."""
+        return not self.access & (_ACC_INTERFACE | _ACC_ABSTRACT)
 
 
 def parse_class(data: bytes) -> JavaClass:
-    """Parse a class file's name and fields. Raises ValueError on a malformed file."""
+    """Parse a class file's name, access flags, superclass, interfaces and fields. Raises
+    ValueError on a malformed file."""
     if data[:4] != b"\xca\xfe\xba\xbe":
         raise ValueError("not a Java class file (bad magic number)")
     count = struct.unpack_from(">H", data, 8)[0]
@@ -67,10 +79,11 @@ def parse_class(data: bytes) -> JavaClass:
         else:
             raise ValueError(f"unknown constant pool tag {tag} at entry {index}")
         index += 2 if tag in (5, 6) else 1
-    _access, this_class = struct.unpack_from(">HH", data, pos)
-    pos += 6  # access_flags, this_class, super_class
-    interfaces = struct.unpack_from(">H", data, pos)[0]
-    pos += 2 + 2 * interfaces
+    class_access, this_class, super_class = struct.unpack_from(">HHH", data, pos)
+    pos += 6
+    interface_count = struct.unpack_from(">H", data, pos)[0]
+    interface_refs = struct.unpack_from(f">{interface_count}H", data, pos + 2)
+    pos += 2 + 2 * interface_count
     field_count = struct.unpack_from(">H", data, pos)[0]
     pos += 2
     fields: list[JavaField] = []
@@ -81,8 +94,17 @@ def parse_class(data: bytes) -> JavaClass:
             length = struct.unpack_from(">I", data, pos + 2)[0]
             pos += 6 + length
         fields.append(JavaField(utf8[name_index], utf8[descriptor_index], access))
-    name = utf8[class_refs[this_class]].replace("/", ".")
-    return JavaClass(name=name, fields=tuple(fields))
+
+    def class_name(ref: int) -> str:
+        return utf8[class_refs[ref]].replace("/", ".")
+
+    return JavaClass(
+        name=class_name(this_class),
+        fields=tuple(fields),
+        super_name=class_name(super_class) if super_class else None,
+        interfaces=tuple(class_name(ref) for ref in interface_refs),
+        access=class_access,
+    )
 
 
 def descriptor_class(descriptor: str) -> str | None:

@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import Any
 
 from casslab.cluster import distribution
+from casslab.cluster.class_catalogue import ClassCatalogue
 from casslab.cluster.settings import SettingsCatalogue, check_settings
 
 
@@ -15,6 +16,13 @@ def catalogue_for(version: str | None) -> SettingsCatalogue:
     """The settings catalogue of ``version`` (default: the default 5.0.x), cached per
     process; resolves (and if needed downloads) that version once."""
     return distribution.settings_catalogue(distribution.resolve(version))
+
+
+@lru_cache(maxsize=8)
+def class_catalogue_for(version: str | None) -> ClassCatalogue:
+    """The strategy and compressor classes of ``version`` (default: the default 5.0.x),
+    cached per process and beside the version's jars."""
+    return distribution.class_catalogue(distribution.resolve(version))
 
 
 def validate_settings(settings: Mapping[str, Any], version: str | None = None) -> list[str]:

@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from casslab.cluster.class_catalogue import ClassCatalogue, class_catalogue_from_jar
 from casslab.cluster.settings import SettingsCatalogue, catalogue_from_jar
 from casslab.errors import SetupError
 from casslab.record import Record
@@ -21,6 +22,7 @@ MAVEN_GROUP = "org.apache.cassandra"
 MAVEN_ARTIFACT = "cassandra-all"
 _VERSION_RE = re.compile(r"^\d+\.\d+\.\d+$")
 _CATALOGUE_FILE = "settings-catalogue.json"
+_CLASS_CATALOGUE_FILE = "class-catalogue.json"
 
 _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
@@ -189,6 +191,21 @@ def settings_catalogue(dist: Distribution) -> SettingsCatalogue:
         except ValueError:
             cache.unlink()
     catalogue = catalogue_from_jar(dist.main_jar, dist.version)
+    if dist.source == "maven":
+        cache.write_text(catalogue.model_dump_json())
+    return catalogue
+
+
+def class_catalogue(dist: Distribution) -> ClassCatalogue:
+    """The replication, compaction and compression classes of ``dist``, cached beside its
+    jars (reading them takes a few seconds)."""
+    cache = dist.lib_dir.parent / _CLASS_CATALOGUE_FILE
+    if dist.source == "maven" and cache.is_file():
+        try:
+            return ClassCatalogue.model_validate(json.loads(cache.read_text()))
+        except ValueError:
+            cache.unlink()
+    catalogue = class_catalogue_from_jar(dist.main_jar, dist.version)
     if dist.source == "maven":
         cache.write_text(catalogue.model_dump_json())
     return catalogue

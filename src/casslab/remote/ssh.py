@@ -68,6 +68,7 @@ class RemoteHost:
         self.host = host
         self._client = client
         self._sftp: paramiko.SFTPClient | None = None
+        self._sftp_missing: str | None = None  # why the host has no SFTP, once known
         self._sftp_lock = threading.Lock()
 
     @classmethod
@@ -346,10 +347,35 @@ class RemoteHost:
 
     # files
 
-    def _sftp_client(self) -> paramiko.SFTPClient:
-        if self._sftp is None:
-            self._sftp = self._client.open_sftp()
+    def _sftp_client(self) -> paramiko.SFTPClient | None:
+        """The SFTP session, or None when the host's sshd offers no SFTP subsystem (no
+        ``Subsystem sftp`` line in its sshd_config): copies then go over a command."""
+        if self._sftp is None and self._sftp_missing is None:
+            try:
+                self._sftp = self._client.open_sftp()
+            except (paramiko.SSHException, EOFError) as error:
+                self._sftp_missing = str(error) or type(error).__name__
+                log.info(
+                    "host %s: no SFTP (%s; no 'Subsystem sftp' line in its sshd_config?); "
+                    "files are copied with cat over SSH commands",
+                    self.host.label,
+                    self._sftp_missing,
+                )
         return self._sftp
+
+    def _write_part(self, data: bytes | Path, part: str) -> None:
+        """``data`` (bytes or a local file) to ``part`` on the host: over SFTP, or through
+        ``cat`` on a command's input when the host has no SFTP subsystem."""
+        with self._sftp_lock:
+            sftp = self._sftp_client()
+            if sftp is not None:
+                if isinstance(data, Path):
+                    sftp.put(str(data), part)
+                else:
+                    sftp.putfo(io.BytesIO(data), part)
+                return
+        payload = data.read_bytes() if isinstance(data, Path) else data
+        self.run(["sh", "-c", 'cat > "$1"', "casslab-put", part], stdin=payload, timeout_s=600.0)
 
     def put(self, local: Path, remote: str) -> None:
         """Copy ``local`` to ``remote`` (through a temporary name, renamed when its sha256
@@ -358,13 +384,11 @@ class RemoteHost:
         with local.open("rb") as source:
             for block in iter(lambda: source.read(1 << 20), b""):
                 digest.update(block)
-        with self._sftp_lock:
-            self._sftp_client().put(str(local), remote + ".casslab-part")
+        self._write_part(local, remote + ".casslab-part")
         self._finish_copy(remote, digest.hexdigest(), str(local))
 
     def put_bytes(self, data: bytes, remote: str) -> None:
-        with self._sftp_lock:
-            self._sftp_client().putfo(io.BytesIO(data), remote + ".casslab-part")
+        self._write_part(data, remote + ".casslab-part")
         self._finish_copy(remote, hashlib.sha256(data).hexdigest(), f"{len(data)} bytes")
 
     def _finish_copy(self, remote: str, expected: str, what: str) -> None:
@@ -394,14 +418,13 @@ class RemoteHost:
         return result.stdout.split()[0]
 
     def read_text(self, remote: str) -> str:
-        """The text of ``remote`` on the host (also /proc files, whose size reads 0)."""
-        try:
-            with self._sftp_lock, self._sftp_client().open(remote, "r") as handle:
-                return handle.read().decode(errors="replace")
-        except OSError as error:
-            raise RemoteError(
-                f"host {self.host.label}: cannot read {remote}: {error.strerror or error}"
-            ) from None
+        """The text of ``remote`` on the host (also /proc files, whose size reads 0), read
+        with ``cat`` over a command channel: hosts without an SFTP subsystem serve it too."""
+        result = self.run(["cat", "--", remote], check=False)
+        if result.exit_code != 0:
+            reason = _tail(result.stderr) or f"cat exited with {result.exit_code}"
+            raise RemoteError(f"host {self.host.label}: cannot read {remote}: {reason}")
+        return result.stdout
 
     def tail(self, remote: str, lines: int = 20) -> str:
         """The last ``lines`` lines of ``remote`` ('' when it cannot be read)."""

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from casslab import __version__
 from casslab.errors import NewerSchemaError, StoreError
+from casslab.os_words import os_error_words
 from casslab.validation import validation_message
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -27,7 +28,8 @@ Model = TypeVar("Model", bound=BaseModel)
 def atomic_write(path: Path, content: str | bytes) -> Path:
     """Write ``content`` to ``path`` through a temporary file and a rename; returns ``path``.
 
-    Raises :class:`StoreError` naming the file when the disk refuses.
+    Raises :class:`StoreError` naming the file, what the system refused in words and the
+    fix (:func:`casslab.os_words.os_error_words`) when the disk refuses.
     """
     temporary = path.with_name(path.name + ".tmp")
     data = content.encode("utf-8") if isinstance(content, str) else content
@@ -39,9 +41,7 @@ def atomic_write(path: Path, content: str | bytes) -> Path:
             os.fsync(file.fileno())
         temporary.replace(path)
     except OSError as error:
-        raise StoreError(
-            f"write {path}: {error}; check that the directory is writable and the disk not full"
-        ) from error
+        raise StoreError(f"write {path}: {os_error_words(error, path)}") from error
     return path
 
 

@@ -13,7 +13,9 @@ from pydantic import ValidationError
 
 from casslab.errors import ExperimentValidationError
 from casslab.experiment.file import experiment_loader
+from casslab.experiment.file.class_checks import class_problems
 from casslab.experiment.file.experiment_model import Experiment
+from casslab.experiment.file.file_checks import VERSION_FORM
 from casslab.experiment.file.file_problems import pydantic_problems
 from casslab.experiment.file.table_options import TableOptions
 from casslab.record import Record
@@ -81,6 +83,11 @@ def check(data: Any, source: str = "<tune file>", base_dir: Path | None = None) 
         problems += error.problems
     section, more = _tune_problems(data.get("tune"), data)
     problems += more
+    cluster = data.get("cluster")
+    version = cluster.get("version") if isinstance(cluster, Mapping) else None
+    if version is None or VERSION_FORM.fullmatch(str(version)):
+        tune_only = {"tune": data.get("tune")}
+        problems += class_problems(tune_only, None if version is None else str(version))
     if problems or experiment is None or section is None:
         raise ExperimentValidationError(source, problems or ["invalid tune file"])
     return TuneFile(experiment=experiment, tune=section)

@@ -19,11 +19,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from casslab.errors import ExperimentError, ExperimentValidationError
+from casslab.experiment.file.class_checks import class_problems
 from casslab.experiment.file.design_size import design_size_problems
 from casslab.experiment.file.existing_checks import existing_problems
 from casslab.experiment.file.experiment_model import Experiment, Factor
 from casslab.experiment.file.fault_checks import FileClusters, fault_problems
 from casslab.experiment.file.file_checks import (
+    VERSION_FORM,
     cell_problems,
     cluster_section_problems,
     factor_problems,
@@ -87,6 +89,9 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
     if isinstance(cluster, Mapping) and isinstance(cluster.get("config"), Mapping):
         config_problems = settings_problems_all(cluster["config"], versions_of(data))
         problems += [f"cluster.config.{p}" for p in config_problems]
+    for each_version in versions_of(data):  # every level of a cluster.version factor
+        if each_version is None or VERSION_FORM.fullmatch(each_version):
+            problems += class_problems(data, each_version)
     problems += cluster_section_problems(data)
     good: list[Factor] = []
     factors = data.get("factors")

@@ -54,14 +54,14 @@ from casslab.validation import plain_message, validation_problems
 # ---------------------------------------------------------------- hooks into other parts
 
 
-_VERSION = re.compile(r"\d+\.\d+\.\d+")
+VERSION_FORM = re.compile(r"\d+\.\d+\.\d+")
 _HEAP = re.compile(r"\d+[MmGg]")
 
 
 def version_level_problems(level: object) -> list[str]:
     """Problems of a ``cluster.version`` level: not a version like 5.0.8, or a version the
     JDK casslab found cannot run (when no JDK is found, the run says so before it starts)."""
-    if not isinstance(level, str) or not _VERSION.fullmatch(level):
+    if not isinstance(level, str) or not VERSION_FORM.fullmatch(level):
         return [f"expected a Cassandra version like 5.0.8, got {level!r}"]
     from casslab.host import jdk
 
@@ -124,7 +124,7 @@ def settings_problems(settings: Mapping[str, object], version: str | None) -> li
     """Problems of cassandra.yaml settings, each starting ``<key>: ``: checked against the
     settings catalogue of the very Cassandra version the experiment runs (its jar is
     fetched if needed); when that catalogue cannot be had, that is the problem."""
-    if not settings or (version is not None and not _VERSION.fullmatch(version)):
+    if not settings or (version is not None and not VERSION_FORM.fullmatch(version)):
         return []  # a malformed version is reported on its own
     try:
         return validate_settings(settings, version or DEFAULT_VERSION)

@@ -18,7 +18,7 @@ def other_kind_problem(data: Mapping[Any, Any], source: str) -> str | None:
     if "tune" in data:
         return (
             f"a tune file (it has a `tune:` section), not an experiment file; run "
-            f"`casslab tune {source}`"
+            f"`casslab tune {source}` (`casslab tune {source} --dry-run` shows its plan)"
         )
     if len(CAPACITY_KEYS.intersection(k for k in data if isinstance(k, str))) >= 2:
         return (
