@@ -1,7 +1,8 @@
 """Real experiments whose factor is what the nodes run: the Cassandra version (one node of
 5.0.8, then one of 5.0.9, the jars fetched when missing) and the garbage collector (G1 as
 Cassandra ships it, then ZGC); a new cluster per level, each trial recording the version,
-JDK and collector its node ran."""
+JDK and collector its node ran (that the JVM runs the collector asked for:
+tests/cluster/test_collectors_integration.py)."""
 
 from __future__ import annotations
 
@@ -16,12 +17,12 @@ from cli_entry import NEEDS_ENGINE, casslab
 
 pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
-# 4 s phases: the test checks which version each trial ran, not how fast
+# 4 s phases: the tests check what each trial ran on, not how fast
 EXPERIMENT = """\
-name: versions
-cluster: {nodes: 1, heap: 512M, config: {auto_snapshot: false}}
+name: {name}
+cluster: {{nodes: 1, heap: 512M, config: {{auto_snapshot: false}}}}
 factors:
-  cluster.version: [5.0.8, 5.0.9]
+  {factor}: [{levels}]
 workload: write
 measure: "duration=4s cl=ONE -rate threads=4"
 iterations: 1
@@ -29,11 +30,15 @@ order: sequential
 """
 
 
-def test_each_version_level_runs_on_a_node_of_that_version(tmp_path: Path) -> None:
+def _run(
+    tmp_path: Path, name: str, factor: str, levels: str
+) -> tuple[Path, dict[str, TrialResult]]:
+    """Run the two-level experiment; its run directory and each cell's trial result (every
+    trial ok, with load measured)."""
     home, results = tmp_path / "home", tmp_path / "results"
-    experiment = tmp_path / "versions.yaml"
-    experiment.write_text(EXPERIMENT, encoding="utf-8")
-
+    experiment = tmp_path / f"{name}.yaml"
+    text = EXPERIMENT.format(name=name, factor=factor, levels=levels)
+    experiment.write_text(text, encoding="utf-8")
     done = casslab(
         home,
         "run",
@@ -48,24 +53,30 @@ def test_each_version_level_runs_on_a_node_of_that_version(tmp_path: Path) -> No
         "0",
         timeout_s=900,  # a fresh machine fetches 5.0.8's jars first
     )
-
     assert done.returncode == 0, done.stdout + done.stderr
-    (run_dir,) = list((results / "versions").iterdir())
-    results_by_cell = {
-        r.cell_id: r
-        for r in (
-            TrialResult.model_validate_json(p.read_text())
-            for p in run_dir.glob("trials/*/*/summary.json")
-        )
+    (run_dir,) = list((results / name).iterdir())
+    summaries = run_dir.glob("trials/*/*/summary.json")
+    by_cell = {
+        r.cell_id: r for r in (TrialResult.model_validate_json(p.read_text()) for p in summaries)
     }
-    assert set(results_by_cell) == {"version=5.0.8", "version=5.0.9"}
-    for cell, result in results_by_cell.items():
+    for result in by_cell.values():
         assert result.status is TrialStatus.OK, result.error
+        assert (result.kpis.get("op_rate") or 0) > 0
+    return run_dir, by_cell
+
+
+def _restart_reasons(run_dir: Path) -> list[str]:
+    plan = json.loads((run_dir / "plan.json").read_text())["plan"]
+    return [t["restart_reason"] for t in plan["trials"]]
+
+
+def test_each_version_level_runs_on_a_node_of_that_version(tmp_path: Path) -> None:
+    run_dir, by_cell = _run(tmp_path, "versions", "cluster.version", "5.0.8, 5.0.9")
+    assert set(by_cell) == {"version=5.0.8", "version=5.0.9"}
+    for cell, result in by_cell.items():
         assert result.cassandra_version == cell.removeprefix("version=")
         assert result.java_feature is not None
-        assert (result.kpis.get("op_rate") or 0) > 0
-    plan = json.loads((run_dir / "plan.json").read_text())["plan"]
-    assert [t["restart_reason"] for t in plan["trials"]] == ["first", "version"]
+    assert _restart_reasons(run_dir) == ["first", "version"]
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["cassandra_version"] == "5.0.8, 5.0.9"
     trials = pd.read_parquet(run_dir / "trials.parquet").set_index("cell_id")
@@ -73,54 +84,7 @@ def test_each_version_level_runs_on_a_node_of_that_version(tmp_path: Path) -> No
     assert trials.loc["version=5.0.9", "cassandra_version"] == "5.0.9"
 
 
-GC_EXPERIMENT = """\
-name: collectors
-cluster: {nodes: 1, heap: 512M, config: {auto_snapshot: false}}
-factors:
-  cluster.gc: [G1, ZGC]
-workload: write
-measure: "duration=4s cl=ONE -rate threads=4"
-iterations: 1
-order: sequential
-"""
-
-
 def test_each_gc_level_runs_its_collector(tmp_path: Path) -> None:
-    """Each level's trial ran on a new cluster with its collector and says which (that the
-    JVM runs the collector asked for: tests/cluster/test_collectors_integration.py)."""
-    home, results = tmp_path / "home", tmp_path / "results"
-    experiment = tmp_path / "collectors.yaml"
-    experiment.write_text(GC_EXPERIMENT, encoding="utf-8")
-
-    done = casslab(
-        home,
-        "run",
-        str(experiment),
-        "--results",
-        str(results),
-        "--base-address",
-        "127.0.106.1",
-        "--jmx-port-base",
-        "9160",
-        "--jvm-warmup",
-        "0",
-        timeout_s=600,
-    )
-
-    assert done.returncode == 0, done.stdout + done.stderr
-    (run_dir,) = list((results / "collectors").iterdir())
-    by_cell = {
-        r.cell_id: r
-        for r in (
-            TrialResult.model_validate_json(p.read_text())
-            for p in run_dir.glob("trials/*/*/summary.json")
-        )
-    }
+    run_dir, by_cell = _run(tmp_path, "collectors", "cluster.gc", "G1, ZGC")
     assert {cell: r.gc for cell, r in by_cell.items()} == {"gc=G1": "G1", "gc=ZGC": "ZGC"}
-    for result in by_cell.values():
-        assert result.status is TrialStatus.OK, result.error
-        assert (result.kpis.get("op_rate") or 0) > 0
-    assert [
-        t["restart_reason"]
-        for t in json.loads((run_dir / "plan.json").read_text())["plan"]["trials"]
-    ] == ["first", "gc"]
+    assert _restart_reasons(run_dir) == ["first", "gc"]

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from casslab.faults import node_signals
-from casslab.faults.fault_kind import FileFacts, NoFields, Target, Undo
-from casslab.record import Record
+from casslab.faults.fault_kind import Undo
+from casslab.faults.node_fault import NodeProcessFault
 
 if TYPE_CHECKING:
     from casslab.cluster import Cluster
@@ -17,22 +17,9 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class PauseFault:
+class PauseFault(NodeProcessFault):
     name: str = "pause"
-    fields: type[Record] = NoFields
-    target: Target = Target.NODE
-    marks_down: bool = True
     ends_jvm: bool = False
-    steps_clock: bool = False
-
-    def describe(self, fields: Record) -> str:
-        return ""
-
-    def file_problems(self, index: int, fault: Fault, facts: FileFacts) -> list[str]:
-        return []
-
-    def check(self, cluster: Cluster, fault: Fault) -> None:
-        node_signals.check_faultable(cluster)
 
     def begin(self, cluster: Cluster, fault: Fault) -> Undo:
         node_signals.signal_node(cluster, int(fault.target), signal.SIGSTOP, group=False)

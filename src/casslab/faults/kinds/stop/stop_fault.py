@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from casslab.errors import CasslabError, ClusterError
 from casslab.faults import node_signals
-from casslab.faults.fault_kind import FileFacts, NoFields, Target, Undo
-from casslab.record import Record
+from casslab.faults.fault_kind import Undo
+from casslab.faults.node_fault import NodeProcessFault
 
 if TYPE_CHECKING:
     from casslab.cluster import Cluster
@@ -22,22 +22,8 @@ KILL_WAIT_S = 10.0
 
 
 @dataclass(frozen=True)
-class StopFault:
+class StopFault(NodeProcessFault):
     name: str = "stop"
-    fields: type[Record] = NoFields
-    target: Target = Target.NODE
-    marks_down: bool = True
-    ends_jvm: bool = True  # its hint counters start again from zero
-    steps_clock: bool = False
-
-    def describe(self, fields: Record) -> str:
-        return ""
-
-    def file_problems(self, index: int, fault: Fault, facts: FileFacts) -> list[str]:
-        return []
-
-    def check(self, cluster: Cluster, fault: Fault) -> None:
-        node_signals.check_faultable(cluster)
 
     def begin(self, cluster: Cluster, fault: Fault) -> Undo:
         number = int(fault.target)
@@ -51,9 +37,6 @@ class StopFault:
             node_signals.signal_node(cluster, number, signal.SIGKILL, group=True)
             node_signals.wait_down(cluster, number, KILL_WAIT_S)
         return None
-
-    def end(self, cluster: Cluster, fault: Fault, undo: Undo, timeout_s: float) -> None:
-        cluster.start(timeout_s=timeout_s)
 
 
 STOP = StopFault()
