@@ -56,6 +56,7 @@ from casslab.report.report_document import (
     VerdictRow,
 )
 from casslab.report.resources import resource_tables
+from casslab.report.software_facts import software_facts
 from casslab.store.run_data import RunData
 from casslab.store.run_records import TrialStatus
 
@@ -87,7 +88,6 @@ METHOD_NOTES = (
 
 def _facts(run: RunData, layout: CellLayout, finished: int) -> list[tuple[str, str]]:
     manifest = run.manifest
-    host = manifest.host
     experiment = manifest.experiment
     facts = [
         ("experiment", manifest.experiment_name),
@@ -107,16 +107,7 @@ def _facts(run: RunData, layout: CellLayout, finished: int) -> list[tuple[str, s
         ("steady state", steady_fact(run)),
         ("design", f"{experiment.get('design', 'factorial')}, {len(layout.cells)} cells"),
         ("baseline cell", layout.baseline_cell or "none"),
-        ("casslab", manifest.casslab_version),
-        ("Cassandra", manifest.cassandra_version or "unknown"),
-        ("JDK", manifest.jdk_version or "unknown"),
-        ("engine", manifest.engine_version or "unknown"),
-        ("git revision", manifest.git_revision or "unknown"),
-        (
-            "host",
-            f"{host.hostname}: {host.cpus} CPUs, {host.memory_bytes / 2**30:.1f} GiB, "
-            f"{host.os} {host.kernel}",
-        ),
+        *software_facts(manifest),
     ]
     return facts
 

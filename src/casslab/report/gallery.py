@@ -19,9 +19,8 @@ from casslab.analysis.run_frames import analysed_trials
 from casslab.record import Record
 from casslab.report.claims import claim_estimate, claims_table, recorded_claims, verdict_text
 from casslab.report.markdown import table_markdown
+from casslab.report.software_facts import software_facts
 from casslab.store.run_data import RunData
-
-FACT_LABELS = ("casslab", "Cassandra", "JDK", "engine", "git revision", "host")
 
 
 class StudyEntry(Record):
@@ -60,19 +59,7 @@ def study_entry(
         claims, _ = recorded_claims(manifest.experiment)
     trials = analysed_trials(run)
     results = judge_claims(claims, trials, options)
-    host = manifest.host
-    facts = [
-        ("casslab", manifest.casslab_version),
-        ("Cassandra", manifest.cassandra_version or "unknown"),
-        ("JDK", manifest.jdk_version or "unknown"),
-        ("engine", manifest.engine_version or "unknown"),
-        ("git revision", manifest.git_revision or "unknown"),
-        (
-            "host",
-            f"{host.hostname}: {host.cpus} CPUs, {host.memory_bytes / 2**30:.1f} GiB, "
-            f"{host.os} {host.kernel}",
-        ),
-    ]
+    facts = software_facts(manifest)
     ended = manifest.ended_at.isoformat(timespec="seconds") if manifest.ended_at else "not ended"
     facts.append(("run", f"{manifest.started_at.isoformat(timespec='seconds')} to {ended}"))
     planned = manifest.trials_planned or len(run.trials)
