@@ -121,35 +121,19 @@ def _read_settings(
             "capacity find: give the SLO, e.g. --p99 20ms (or --closed-loop for the thread ramp)"
         )
     try:  # the options' own values: a usage error (exit 2)
-        return _settings_of(
-            p99, errors, start_rate, min_rate, max_rate, factor, precision, repeats, max_runs
+        return settings(
+            p99_slo_ms=parse_slo_ms(p99),
+            error_share=parse_error_share(errors),
+            start_rate_per_s=parse_rate_per_s(start_rate, option="--start-rate"),
+            min_rate_per_s=parse_rate_per_s(min_rate, option="--min-rate"),
+            max_rate_per_s=parse_rate_per_s(max_rate, option="--max-rate"),
+            ramp_factor=factor,
+            precision=parse_percent(precision, option="--precision"),
+            repeats=repeats,
+            max_runs=max_runs,
         )
     except ConfigError as error:
         raise UsageError(str(error)) from None
-
-
-def _settings_of(
-    p99: str,
-    errors: str,
-    start_rate: str,
-    min_rate: str,
-    max_rate: str,
-    factor: float,
-    precision: str,
-    repeats: int,
-    max_runs: int,
-) -> FindSettings:
-    return settings(
-        p99_slo_ms=parse_slo_ms(p99),
-        error_share=parse_error_share(errors),
-        start_rate_per_s=parse_rate_per_s(start_rate, option="--start-rate"),
-        min_rate_per_s=parse_rate_per_s(min_rate, option="--min-rate"),
-        max_rate_per_s=parse_rate_per_s(max_rate, option="--max-rate"),
-        ramp_factor=factor,
-        precision=parse_percent(precision, option="--precision"),
-        repeats=repeats,
-        max_runs=max_runs,
-    )
 
 
 class _View:
