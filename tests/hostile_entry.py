@@ -115,3 +115,25 @@ def problems(case: Case, outcome: Outcome) -> list[str]:
         if words in outcome.out + outcome.err:
             found.append(f"the output carries {words!r}")
     return found
+
+
+# An experiment file the hostile cases of experiment files start from (one value swapped).
+EXPERIMENT = """\
+name: hostile
+cluster: {nodes: 1, heap: 512M}
+schema:
+  keyspace: keyspace1
+  replication: {class: SimpleStrategy, replication_factor: 1}
+factors:
+  table.compaction: [STCS, LCS]
+workload: "write"
+measure: "duration=90s cl=ONE -rate threads=4"
+iterations: 3
+"""
+REPLICATION = "{class: SimpleStrategy, replication_factor: 1}"
+
+
+def swapped(old: str, new: str) -> str:
+    """:data:`EXPERIMENT` with ``old`` (which it holds) replaced by ``new``."""
+    assert old in EXPERIMENT
+    return EXPERIMENT.replace(old, new)

@@ -10,27 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from hostile_entry import Case, problems, run_main, write_files
+from hostile_entry import REPLICATION, Case, problems, run_main, swapped, write_files
 
-EXPERIMENT = """\
-name: classes
-cluster: {nodes: 1, heap: 512M}
-schema:
-  keyspace: keyspace1
-  replication: {class: SimpleStrategy, replication_factor: 1}
-factors:
-  table.compaction: [STCS, LCS]
-workload: "write"
-measure: "duration=90s cl=ONE -rate threads=4"
-iterations: 3
-"""
-REPLICATION = "{class: SimpleStrategy, replication_factor: 1}"
 V5 = "Cassandra 5.0.9"
-
-
-def swapped(old: str, new: str) -> str:
-    assert old in EXPERIMENT
-    return EXPERIMENT.replace(old, new)
 
 
 def plan(text: str, names: str) -> Case:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hostile_entry import Case, problems, run_main, write_files
+from hostile_entry import EXPERIMENT, REPLICATION, Case, problems, run_main, swapped, write_files
 
 PW = "Hunter2"
 
@@ -160,28 +160,10 @@ PROPS = [
 ]
 
 # ------------------------------------------------------------- experiment files
-EXPERIMENT = """\
-name: hostile
-cluster: {nodes: 1, heap: 512M}
-schema:
-  keyspace: keyspace1
-  replication: {class: SimpleStrategy, replication_factor: 1}
-factors:
-  table.compaction: [STCS, LCS]
-workload: "write"
-measure: "duration=90s cl=ONE -rate threads=4"
-iterations: 3
-"""
-REPLICATION = "{class: SimpleStrategy, replication_factor: 1}"
 
 
 def plan(text: str, names: str, secret: str | None = None) -> Case:
     return Case(("plan", "e.yaml"), 1, names, secret, files={"e.yaml": text})
-
-
-def swapped(old: str, new: str) -> str:
-    assert old in EXPERIMENT
-    return EXPERIMENT.replace(old, new)
 
 
 EXPERIMENTS = [
