@@ -19,8 +19,9 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -51,11 +52,26 @@ from casslab.load.front_ends import FRONT_ENDS, front_end_for, name_of
 from casslab.net.presets import resolve_topology
 from casslab.validation import plain_message, validation_problems
 
+if TYPE_CHECKING:
+    from casslab.host.jdk import Jdk
+
 # ---------------------------------------------------------------- hooks into other parts
 
 
 VERSION_FORM = re.compile(r"\d+\.\d+\.\d+")
 _HEAP = re.compile(r"\d+[MmGg]")
+
+
+@cache
+def _found_jdk() -> Jdk | None:
+    """The JDK casslab runs nodes with, asked once per process for every level's check
+    (None: none found; the run says so before it starts)."""
+    from casslab.host import jdk
+
+    try:
+        return jdk.probe()
+    except CasslabError:
+        return None
 
 
 def version_level_problems(level: object) -> list[str]:
@@ -65,9 +81,8 @@ def version_level_problems(level: object) -> list[str]:
         return [f"expected a Cassandra version like 5.0.8, got {level!r}"]
     from casslab.host import jdk
 
-    try:
-        java = jdk.probe()
-    except CasslabError:
+    java = _found_jdk()
+    if java is None:
         return []
     try:
         jdk.check_supported(java, level)
@@ -80,15 +95,13 @@ def gc_level_problems(level: object) -> list[str]:
     """Problems of a ``cluster.gc`` level: not a collector casslab knows, or one the JDK
     casslab found cannot run (asked of the JVM)."""
     from casslab.cluster import collectors
-    from casslab.host import jdk
 
     try:
         name = collectors.canonical(str(level))
     except ValueError as error:
         return [str(error)]
-    try:
-        java = jdk.probe()
-    except CasslabError:
+    java = _found_jdk()
+    if java is None:
         return []
     refused = collectors.unsupported(java.java, name)
     return [refused] if refused is not None else []
