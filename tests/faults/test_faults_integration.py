@@ -182,20 +182,34 @@ def _offsets(home: Path) -> dict[int, float]:
 def test_fault_clock_jump_steps_a_nodes_clock_and_back(home: Path) -> None:
     """The node's own clock (measured over CQL, as ``casslab clock`` does) is 5 s ahead
     during the jump and on time after it; the others never move."""
-    environment = {**os.environ, "CASSLAB_HOME": str(home), "COLUMNS": "200"}
+    environment = {
+        **os.environ,
+        "CASSLAB_HOME": str(home),
+        "COLUMNS": "200",
+        "PYTHONUNBUFFERED": "1",
+    }
     command = [sys.executable, "-m", "casslab", "fault", "clock-jump", "3", "--by", "+5s"]
     jumping = subprocess.Popen(
-        [*command, "--for", "8s", "--name", NAME],
+        [*command, "--for", "10s", "--name", NAME],
         env=environment,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+    said: list[str] = []
     try:
-        time.sleep(3.0)
+        # measured once the command says the clock has stepped (on a busy machine its start
+        # alone can take seconds), and the node has read its clock file (within 100 ms)
+        assert jumping.stdout is not None
+        for line in jumping.stdout:
+            said.append(line)
+            if "node 3: clock-jump" in line:
+                break
+        time.sleep(0.5)
         during = _offsets(home)
     finally:
         out, err = jumping.communicate(timeout=60)
+    out = "".join(said) + out
     assert jumping.returncode == 0, out + err
     assert abs(during[3] - 5000) < 500, during
     assert abs(during[1]) < 500, during
