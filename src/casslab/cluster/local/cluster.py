@@ -26,6 +26,7 @@ from casslab.cluster import (
     collectors,
     distribution,
     node_config,
+    ring_view,
     state,
 )
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
@@ -264,13 +265,18 @@ class LocalCluster:
                 if not self.node_alive(node):
                     pid, started = self._spawn(node)
                     self._update_nodes({node.number: (pid, started)})
-            launch.wait_ready(
-                self.name,
-                self.state.nodes,
-                self.node_alive,
-                lambda node: self.nodetool(node.number, "status", timeout_s=60),
-                timeout_s,
-            )
+            ring = ring_view.RingReader()
+            try:
+                launch.wait_ready(
+                    self.name,
+                    self.state.nodes,
+                    self.node_alive,
+                    lambda node: self.nodetool(node.number, "status", timeout_s=60),
+                    timeout_s,
+                    lambda node: ring(node.address, node.native_port),
+                )
+            finally:
+                ring.close()
             launch.share_classes(self.state)
         except BaseException:
             self.stop()

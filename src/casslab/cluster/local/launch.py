@@ -172,14 +172,16 @@ def wait_ready(
     alive: Callable[[Node], bool],
     nodetool_status: Callable[[Node], str],
     timeout_s: float,
+    ring_members: Callable[[Node], set[str]] | None = None,
 ) -> None:
     """Ready: every process alive, its log says CQL listens, its CQL port answers, and
-    every node sees every other node UP and NORMAL (``nodetool_status`` of a node).
+    every node sees every other node UP and NORMAL.
 
-    The nodes' own logs say when each has seen every other UP; nodetool, a JVM of its own
-    on every call, runs only then, to confirm UP and NORMAL (on two cores one round of
-    three nodetools takes over a second: polling it from the first CQL line on cost a
-    3-node start a failed round or two)."""
+    The nodes' own logs say when each has seen every other UP; then ``ring_members`` (the
+    nodes a node's own tables list with tokens, over CQL: :mod:`casslab.cluster.ring_view`)
+    confirms NORMAL. ``nodetool_status``, a JVM of its own on every call (on two cores one
+    round of three takes over a second), decides only when the logs did not say UP in
+    time, or CQL could not be read."""
     deadline = time.monotonic() + timeout_s
     logs = {n.number: _StartLog(LogWatcher(n.log_file)) for n in nodes}
 
@@ -210,9 +212,10 @@ def wait_ready(
             hint=f"see {node.log_file}",
         )
     if len(nodes) > 1:
-        _wait_peers_logged_up(nodes, logs, deadline)
+        logged_up = _wait_peers_logged_up(nodes, logs, deadline)
+        by_cql = ring_members if logged_up else None
         wait_for(
-            lambda: _ring_complete(nodes, nodetool_status),
+            lambda: _ring_complete(nodes, nodetool_status, by_cql),
             what=f"every node of {name!r} to see all {len(nodes)} nodes UN",
             limit_s=max(1.0, deadline - time.monotonic()),
             hint="gossip did not converge; see the nodes' logs/system.log",
@@ -246,8 +249,9 @@ class _StartLog:
 
 def _wait_peers_logged_up(
     nodes: Sequence[Node], logs: Mapping[int, _StartLog], deadline: float
-) -> None:
-    """Until every node's log says every other node is UP, or ``_LOGGED_UP_LIMIT_S``."""
+) -> bool:
+    """Until every node's log says every other node is UP (True), or
+    ``_LOGGED_UP_LIMIT_S`` (False)."""
     until = min(deadline, time.monotonic() + _LOGGED_UP_LIMIT_S)
     addresses = {n.number: n.address for n in nodes}
     while time.monotonic() < until:
@@ -257,19 +261,32 @@ def _wait_peers_logged_up(
             others = {a for n, a in addresses.items() if n != number}
             missing = missing or not others <= log.peers_up
         if not missing:
-            return
+            return True
         time.sleep(0.1)
+    return False
 
 
-def _ring_complete(nodes: Sequence[Node], nodetool_status: Callable[[Node], str]) -> bool | None:
+def _ring_complete(
+    nodes: Sequence[Node],
+    nodetool_status: Callable[[Node], str],
+    ring_members: Callable[[Node], set[str]] | None = None,
+) -> bool | None:
+    """Every node sees every node UP and NORMAL: over CQL (``ring_members``, once the logs
+    said UP) when it answers, by nodetool otherwise."""
     expected = {n.address for n in nodes}
 
-    def view(node: Node) -> set[str]:
+    def by_nodetool(node: Node) -> set[str]:
         try:
             out = nodetool_status(node)
         except ClusterError:
             return set()
         return {m.group(3) for m in _STATUS_RE.finditer(out) if m.group(1, 2) == ("U", "N")}
+
+    def view(node: Node) -> set[str]:
+        if ring_members is not None:
+            with suppress(Exception):  # the driver raises many unrelated types
+                return ring_members(node)
+        return by_nodetool(node)
 
     with concurrent.futures.ThreadPoolExecutor(len(nodes)) as pool:
         views = list(pool.map(view, nodes))
