@@ -123,7 +123,7 @@ def test_missing_binary_tells_the_user_to_build_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(engine.ENGINE_ENV, str(tmp_path / "nope"))
-    with pytest.raises(EngineError, match="make engine"):
+    with pytest.raises(EngineError, match="set CASSLAB_ENGINE to an executable engine"):
         engine.engine_binary()
 
 

@@ -40,6 +40,7 @@ COMMANDS: dict[str, str] = {
     "metrics": "metrics",
     "run": "experiment",
     "plan": "experiment",
+    "experiments": "experiments",
     "report": "report",
     "compare": "report",
     "net": "net",

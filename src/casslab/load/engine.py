@@ -28,12 +28,12 @@ from casslab.engine_contract.engine_records import (
 )
 from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.errors import EngineError, SpecRejectedError
-from casslab.load import credentials
+from casslab.load import credentials, engine_finder
 from casslab.record import Record
 
-ENGINE_ENV = "CASSLAB_ENGINE"
+ENGINE_ENV = engine_finder.ENGINE_ENV
 PARENT_PID_ENV = "CASSLAB_PARENT_PID"  # the engine exits when this process is gone
-ENGINE_NAME = "casslab-engine"
+ENGINE_NAME = engine_finder.ENGINE_NAME
 SPEC_FILE = "spec.json"
 RECORDS_FILE = "engine.jsonl"
 STDERR_FILE = "engine.stderr"
@@ -73,20 +73,12 @@ class Wording:
 
 def repo_root() -> Path:
     """The checkout this module lives in (``<root>/src/casslab/load/engine.py``)."""
-    return Path(__file__).resolve().parents[3]
+    return engine_finder.checkout_root()
 
 
 def engine_binary() -> Path:
-    """The engine executable: ``$CASSLAB_ENGINE`` if set, else the release build."""
-    configured = os.environ.get(ENGINE_ENV)
-    path = Path(configured) if configured else repo_root() / "target" / "release" / ENGINE_NAME
-    if not path.is_file() or not os.access(path, os.X_OK):
-        source = f"${ENGINE_ENV}" if configured else "the release build"
-        raise EngineError(
-            f"load engine not found: {source} points at {path}, which is not an executable "
-            f"file; run `make engine` in {repo_root()} (or set {ENGINE_ENV} to the binary)"
-        )
-    return path
+    """The engine executable (:func:`casslab.load.engine_finder.find`)."""
+    return engine_finder.find()
 
 
 def parse_record(line: str | bytes) -> EngineRecord:
