@@ -57,7 +57,8 @@ def first_sentence(text: str, width: int = 110) -> str:
 def listing(folder: Path) -> list[ShippedFile]:
     """Every experiment file under ``folder``, by name."""
     found = []
-    for path in sorted(folder.rglob("*.yaml")):
+    # the studies at the top first, then the tune studies, capacity problems and profiles
+    for path in sorted(folder.rglob("*.yaml"), key=lambda p: (p.parent != folder, p)):
         name = path.relative_to(folder).with_suffix("").as_posix()
         text = path.read_text(encoding="utf-8")
         found.append(ShippedFile(name=name, path=path, about=first_sentence(text)))
