@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import psutil
 from casslab.cluster import distribution
 from casslab.cluster.heap import OVERHEAD_MIB
 from casslab.cluster.wait import port_free
-from casslab.errors import SetupError
+from casslab.errors import EngineError, SetupError
 from casslab.host import jdk
 from casslab.record import Record
 
@@ -104,11 +105,77 @@ def check_ports(address: str = "127.0.0.1") -> Check:
     return Check(name="Ports", verdict=Verdict.OK, detail=f"{address}:9042 and :7000 are free")
 
 
+def check_engine() -> Check:
+    """The load engine every load runs on: a wheel carries it; a checkout builds it."""
+    from casslab.load import engine_finder
+
+    try:
+        found = engine_finder.find()
+    except EngineError as error:
+        reason = str(error)
+        fix = reason.split("; ", 1)[1] if "; " in reason else ""
+        return Check(name="Engine", verdict=Verdict.FAIL, detail=reason.split("; ")[0], fix=fix)
+    return Check(name="Engine", verdict=Verdict.OK, detail=str(found))
+
+
+class Tool(Record):
+    """Debian commands a feature needs, and the packages that have them."""
+
+    name: str
+    commands: tuple[str, ...]
+    needed_for: str
+    packages: tuple[str, ...]
+
+
+TOOLS = (
+    Tool(
+        name="Isolation",
+        commands=("ip", "nsenter"),
+        needed_for="isolated nodes (`casslab up --isolation netns`)",
+        packages=("iproute2", "util-linux"),
+    ),
+    Tool(
+        name="WAN links",
+        commands=("wirefilter", "dpipe", "vde_plug"),
+        needed_for="datacenters joined by emulated WAN links (topologies)",
+        packages=("vde2",),
+    ),
+    Tool(
+        name="sshd",
+        commands=("sshd",),
+        needed_for="only to test the ssh backend on this machine (`make test`)",
+        packages=("openssh-server",),
+    ),
+    Tool(
+        name="Chromium",
+        commands=("chromium",),
+        needed_for="only the report's browser check (`make test`)",
+        packages=("chromium",),
+    ),
+)
+
+
+def check_tool(tool: Tool, which: Callable[[str], str | None] = shutil.which) -> Check:
+    """A warning naming the missing commands, what needs them and the one command that
+    installs them; the features that need none work without them."""
+    missing = [c for c in tool.commands if which(c) is None and which(f"/usr/sbin/{c}") is None]
+    if missing:
+        return Check(
+            name=tool.name,
+            verdict=Verdict.WARN,
+            detail=f"{', '.join(missing)} not found: needed for {tool.needed_for}",
+            fix=f"apt-get update && apt-get install -y {' '.join(tool.packages)}",
+        )
+    return Check(name=tool.name, verdict=Verdict.OK, detail=", ".join(tool.commands))
+
+
 def run_checks(version: str, data_root: Path) -> list[Check]:
     return [
         check_jdk(version),
         check_maven(),
         check_cache(version),
+        check_engine(),
+        *(check_tool(tool) for tool in TOOLS),
         check_memory(),
         check_disk(data_root),
         check_ports(),

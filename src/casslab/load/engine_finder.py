@@ -36,9 +36,16 @@ def checkout_root() -> Path:
 
 
 def scripts_dirs() -> list[Path]:
-    """The environment's scripts directory, and the one of the running interpreter (a
-    ``pipx`` venv's ``bin`` holds both ``python`` and the installed scripts)."""
-    found = [Path(sysconfig.get_path("scripts")), Path(sys.executable).parent]
+    """Where a wheel install puts the engine: the binary itself (``casslab.scripts`` in
+    the environment's site-packages, beside the OpenSSL it was built with, in
+    ``casslab.libs``), then the environment's scripts directory and the running
+    interpreter's (a ``pipx`` venv's ``bin``), whose ``casslab-engine`` is a small launcher
+    of that binary."""
+    found = [
+        Path(sysconfig.get_path("platlib")) / "casslab.scripts",
+        Path(sysconfig.get_path("scripts")),
+        Path(sys.executable).parent,
+    ]
     return list(dict.fromkeys(found))
 
 
