@@ -155,10 +155,15 @@ TOOLS = (
 )
 
 
-def check_tool(tool: Tool, which: Callable[[str], str | None] = shutil.which) -> Check:
+def _which(command: str) -> str | None:
+    """``command`` on PATH, or in the system directories (sshd is in /usr/sbin)."""
+    return shutil.which(command) or shutil.which(command, path="/usr/sbin:/sbin")
+
+
+def check_tool(tool: Tool, which: Callable[[str], str | None] = _which) -> Check:
     """A warning naming the missing commands, what needs them and the one command that
     installs them; the features that need none work without them."""
-    missing = [c for c in tool.commands if which(c) is None and which(f"/usr/sbin/{c}") is None]
+    missing = [c for c in tool.commands if which(c) is None]
     if missing:
         return Check(
             name=tool.name,
