@@ -134,6 +134,10 @@ def test_up_of_the_stopped_cluster_with_a_clock_sets_it_and_writes_past_the_time
     assert down.returncode == 0, down.stderr
     up = casslab(None, "up", "--name", "skewed", "--clock", "2=-3000ms")
     assert up.returncode == 0, up.stderr
+    # the time UUIDs the measurement reads never go back (Cassandra keeps them increasing):
+    # one the node gave during its start, before it read its clock file, reads ahead until
+    # its clock, 3 s behind, passes it: 3 s after `up` returned at the latest
+    time.sleep(3.2)
     shown = casslab(None, "clock", "--name", "skewed", "--json")
     readings = {r["node"]: r["offset_ms"] for r in json.loads(shown.stdout)}
     assert readings[2] == pytest.approx(-3000, abs=5)
