@@ -295,9 +295,7 @@ class LocalCluster:
                 if was_killed:
                     killed.append(node.number)
         self._update_nodes({n.number: (None, None) for n in self.state.nodes})
-        # JVMs of this directory the state never recorded (or no longer does: started
-        # again by another process), stopped as the recorded ones are
-        launch.stop_leftovers(self.directory, deadline_s=deadline_s)
+        launch.stop_leftovers(self.directory, deadline_s=deadline_s)  # JVMs it did not record
         self._release()
         return killed
 
