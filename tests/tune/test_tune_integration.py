@@ -1,12 +1,14 @@
 """``casslab tune`` end to end on a real node (512M heap) through the real CLI, the real
-runner and the real engine: a study of 4 trials is interrupted by SIGINT during its second
+runner and the real engine: a study of 3 trials is interrupted by SIGINT during its second
 trial, resumed with the printed command, and writes ``tuning.json``, the recommendation
-files and ``report.html``. Kept short: 3,000 preloaded rows, 5 s measured phases, no JVM
-warm-up, one candidate confirmed twice, and a space of table options only, so the node
-starts twice (first run, resume) and never restarts in between (each restart costs ~25 s
-here; that a config.* candidate becomes the trial's settings, which restart the nodes, is
-tests/tune/test_space.py's, and the restart itself the runner's tests'). Address
-127.0.242.1, JMX ports 9700-9710 (reserved for these tests).
+files and ``report.html``. Kept short: 3,000 preloaded rows, 4 s measured phases, no JVM
+warm-up, a budget of 3 trials (the interrupted second one is asked again and a third
+follows it: what the resume proves needs no more), one candidate confirmed twice, and a
+space of table options only, so the node starts twice (first run, resume) and never
+restarts in between (each restart costs ~25 s here; that a config.* candidate becomes the
+trial's settings, which restart the nodes, is tests/tune/test_space.py's, and the restart
+itself the runner's tests'). Address 127.0.242.1, JMX ports 9700-9710 (reserved for these
+tests).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ cluster:
 table: {compaction: STCS}
 preload: "write n=3000 cl=ONE -pop seq=1..3000 -rate threads=4"
 workload: "mixed ratio(write=9,read=1)"
-measure: "duration=5s cl=ONE -pop dist=UNIFORM(1..3000) -rate threads=4"
+measure: "duration=4s cl=ONE -pop dist=UNIFORM(1..3000) -rate threads=4"
 reset: recreate
 tune:
   space:
@@ -50,7 +52,7 @@ tune:
       STCS: {min_threshold: {int: [2, 8]}}
       LCS: {}
   objective: {goal: max-throughput, p99_ms_max: 1000}
-  budget: {trials: 4}
+  budget: {trials: 3}
   confirm: {top: 1, repetitions: 2}
   jvm_warmup: 0s
 """
@@ -121,7 +123,7 @@ def test_a_study_runs_is_interrupted_resumes_and_writes_its_results(tmp_path: Pa
     result = json.loads((tmp_path / run_dir / "tuning.json").read_text())
     assert set(result) >= {"best", "default", "trials"}
     assert set(result["best"]) >= {"params", "objective", "ci"}
-    assert len(result["trials"]) == 4  # the interrupted one asked again, not counted twice
+    assert len(result["trials"]) == 3  # the interrupted one asked again, not counted twice
     assert result["trials"][0]["role"] == "default"
     assert all(t["measurement"]["finished"] for t in result["trials"])
     assert all(t["measurement"]["op_rate"] > 0 for t in result["trials"])
@@ -134,6 +136,6 @@ def test_a_study_runs_is_interrupted_resumes_and_writes_its_results(tmp_path: Pa
     assert "optimisation history" in report
     assert "parallel coordinates" in report
     labels = [t["measurement"]["label"] for t in result["trials"]]
-    assert labels == ["s000", "s002", "s003", "s004"]  # s001 was the interrupted one
+    assert labels == ["s000", "s002", "s003"]  # s001 was the interrupted one
     for label in [*labels, "confirm-d-1", "confirm-c1-2"]:
         assert (tmp_path / run_dir / "trials" / label / "1" / "summary.json").is_file(), label

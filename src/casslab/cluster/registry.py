@@ -108,7 +108,8 @@ def remove(name: str, root: Path | None = None) -> None:
     try:
         cluster = attach(name, root)
     except ClusterError:
-        stop_leftovers(directory)  # unreadable state: the directory is all there is
+        # unreadable state: the directory is all there is, and it is deleted next
+        stop_leftovers(directory, deadline_s=0.0)
         shutil.rmtree(directory, ignore_errors=True)
         state.forget_current(name, root)
         owners.sweep()  # its namespaces and cgroups, if it was an isolated cluster

@@ -301,7 +301,7 @@ class LocalCluster:
                 if was_killed:
                     killed.append(node.number)
         self._update_nodes({n.number: (None, None) for n in self.state.nodes})
-        launch.stop_leftovers(self.directory)  # JVMs of this directory the state never recorded
+        launch.stop_leftovers(self.directory, deadline_s=deadline_s)  # JVMs it did not record
         self._release()
         return killed
 
@@ -516,7 +516,7 @@ def _clear_for_create(directory: Path, name: str, root: Path | None, *, fresh: b
                 f"`casslab up --name {name}` starts it with its data, `casslab up --name "
                 f"{name} --fresh` deletes it and creates it anew"
             )
-    launch.stop_leftovers(directory)
+    launch.stop_leftovers(directory, deadline_s=0.0)  # its data is deleted next
     shutil.rmtree(directory)
 
 

@@ -364,12 +364,15 @@ def leftover_pids(directory: Path) -> list[int]:
     return found
 
 
-def stop_leftovers(directory: Path, keep: set[int] | None = None) -> list[int]:
-    """Stop (by process group) every JVM of :func:`leftover_pids` not in ``keep``; returns
+def stop_leftovers(
+    directory: Path, keep: set[int] | None = None, deadline_s: float = 30.0
+) -> list[int]:
+    """Stop (by process group) every JVM of :func:`leftover_pids` not in ``keep``: SIGTERM,
+    SIGKILL after ``deadline_s`` (at once with 0, for a directory deleted next); returns
     their PIDs."""
     stopped = [pid for pid in leftover_pids(directory) if pid not in (keep or set())]
     for pid in stopped:
-        stop_group(pid, create_time(pid))
+        stop_group(pid, create_time(pid), deadline_s)
     return stopped
 
 
