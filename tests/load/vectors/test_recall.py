@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from casslab.load.vectors.recall import recall_at_k, recall_percentile
+from casslab.load.vectors.recall import (
+    merged_recall,
+    recall_at_k,
+    recall_percentile,
+    recall_stats,
+)
 
 
 @pytest.mark.parametrize(
@@ -37,3 +42,19 @@ def test_recall_percentiles_by_nearest_rank() -> None:
     assert recall_percentile(hits, 10, 6) == 1.0
     with pytest.raises(ValueError, match="no queries"):
         recall_percentile([0, 0], 1, 5)
+
+
+def test_recall_records_merge_by_summing_queries_by_hits() -> None:
+    a = recall_stats([0, 1, 3])  # k = 2: 1 query found 1, 3 found both
+    b = recall_stats([1, 0, 5])
+    assert a is not None
+    assert a.mean == pytest.approx(7 / 8)
+    assert (a.p1, a.p5) == (0.5, 0.5)
+    merged = merged_recall([a, None, b])
+    assert merged is not None
+    assert merged.queries_by_hits == [1, 1, 8]
+    assert merged.queries == 10
+    assert merged.mean == pytest.approx(17 / 20)
+    assert (merged.p5, merged.p1) == (0.0, 0.0)
+    assert merged_recall([None, None]) is None
+    assert recall_stats([3]) is None

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from casslab.engine_contract.engine_records import RecallStats
+
 
 def recall_at_k(found: Sequence[int], truth: Sequence[int], k: int) -> float:
     """``|found[:k] ∩ truth[:k]| / k``; duplicates in ``found`` count once."""
@@ -29,3 +31,31 @@ def recall_percentile(hits_by_count: Sequence[int], k: int, pct: float) -> float
         if seen >= rank:
             return hits / k
     return (len(hits_by_count) - 1) / k
+
+
+def recall_stats(queries_by_hits: Sequence[int]) -> RecallStats | None:
+    """The engine's recall record from queries counted by hits (``[h]``: queries that found
+    ``h`` of their k true neighbours); None when there is no k (no recall counted)."""
+    k = len(queries_by_hits) - 1
+    if k < 1:
+        return None
+    queries = sum(queries_by_hits)
+    found = sum(h * n for h, n in enumerate(queries_by_hits))
+    return RecallStats(
+        k=k,
+        queries=queries,
+        mean=found / (queries * k) if queries else 0.0,
+        p5=recall_percentile(queries_by_hits, k, 5) if queries else 0.0,
+        p1=recall_percentile(queries_by_hits, k, 1) if queries else 0.0,
+        queries_by_hits=list(queries_by_hits),
+    )
+
+
+def merged_recall(parts: Sequence[RecallStats | None]) -> RecallStats | None:
+    """The recall of several clients' (or intervals') queries: their counts by hits
+    summed, the statistics read again (exact, as the engine reads its own)."""
+    counted = [p.queries_by_hits for p in parts if p is not None]
+    if not counted:
+        return None
+    width = max(len(c) for c in counted)
+    return recall_stats([sum(c[h] for c in counted if h < len(c)) for h in range(width)])
