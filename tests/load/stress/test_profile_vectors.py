@@ -174,3 +174,19 @@ def test_the_catalog_profile_parses_with_its_two_indexes() -> None:
     assert profile.vectors is not None
     assert profile.vectors.column == "embedding"
     assert sum("INDEX" in s for s in profile_schema_cql(profile)) == 2
+
+
+def test_the_index_ranks_by_the_datasets_similarity(dataset: Path) -> None:
+    euclidean = PROFILE.replace(
+        "  - CREATE CUSTOM INDEX ON t (v) USING 'StorageAttachedIndex'",
+        "  - >-\n    CREATE CUSTOM INDEX ON t (v) USING 'StorageAttachedIndex'\n"
+        "    WITH OPTIONS = {'similarity_function': 'EUCLIDEAN'}",
+    )
+    (dataset / "p.yaml").write_text(euclidean)
+    with pytest.raises(DatasetError, match="ranks by EUCLIDEAN, but the ground truth"):
+        spec(dataset, "user profile=p.yaml ops(ann=1) n=10")
+    synthetic = euclidean.replace("  dataset: s_base.fvecs\n", "  count: 100\n")
+    (dataset / "p.yaml").write_text(
+        synthetic.replace("column: v", "column: v\n  similarity: EUCLIDEAN")
+    )
+    assert spec(dataset, "user profile=p.yaml ops(ann=1) n=10").vectors is not None

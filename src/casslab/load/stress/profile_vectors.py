@@ -29,6 +29,7 @@ from pydantic import Field, ValidationError
 from casslab.engine_contract.workload_spec import Generator, GenKind, Operation, VectorFiles
 from casslab.errors import DatasetError, WorkloadSyntaxError
 from casslab.load.stress.cql_types import parse_cql_type
+from casslab.load.stress.profile_sai import is_index
 from casslab.load.vectors.files import DEFAULT_COUNT, dataset_files
 from casslab.load.vectors.similarity import Similarity
 from casslab.record import Record
@@ -107,6 +108,19 @@ def base_vector(column: str) -> Generator:
     return Generator(kind=GenKind.BASE_VECTOR, column=column)
 
 
+def index_similarity(profile: StressProfile) -> str | None:
+    """The similarity function of the profile's SAI index on the vector column (COSINE,
+    Cassandra's default, when the index names none); None without such an index."""
+    assert profile.vectors is not None
+    column = profile.vectors.column
+    for text in profile.extra_definitions:
+        on = re.search(r'\bON\s+("[^"]+"|\w+)\s*\(\s*("[^"]+"|\w+)\s*\)', text, re.I)
+        if is_index(text) and on is not None and on.group(2).strip('"') == column:
+            named = re.search(r"'similarity_function'\s*:\s*'(\w+)'", text, re.I)
+            return named.group(1).upper() if named else Similarity.COSINE.value
+    return None
+
+
 def _dimension(profile: StressProfile, column: str, source: str) -> int:
     names = [c.name for c in profile.columns]
     if column not in names:
@@ -154,6 +168,14 @@ def vector_files(
             path = profile_dir / path
     files = dataset_files(path, similarity=spec.similarity, count=spec.count, dimension=dimension)
     where = "the synthetic set" if path is None else str(path)
+    indexed = index_similarity(profile)
+    if indexed is not None and indexed != files.similarity.value:
+        raise DatasetError(
+            f"user profile {source}: the index on {spec.column!r} ranks by {indexed}, but "
+            f"the ground truth of {where} is by {files.similarity.value}; recall would be "
+            f"counted against other neighbours. Set 'similarity_function': "
+            f"'{files.similarity.value}' in the index (or similarity: for the synthetic set)"
+        )
     if files.dimension != dimension:
         raise DatasetError(
             f"user profile {source}: the dataset ({where}) has vectors of dimension "
