@@ -158,15 +158,16 @@ impl OpAcc {
     }
 }
 
-/// Recall statistics from queries counted by hits (None when no recall is counted).
+/// Recall statistics from queries counted by hits (None when no recall is counted, or
+/// no query was: an interval without ANN queries has no recall, not a recall of 0).
 pub fn recall_stats(by_hits: &[u64]) -> Option<RecallStats> {
     let k = by_hits.len().checked_sub(1).filter(|&k| k > 0)?;
     let queries: u64 = by_hits.iter().sum();
+    if queries == 0 {
+        return None;
+    }
     let found: u64 = by_hits.iter().enumerate().map(|(h, n)| h as u64 * n).sum();
     let pct = |p: f64| -> f64 {
-        if queries == 0 {
-            return 0.0;
-        }
         let rank = ((p / 100.0 * queries as f64).ceil() as u64).max(1);
         let mut seen = 0;
         for (h, n) in by_hits.iter().enumerate() {
@@ -180,11 +181,7 @@ pub fn recall_stats(by_hits: &[u64]) -> Option<RecallStats> {
     Some(RecallStats {
         k: k as u32,
         queries,
-        mean: if queries == 0 {
-            0.0
-        } else {
-            found as f64 / (queries * k as u64) as f64
-        },
+        mean: found as f64 / (queries * k as u64) as f64,
         p5: pct(5.0),
         p1: pct(1.0),
         queries_by_hits: by_hits.to_vec(),
@@ -386,7 +383,7 @@ mod tests {
         assert_eq!(r.queries_by_hits, vec![0, 0, 0, 1, 2]);
         assert!((r.mean - 11.0 / 12.0).abs() < 1e-12);
         acc.reset();
-        assert_eq!(acc.stats(1.0).recall.unwrap().queries, 0);
+        assert!(acc.stats(1.0).recall.is_none(), "no query: no recall");
     }
 
     use super::*;

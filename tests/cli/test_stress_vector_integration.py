@@ -1,6 +1,10 @@
 """Vector search on a real node: the catalog's vector profile loads the synthetic 20,000 x
-128 set, the SAI index becomes queryable, ANN queries reach recall@10 > 0.9 counted by
-the engine against exact ground truth, and a filtered search returns matching rows only.
+128 set, the SAI index is built on disk (flush, compaction: one graph) and queryable, ANN
+queries reach recall@10 > 0.9 counted by the engine against exact ground truth, and a
+filtered search returns matching rows only.
+
+Measured by hand on 5.0.9 (one node, 768M heap): recall@10 0.76 (p5 0.5) while the
+vectors sit in the memtable's index, 0.998 (p5 1.0) after flush and compaction.
 """
 
 from __future__ import annotations
@@ -73,6 +77,8 @@ def test_load_search_recall_and_filter(cluster: LocalCluster, tmp_path: Path) ->
     load = stress(tmp_path, "ops(insert=1)", "n=20000", "-rate", "threads=16")
     assert load.total.count == 20_000
     assert load.total.errors == 0
+    cluster.nodetool(1, "flush", "casslab_vector")
+    cluster.nodetool(1, "compact", "casslab_vector", timeout_s=300)
     _queryable(cluster)
     search = stress(tmp_path, "ops(ann=1)", "n=2000", "-rate", "threads=8")
     recall = search.ops["ann"].recall

@@ -58,3 +58,4 @@ def test_recall_records_merge_by_summing_queries_by_hits() -> None:
     assert (merged.p5, merged.p1) == (0.0, 0.0)
     assert merged_recall([None, None]) is None
     assert recall_stats([3]) is None
+    assert recall_stats([0, 0, 0]) is None, "no query: no recall"

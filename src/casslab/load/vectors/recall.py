@@ -35,18 +35,19 @@ def recall_percentile(hits_by_count: Sequence[int], k: int, pct: float) -> float
 
 def recall_stats(queries_by_hits: Sequence[int]) -> RecallStats | None:
     """The engine's recall record from queries counted by hits (``[h]``: queries that found
-    ``h`` of their k true neighbours); None when there is no k (no recall counted)."""
+    ``h`` of their k true neighbours); None when there is no k (no recall counted) or no
+    query (an interval without ANN queries has no recall, not a recall of 0)."""
     k = len(queries_by_hits) - 1
-    if k < 1:
-        return None
     queries = sum(queries_by_hits)
+    if k < 1 or queries == 0:
+        return None
     found = sum(h * n for h, n in enumerate(queries_by_hits))
     return RecallStats(
         k=k,
         queries=queries,
-        mean=found / (queries * k) if queries else 0.0,
-        p5=recall_percentile(queries_by_hits, k, 5) if queries else 0.0,
-        p1=recall_percentile(queries_by_hits, k, 1) if queries else 0.0,
+        mean=found / (queries * k),
+        p5=recall_percentile(queries_by_hits, k, 5),
+        p1=recall_percentile(queries_by_hits, k, 1),
         queries_by_hits=list(queries_by_hits),
     )
 
