@@ -148,6 +148,10 @@ impl Gen {
         }
     }
 
+    pub fn kind(&self) -> GenKind {
+        self.kind
+    }
+
     /// Whether this generator's values are data (written or validated: evaluate them under
     /// the data seed) rather than a part of the operation (a scan's length: evaluate it
     /// under the operation seed).

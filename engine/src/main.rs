@@ -26,6 +26,7 @@ mod parent;
 mod runner;
 mod spec;
 mod stats;
+mod vectors;
 mod workload;
 
 use std::io::Read;
@@ -141,9 +142,11 @@ fn main() -> ExitCode {
         Err(e) => return fatal(None, &EngineError::Spec(e)),
     };
     if args.check_only {
-        // `read_spec` ran every rule, so compiling cannot fail; it builds what a run would.
-        let _workload = Workload::new(&spec);
-        return ExitCode::SUCCESS;
+        // `read_spec` ran every rule; this builds what a run would, opening its files.
+        return match Workload::load(&spec) {
+            Ok(_) => ExitCode::SUCCESS,
+            Err(e) => fatal(None, &EngineError::Spec(e)),
+        };
     }
     match parent::Watched::from_env() {
         Ok(watched) => parent::watch(watched),
@@ -156,7 +159,10 @@ fn main() -> ExitCode {
             return fatal(None, &EngineError::Output(msg));
         }
     };
-    let workload = Workload::new(&spec);
+    let workload = match Workload::load(&spec) {
+        Ok(w) => w,
+        Err(e) => return fatal(Some(&mut sink), &EngineError::Spec(e)),
+    };
     let threads = args.runtime_threads.unwrap_or_else(default_runtime_threads);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)

@@ -23,8 +23,8 @@ mod records;
 
 pub use connection::Connection;
 pub use records::{
-    ErrorKind, ErrorRecord, IntervalRecord, LatencyStats, OpStats, Phase, RampStep, RecordType,
-    SummaryRecord, VerifyStats,
+    ErrorKind, ErrorRecord, IntervalRecord, LatencyStats, OpStats, Phase, RampStep, RecallStats,
+    RecordType, SummaryRecord, VerifyStats,
 };
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -112,6 +112,11 @@ pub enum GenKind {
     Tuple,
     Udt,
     Vector,
+    /// A `vector<float, n>` column's value from the spec's `vectors` base file: base row
+    /// `key - key_offset`.
+    BaseVector,
+    /// The query vector of an ANN search: query row `cycle mod queries` of `vectors`.
+    QueryVector,
 }
 
 impl GenKind {
@@ -253,6 +258,26 @@ pub struct Operation {
     /// generated values (a row not found binds nulls).
     #[serde(default)]
     pub condition_binds: Vec<usize>,
+    /// An ANN search (`ORDER BY v ANN OF ? LIMIT k`, a `query_vector` bind): recall@k of
+    /// the keys in the result's first column is counted against the ground truth of
+    /// `vectors` (per query: how many of its k true nearest neighbours came back).
+    #[serde(default)]
+    pub recall_k: Option<u32>,
+}
+
+/// The vector dataset of an ANN workload: TEXMEX files (`.fvecs` base and query vectors,
+/// `.ivecs` ground truth: each query's nearest base rows, nearest first), memory-mapped.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct VectorFiles {
+    pub base: String,
+    pub queries: String,
+    pub ground_truth: String,
+    /// The dimension of every vector (the column's `vector<float, dimension>`).
+    pub dimension: u32,
+    /// Base row `i` is written as key `i + key_offset`.
+    #[serde(default = "defaults::key_offset")]
+    pub key_offset: i64,
 }
 
 // ---------------------------------------------------------------- load shape
@@ -361,6 +386,8 @@ pub struct WorkloadSpec {
     pub output: Output,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<Verify>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vectors: Option<VectorFiles>,
 }
 
 impl WorkloadSpec {

@@ -10,7 +10,7 @@ use base64::Engine as _;
 use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 
-use crate::spec::{ErrorKind, LatencyStats, OpStats};
+use crate::spec::{ErrorKind, LatencyStats, OpStats, RecallStats};
 
 pub const LOW_NS: u64 = 1_000;
 pub const HIGH_NS: u64 = 3_600_000_000_000;
@@ -35,6 +35,9 @@ pub struct OpAcc {
     pub mismatches: u64,
     pub applied: u64,
     pub not_applied: u64,
+    /// ANN queries by how many of their k true neighbours came back (index: hits); empty
+    /// for operations that count no recall.
+    pub recall_hits: Vec<u64>,
 }
 
 impl Default for OpAcc {
@@ -56,7 +59,17 @@ impl OpAcc {
             mismatches: 0,
             applied: 0,
             not_applied: 0,
+            recall_hits: Vec::new(),
         }
+    }
+
+    /// Record one ANN query that found `hits` of its `k` true neighbours.
+    #[inline]
+    pub fn record_recall(&mut self, hits: u32, k: u32) {
+        if self.recall_hits.len() < k as usize + 1 {
+            self.recall_hits.resize(k as usize + 1, 0);
+        }
+        self.recall_hits[hits.min(k) as usize] += 1;
     }
 
     /// Record one successful operation (values clamp to the histogram's range).
@@ -94,6 +107,12 @@ impl OpAcc {
         self.mismatches += other.mismatches;
         self.applied += other.applied;
         self.not_applied += other.not_applied;
+        if self.recall_hits.len() < other.recall_hits.len() {
+            self.recall_hits.resize(other.recall_hits.len(), 0);
+        }
+        for (a, b) in self.recall_hits.iter_mut().zip(&other.recall_hits) {
+            *a += b;
+        }
     }
 
     pub fn reset(&mut self) {
@@ -107,6 +126,7 @@ impl OpAcc {
         self.mismatches = 0;
         self.applied = 0;
         self.not_applied = 0;
+        self.recall_hits.iter_mut().for_each(|n| *n = 0);
     }
 
     pub fn stats(&self, duration_s: f64) -> OpStats {
@@ -133,8 +153,39 @@ impl OpAcc {
                 .collect(),
             response: latency_stats(&self.response),
             service: latency_stats(&self.service),
+            recall: recall_stats(&self.recall_hits),
         }
     }
+}
+
+/// Recall statistics from queries counted by hits (None when no recall is counted, or
+/// no query was: an interval without ANN queries has no recall, not a recall of 0).
+pub fn recall_stats(by_hits: &[u64]) -> Option<RecallStats> {
+    let k = by_hits.len().checked_sub(1).filter(|&k| k > 0)?;
+    let queries: u64 = by_hits.iter().sum();
+    if queries == 0 {
+        return None;
+    }
+    let found: u64 = by_hits.iter().enumerate().map(|(h, n)| h as u64 * n).sum();
+    let pct = |p: f64| -> f64 {
+        let rank = ((p / 100.0 * queries as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (h, n) in by_hits.iter().enumerate() {
+            seen += n;
+            if seen >= rank {
+                return h as f64 / k as f64;
+            }
+        }
+        1.0
+    };
+    Some(RecallStats {
+        k: k as u32,
+        queries,
+        mean: found as f64 / (queries * k as u64) as f64,
+        p5: pct(5.0),
+        p1: pct(1.0),
+        queries_by_hits: by_hits.to_vec(),
+    })
 }
 
 pub fn latency_stats(h: &Histogram<u64>) -> LatencyStats {
@@ -310,6 +361,31 @@ impl<W: Write> HdrLog<W> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn recall_statistics_by_hand() {
+        // k = 10; 100 queries: 3 found 7 true neighbours, 2 found 8, 95 found all 10
+        let mut by_hits = vec![0u64; 11];
+        by_hits[7] = 3;
+        by_hits[8] = 2;
+        by_hits[10] = 95;
+        let r = super::recall_stats(&by_hits).unwrap();
+        assert_eq!((r.k, r.queries), (10, 100));
+        assert!((r.mean - 0.987).abs() < 1e-12, "{}", r.mean);
+        assert_eq!((r.p1, r.p5), (0.7, 0.8));
+        assert!(super::recall_stats(&[]).is_none());
+        let mut acc = OpAcc::new();
+        acc.record_recall(3, 4);
+        acc.record_recall(4, 4);
+        let mut other = OpAcc::new();
+        other.record_recall(4, 4);
+        acc.add(&other);
+        let r = acc.stats(1.0).recall.unwrap();
+        assert_eq!(r.queries_by_hits, vec![0, 0, 0, 1, 2]);
+        assert!((r.mean - 11.0 / 12.0).abs() < 1e-12);
+        acc.reset();
+        assert!(acc.stats(1.0).recall.is_none(), "no query: no recall");
+    }
+
     use super::*;
     use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
     use hdrhistogram::serialization::Deserializer;

@@ -8,10 +8,13 @@
 //! drawn from `data_seed`, never from `seed`: a measured phase with its own `seed` reads
 //! back what a preload with the same `data_seed` wrote.
 
+use std::sync::Arc;
+
 use crate::dist::Dist;
 use crate::gen::{Gen, RowPos, Value};
 use crate::hash::{mix, unit};
-use crate::spec::{OpKind, WorkloadSpec};
+use crate::spec::{GenKind, OpKind, WorkloadSpec};
+use crate::vectors::Vectors;
 
 mod rows;
 
@@ -86,6 +89,8 @@ pub struct OpPlan {
     pub conditional: bool,
     /// Read-first LWT: where statement 1 takes the values statement 0 read.
     pub condition_binds: Vec<usize>,
+    /// An ANN search whose recall@k is counted.
+    pub recall_k: Option<u32>,
 }
 
 /// Everything about the workload that does not talk to the cluster.
@@ -101,6 +106,8 @@ pub struct Workload {
     pub slots: Vec<usize>,
     /// The read-back statement's binds (spec `verify`), functions of the key alone.
     pub verify: Option<Vec<Gen>>,
+    /// The vector dataset (spec `vectors`), opened by [`Workload::load`].
+    pub vectors: Option<Arc<Vectors>>,
     chooser: Chooser,
 }
 
@@ -153,6 +160,7 @@ impl Workload {
                 }),
                 conditional: op.conditional,
                 condition_binds: op.condition_binds.clone(),
+                recall_k: op.recall_k,
             })
             .collect();
         let weights: Vec<f64> = spec.operations.iter().map(|o| o.weight).collect();
@@ -167,8 +175,32 @@ impl Workload {
                 .verify
                 .as_ref()
                 .map(|v| v.statement.binds.iter().map(Gen::new).collect()),
+            vectors: None,
             chooser: Chooser::new(&weights),
         }
+    }
+
+    /// [`Workload::new`], with the vector dataset's files opened (memory-mapped) and
+    /// checked against the spec: the I/O a run needs before it starts.
+    pub fn load(spec: &WorkloadSpec) -> Result<Workload, String> {
+        let mut w = Workload::new(spec);
+        if let Some(files) = &spec.vectors {
+            let v = Vectors::open(files)?;
+            if let Some((op, k)) = spec
+                .operations
+                .iter()
+                .filter_map(|o| o.recall_k.map(|k| (o, k)))
+                .find(|(_, k)| *k as usize > v.truth.dim)
+            {
+                return Err(format!(
+                    "operation {:?}: recall_k {k} is deeper than the ground truth's {} \
+                     neighbours per query ({:?}); lower k",
+                    op.name, v.truth.dim, files.ground_truth
+                ));
+            }
+            w.vectors = Some(Arc::new(v));
+        }
+        Ok(w)
     }
 
     /// Operation index and key of cycle `i`.
@@ -194,7 +226,11 @@ impl Workload {
     pub fn row_values(&self, op: usize, stmt: usize, r: &RowRef, i: u64) -> Vec<Value> {
         self.ops[op].binds[stmt]
             .iter()
-            .map(|g| g.value_in_row(self.seed_of(g), r.key, r.row.as_ref(), i))
+            .map(|g| match (g.kind(), &self.vectors) {
+                (GenKind::BaseVector, Some(v)) => v.base_value(r.key),
+                (GenKind::QueryVector, Some(v)) => v.query_value(i),
+                _ => g.value_in_row(self.seed_of(g), r.key, r.row.as_ref(), i),
+            })
             .collect()
     }
 

@@ -69,6 +69,11 @@ class WorkloadSyntaxError(CasslabError):
     """A cassandra-stress command, YCSB property file or workload spec is malformed."""
 
 
+class DatasetError(WorkloadSyntaxError):
+    """A vector dataset (fvecs/ivecs, ann-benchmarks HDF5) is unreadable, of the wrong shape,
+    or does not fit the workload (dimension, k, row count)."""
+
+
 class EngineError(CasslabError):
     """The load engine could not be built, started, or reported an error."""
 

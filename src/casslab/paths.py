@@ -15,6 +15,13 @@ def home() -> Path:
     return Path(env) if env else Path.home() / ".local" / "share" / "casslab"
 
 
+def cache_root() -> Path:
+    """``$CASSLAB_CACHE`` or ``~/.cache/casslab``: what casslab downloads or derives once
+    (Cassandra's jars, class-data archives, vector datasets)."""
+    env = os.environ.get("CASSLAB_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "casslab"
+
+
 def clusters_root() -> Path:
     """The folder of every cluster's directory (``<name>/state.json``, node folders)."""
     return home() / "clusters"

@@ -33,6 +33,8 @@ struct Outcome {
     mismatch: Option<String>,
     /// A conditional operation's `[applied]`.
     applied: Option<bool>,
+    /// An ANN search: how many of its k true nearest neighbours came back.
+    recall_hits: Option<u32>,
 }
 
 enum OpError {
@@ -234,6 +236,11 @@ impl Engine {
             .into_rows_result()
             .map_err(|e| OpError::Result(format!("reading the result failed: {e}")))?;
         out.rows = rows.rows_num() as u64;
+        if let (Some(k), Some(v)) = (plan.recall_k, &self.workload.vectors) {
+            let found = found_keys(&rows)?;
+            out.recall_hits = Some(v.hits(v.query_row(cycle), &found, k as usize));
+            return Ok(out);
+        }
         if matches!(plan.kind, OpKind::Read | OpKind::CounterRead) && out.rows == 0 {
             out.not_found = true;
         }
@@ -280,6 +287,9 @@ impl Engine {
                 acc.rows += o.rows;
                 acc.partitions += o.partitions;
                 acc.not_found += o.not_found as u64;
+                if let (Some(h), Some(k)) = (o.recall_hits, self.workload.ops[op].recall_k) {
+                    acc.record_recall(h, k);
+                }
                 match o.applied {
                     Some(true) => acc.applied += 1,
                     Some(false) => acc.not_applied += 1,
@@ -300,6 +310,28 @@ impl Engine {
             }
         }
     }
+}
+
+/// The keys an ANN search returned: the first column of each row (bigint or int).
+fn found_keys(rows: &scylla::response::query_result::QueryRowsResult) -> Result<Vec<i64>, OpError> {
+    let decoded = rows
+        .rows::<Row>()
+        .map_err(|e| OpError::Result(format!("decoding the ANN result failed: {e}")))?;
+    let mut keys = Vec::new();
+    for row in decoded {
+        let row = row.map_err(|e| OpError::Result(format!("decoding a row failed: {e}")))?;
+        match row.columns.first() {
+            Some(Some(CqlValue::BigInt(k))) => keys.push(*k),
+            Some(Some(CqlValue::Int(k))) => keys.push(i64::from(*k)),
+            other => {
+                return Err(OpError::Result(format!(
+                    "an ANN search's first column must be the bigint key its recall is \
+                     counted by, got {other:?}; write SELECT key FROM ... ORDER BY v ANN OF ?"
+                )))
+            }
+        }
+    }
+    Ok(keys)
 }
 
 /// The first row of a read's result, if any.

@@ -449,6 +449,42 @@ impl WorkloadSpec {
         if let Some(v) = &self.verify {
             v.check_operations(&self.operations)?;
         }
+        self.check_vectors()
+    }
+
+    /// Dataset binds and recall need `vectors`; recall needs a query to count against.
+    fn check_vectors(&self) -> Result<(), String> {
+        if let Some(v) = &self.vectors {
+            if v.dimension < 1 {
+                return Err("vectors.dimension must be >= 1".into());
+            }
+        }
+        for op in &self.operations {
+            let kinds: Vec<GenKind> = op
+                .statements
+                .iter()
+                .flat_map(|s| &s.binds)
+                .map(|g| g.kind)
+                .collect();
+            let uses = kinds
+                .iter()
+                .any(|k| matches!(k, GenKind::BaseVector | GenKind::QueryVector));
+            if (uses || op.recall_k.is_some()) && self.vectors.is_none() {
+                return Err(format!(
+                    "operation {:?}: base_vector, query_vector and recall_k need vectors \
+                     (the dataset's files)",
+                    op.name
+                ));
+            }
+            if let Some(k) = op.recall_k {
+                if k < 1 || !kinds.contains(&GenKind::QueryVector) {
+                    return Err(format!(
+                        "operation {:?}: recall_k {k} needs k >= 1 and a query_vector bind",
+                        op.name
+                    ));
+                }
+            }
+        }
         Ok(())
     }
 }

@@ -69,3 +69,7 @@ pub(super) fn retry_backoff_ms() -> f64 {
 pub(super) fn interval_s() -> f64 {
     1.0
 }
+
+pub fn key_offset() -> i64 {
+    1
+}

@@ -40,6 +40,24 @@ pub struct OpStats {
     pub errors_by_kind: BTreeMap<ErrorKind, u64>,
     pub response: LatencyStats,
     pub service: LatencyStats,
+    /// ANN searches (`recall_k`): recall@k of the successful queries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recall: Option<RecallStats>,
+}
+
+/// Recall@k of ANN queries: per query, the share of its k true nearest neighbours the
+/// search returned. `queries_by_hits[h]` is how many queries found `h` of them (exact,
+/// and summable across intervals and clients); mean, p5 and p1 are read from it (p5: the
+/// recall that 5 % of the queries were at or below, nearest rank).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RecallStats {
+    pub k: u32,
+    pub queries: u64,
+    pub mean: f64,
+    pub p5: f64,
+    pub p1: f64,
+    pub queries_by_hits: Vec<u64>,
 }
 
 /// What made an operation fail, in Cassandra's terms: the final error (after retries) of

@@ -122,6 +122,19 @@ def with_current_access(spec: WorkloadSpec, defaults: list[str]) -> WorkloadSpec
     return credentials.with_cluster_access(spec, current_access())
 
 
+def check_vector_version(spec: WorkloadSpec, defaults: list[str], source: str) -> None:
+    """A vector workload against the current cluster needs Cassandra 5.0 (its recorded
+    version is checked before anything runs; another cluster refuses the schema itself)."""
+    if spec.vectors is None or spec.connection.contact_points != defaults:
+        return
+    if defaults == [FALLBACK_CONTACT_POINT]:
+        return
+    from casslab.cluster.registry import current_version
+    from casslab.load.stress.profile_vectors import check_version
+
+    check_version(current_version(), source)
+
+
 @contextmanager
 def workdir_for(path: Path | None) -> Iterator[Path]:
     if path is not None:

@@ -35,6 +35,7 @@ from casslab.cli.load_options import (
     Workdir,
     check_clients,
     check_engine_cpus,
+    check_vector_version,
     default_contact_points,
     report_errors,
     with_current_access,
@@ -138,6 +139,7 @@ def stress(
         profile_dir=Path.cwd(),
     )
     spec = with_current_access(spec, defaults)
+    check_vector_version(spec, defaults, command.profile or "")
     if verify is not None:
         spec = with_verify(spec, verify, workload=f"stress {command.kind.value}")
     merged = check_clients(spec, clients, client_hosts, engine_cpus)

@@ -33,7 +33,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from casslab.cluster.distribution import cache_root
+from casslab.paths import cache_root
 from casslab.record import Record
 
 log = logging.getLogger(__name__)

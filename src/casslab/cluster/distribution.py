@@ -15,6 +15,7 @@ from pathlib import Path
 from casslab.cluster.class_catalogue import ClassCatalogue, class_catalogue_from_jar
 from casslab.cluster.settings import SettingsCatalogue, catalogue_from_jar
 from casslab.errors import SetupError
+from casslab.paths import cache_root
 from casslab.record import Record
 
 DEFAULT_VERSION = "5.0.9"  # newest 5.0.x on Maven Central when this was written
@@ -52,12 +53,6 @@ class Distribution(Record):
     @property
     def classpath(self) -> str:
         return f"{self.lib_dir}/*"
-
-
-def cache_root() -> Path:
-    """``$CASSLAB_CACHE`` or ``~/.cache/casslab``."""
-    env = os.environ.get("CASSLAB_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "casslab"
 
 
 def _find_main_jar(lib_dir: Path) -> Path | None:

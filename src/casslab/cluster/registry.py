@@ -86,6 +86,11 @@ def current_name(root: Path | None = None) -> str | None:
     return state.current(root)
 
 
+def current_version(name: str | None = None) -> str:
+    """The Cassandra version the current (or named) cluster runs, as its state records it."""
+    return state.load(state.chosen_name(name, None), None).cassandra_version
+
+
 def current_contact_points(name: str | None = None) -> list[str]:
     """Contact points of the current (or named) cluster, for the load commands."""
     return attach(name).contact_points

@@ -53,6 +53,20 @@ class LatencyStats(Record):
     max_ms: float
 
 
+class RecallStats(Record):
+    """Recall@k of ANN queries: per query, the share of its k true nearest neighbours the
+    search returned. ``queries_by_hits[h]`` counts the queries that found ``h`` of them
+    (exact and summable); ``p5``/``p1``: the recall 5 % / 1 % of queries were at or below
+    (nearest rank)."""
+
+    k: int
+    queries: int
+    mean: float
+    p5: float
+    p1: float
+    queries_by_hits: list[int]
+
+
 class OpStats(Record):
     """Counts and both latencies of one operation type over an interval or the run.
 
@@ -78,6 +92,7 @@ class OpStats(Record):
     errors_by_kind: dict[ErrorKind, int] = Field(default_factory=dict)
     response: LatencyStats
     service: LatencyStats
+    recall: RecallStats | None = None  # ANN searches (recall_k) only
 
 
 class IntervalRecord(Record):

@@ -122,6 +122,10 @@ class GenKind(StrEnum):
     TUPLE = "tuple"
     UDT = "udt"
     VECTOR = "vector"  # dimension: a fixed `size`
+    # vector<float, n> from the spec's `vectors` files: base row key - key_offset (a
+    # write), query row cycle mod queries (an ANN search)
+    BASE_VECTOR = "base_vector"
+    QUERY_VECTOR = "query_vector"
 
 
 # How many item generators each kind takes: (at least, at most), and the rule's words.
@@ -283,6 +287,9 @@ class Operation(Record):
     # column per entry, bound in order at these positions of statements[1] in place of
     # the generated values (a row not found binds nulls).
     condition_binds: list[int] = Field(default_factory=list)
+    # An ANN search (ORDER BY v ANN OF ? LIMIT k, a query_vector bind): recall@k of the
+    # keys in the result's first column against the ground truth of the spec's vectors.
+    recall_k: int | None = None
 
     @model_validator(mode="after")
     def _rows(self) -> Operation:
@@ -526,6 +533,35 @@ class Verify(Record):
         return self
 
 
+class VectorFiles(Record):
+    """The vector dataset of an ANN workload, as TEXMEX files the engine memory-maps:
+    base and query vectors (``.fvecs``) and the ground truth (``.ivecs``: each query's
+    nearest base rows, nearest first). Base row ``i`` is written as key ``i + key_offset``."""
+
+    base: str
+    queries: str
+    ground_truth: str
+    dimension: int = Field(ge=1)
+    key_offset: int = 1
+
+
+def _check_vectors(spec: WorkloadSpec) -> None:
+    """Dataset binds and recall need ``vectors``; recall needs a query to count against."""
+    for op in spec.operations:
+        kinds = {g.kind for s in op.statements for g in s.binds}
+        uses = bool(kinds & {GenKind.BASE_VECTOR, GenKind.QUERY_VECTOR})
+        if (uses or op.recall_k is not None) and spec.vectors is None:
+            raise ValueError(
+                f"operation {op.name!r}: base_vector, query_vector and recall_k need vectors"
+                " (the dataset's files)"
+            )
+        if op.recall_k is not None and (op.recall_k < 1 or GenKind.QUERY_VECTOR not in kinds):
+            raise ValueError(
+                f"operation {op.name!r}: recall_k {op.recall_k} needs k >= 1 and a"
+                " query_vector bind"
+            )
+
+
 class WorkloadSpec(Record):
     """Everything the engine needs for one run."""
 
@@ -543,6 +579,7 @@ class WorkloadSpec(Record):
     validate_reads: bool = False
     output: Output = Field(default_factory=Output)
     verify: Verify | None = None  # read back acknowledged writes after the measured phase
+    vectors: VectorFiles | None = None  # the dataset of base_vector / query_vector binds
 
     @model_validator(mode="after")
     def _stops(self) -> WorkloadSpec:
@@ -571,4 +608,5 @@ class WorkloadSpec(Record):
                 raise ValueError(
                     "verify: no operation of kind write; verify reads back what writes acknowledged"
                 )
+        _check_vectors(self)
         return self

@@ -12,7 +12,7 @@ intervals on the wall clock. The merge (docs/clients.md):
   and histograms are exact whatever the offsets: alignment only decides *when* an
   operation is shown, never whether or how often.
 * **counts** (operations, errors and errors by kind, rows, partitions, not found,
-  mismatches) and **op rates** are summed, as are threads;
+  mismatches, ANN queries by recall hits) and **op rates** are summed, as are threads;
 * the **read-back of acknowledged writes** (``verify``): each client verifies the keys it
   wrote (the clients' shares are disjoint), so ``checked``, ``lost`` and ``errors`` are
   summed; its duration is the longest client's. A client without one (not asked, or
@@ -51,6 +51,7 @@ from casslab.engine_contract.hdr import (
 from casslab.engine_contract.hdr_encode import LogLine, interval_log_text, log_tag
 from casslab.errors import AnalysisError
 from casslab.load.engine import EngineResult
+from casslab.load.vectors.recall import merged_recall
 from casslab.record import Record
 
 SCHEMA_VERSION: Literal[1] = 1
@@ -205,6 +206,7 @@ def _sum_stats(
         op_rate=sum(s.op_rate for s in stats),
         response=latency_stats(response),
         service=latency_stats(service),
+        recall=merged_recall([s.recall for s in stats]),
     )
 
 

@@ -43,6 +43,7 @@ from casslab.engine_contract.workload_spec import (
     Statement,
     Stop,
     ThreadRamp,
+    VectorFiles,
     WorkloadSpec,
 )
 from casslab.errors import WorkloadSyntaxError
@@ -50,6 +51,7 @@ from casslab.load import defaults
 from casslab.load.stress.model import StressCommand, StressCommandKind, Truncate
 from casslab.load.stress.profile import StressProfile, apply_insert_options, load_profile
 from casslab.load.stress.profile_set import profile_paths, set_operations, set_schema
+from casslab.load.stress.profile_vectors import vector_files
 from casslab.load.stress.truststore import ca_file, store_path
 
 _WRITES = (StressCommandKind.WRITE, StressCommandKind.COUNTER_WRITE)
@@ -234,6 +236,12 @@ def build_spec(
         )
         schema = set_schema(profiles)
         keyspace = profiles[0][0].keyspace
+        keys_max = (
+            command.population.dist
+            if command.population is not None
+            else default_population(command, insert_only=True)
+        ).max
+        vectors = _vectors(profiles, operations, keys_max)
         insert_only = all(name.rpartition(".")[2] == "insert" for name in command.ops)
         validate = (
             any(op.validate_columns for op in operations)
@@ -252,6 +260,7 @@ def build_spec(
             compression=settings.compression,
         )
         keyspace = settings.keyspace
+        vectors = None
         insert_only = False
         validate = (
             any(op.kind is OpKind.READ for op in operations)
@@ -290,4 +299,26 @@ def build_spec(
         data_seed=data_seed,
         validate_reads=validate,
         output=output or Output(interval_s=command.log.interval_s, hdr_log=command.log.hdrfile),
+        vectors=vectors,
+    )
+
+
+def _vectors(
+    profiles: list[tuple[StressProfile, str]],
+    operations: list[Operation],
+    keys_max: int,
+) -> VectorFiles | None:
+    """The dataset of the run's vector profile (one at most: the engine reads one)."""
+    with_vectors = [(p, s) for p, s in profiles if p.vectors is not None]
+    if not with_vectors:
+        return None
+    if len(with_vectors) > 1:
+        raise WorkloadSyntaxError(
+            f"user: profiles {with_vectors[0][1]} and {with_vectors[1][1]} both have vectors:; "
+            "a run reads one vector dataset: run them one after the other"
+        )
+    profile, source = with_vectors[0]
+    # a dataset path is relative to its profile's folder
+    return vector_files(
+        profile, operations, source=source, profile_dir=Path(source).parent, keys_max=keys_max
     )

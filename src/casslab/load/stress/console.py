@@ -247,6 +247,7 @@ def stress_results(summary: SummaryRecord) -> list[str]:
         per_op = _per_op(summary, "{:,}", "not_found")
         lines.append(f"Rows not found            : {total.not_found:>10,} {per_op}")
     lines += lwt_lines(summary)
+    lines += recall_lines(summary)
     lines.append(f"Total operation time      : {format_hms(summary.duration_s)}")
     return lines
 
@@ -268,6 +269,22 @@ def lwt_lines(summary: SummaryRecord) -> list[str]:
             f"{display_name(name)}: {getattr(stats, attr):,}" for name, stats in conditional.items()
         )
         lines.append(f"{label:<26}: {getattr(total, attr):>10,} [{per_op}]")
+    return lines
+
+
+def recall_lines(summary: SummaryRecord) -> list[str]:
+    """Recall@k of each ANN search that counted it (mean, p5, p1 over its queries); empty
+    when the run had none."""
+    lines = []
+    for name, stats in sorted(summary.ops.items()):
+        r = stats.recall
+        if r is None:
+            continue
+        label = f"Recall@{r.k} {display_name(name)}"
+        lines.append(
+            f"{label:<26}: {r.mean:>10.4f} mean, {r.p5:.2f} p5, {r.p1:.2f} p1 "
+            f"({r.queries:,} queries)"
+        )
     return lines
 
 

@@ -26,6 +26,7 @@ from casslab.load.stress.profile_checks import (
     check_query,
 )
 from casslab.load.stress.profile_lwt import insert_condition
+from casslab.load.stress.profile_vectors import VectorSpec, parse_vectors
 from casslab.record import Record
 from casslab.yaml_reader import parse_yaml
 
@@ -53,6 +54,7 @@ PROFILE_KEYS = frozenset(
         "insert",
         "queries",
         "token_range_queries",
+        "vectors",  # casslab's: a vector column filled from a dataset (profile_vectors)
     }
 )
 
@@ -101,6 +103,7 @@ class StressProfile(Record):
     columnspec: dict[str, ColumnSpec] = Field(default_factory=dict)
     insert: InsertSpec = Field(default_factory=InsertSpec)
     queries: dict[str, QuerySpec] = Field(default_factory=dict)
+    vectors: VectorSpec | None = None  # a vector column filled from a dataset
 
     def spec_of(self, column: str) -> ColumnSpec:
         return self.columnspec.get(column, ColumnSpec(name=column))
@@ -181,7 +184,7 @@ def parse_profile(text: str, *, source: str = "<profile>") -> StressProfile:
         keyspace_definition = keyspace_definition.strip().rstrip(";")
         check_definition(keyspace_definition, "KEYSPACE", data["keyspace"].strip(), source)
     extra = _extra_definitions(data.get("extra_definitions"), source)
-    check_extra_definitions(extra, source)
+    check_extra_definitions(extra, source, data["table"].strip())
     udts = {}
     for statement in extra:
         udt = parse_type_definition(statement, source=source)
@@ -207,6 +210,7 @@ def parse_profile(text: str, *, source: str = "<profile>") -> StressProfile:
         columnspec=columnspec,
         insert=_insert(data.get("insert"), source),
         queries=_queries(data.get("queries"), source),
+        vectors=parse_vectors(data.get("vectors"), source),
     )
 
 

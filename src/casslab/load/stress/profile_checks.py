@@ -6,8 +6,9 @@ a profile is checked like hostile input before any of its CQL is sent.
   one ``CREATE TABLE`` of that table: never a ``DROP``, an ``ALTER`` of another object, or a
   second statement after a ``;`` or behind a comment;
 - each of ``extra_definitions`` is one ``CREATE TYPE`` (the user-defined types the table's
-  columns use, created in the profile's keyspace before the table); anything else, a
-  ``CREATE INDEX`` included, is refused rather than run;
+  columns use, created in the profile's keyspace before the table) or one SAI index on the
+  profile's table (:mod:`casslab.load.stress.profile_sai`, created after it); anything
+  else, a legacy ``CREATE INDEX`` included, is refused rather than run;
 - every query is one ``SELECT``, ``INSERT``, ``UPDATE`` or ``DELETE``.
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 
 from casslab.cql_text import identifier_problem, leading_words, single_statement_problem
 from casslab.errors import WorkloadSyntaxError
+from casslab.load.stress.profile_sai import is_index, sai_column
 
 QUERY_VERBS = ("SELECT", "INSERT", "UPDATE", "DELETE")
 _NAME = r"(?:\"(?:[^\"]|\"\")+\"|[\w]+)"
@@ -66,12 +68,16 @@ def check_definition(text: str, what: str, name: str, source: str) -> None:
         )
 
 
-def check_extra_definitions(statements: Sequence[str], source: str) -> None:
-    """Each statement is one ``CREATE TYPE`` of a type in the profile's keyspace."""
+def check_extra_definitions(statements: Sequence[str], source: str, table: str = "") -> None:
+    """Each statement is one ``CREATE TYPE`` of a type in the profile's keyspace, or one
+    SAI index on ``table``."""
     for text in statements:
         problem = single_statement_problem(text)
         if problem is not None:
             raise _fail(source, f"extra_definitions: {problem}; give one CREATE TYPE each")
+        if is_index(text):
+            sai_column(text, table, source)
+            continue
         match = re.match(_CREATE.format(what="TYPE", name=_NAME), text, re.I)
         if match is None:
             raise _fail(

@@ -22,6 +22,8 @@ How casslab maps a profile onto the engine (documented differences from stress):
   column is a function of the partition key.
 * Lightweight transactions (``IF`` in a query or ``insert: condition:``):
   :mod:`casslab.load.stress.profile_lwt`.
+* Vector search (``vectors:``, ``ORDER BY v ANN OF ?``) and SAI indexes in
+  ``extra_definitions:``: :mod:`casslab.load.stress.profile_vectors`, ``profile_sai``.
 * A ``SELECT`` query checks the columns it returns by value (unless ``-errors
   skipReadValidation``): those that every row it can return shares, i.e. partition-key
   and static columns, clustering columns bound with ``=`` and, when the whole primary key
@@ -53,7 +55,14 @@ from casslab.load.stress.profile_lwt import (
     conditional_insert,
     read_first,
 )
+from casslab.load.stress.profile_sai import index_cql, is_index
 from casslab.load.stress.profile_types import NUMERIC, POPULATED, SIZED, type_generator
+from casslab.load.stress.profile_vectors import (
+    ann_column,
+    ann_recall_k,
+    base_vector,
+    query_vector,
+)
 
 INT_POPULATION = Distribution(kind=DistKind.UNIFORM, min=1, max=2**31 - 1)
 # A LOGGED batch holds at most 65535 rows (stress refuses more); any batch at most a million.
@@ -88,6 +97,8 @@ def profile_schema_cql(profile: StressProfile) -> list[str]:
     if profile.keyspace_definition:
         statements.append(_if_not_exists(profile.keyspace_definition, "KEYSPACE"))
     for extra in profile.extra_definitions:
+        if is_index(extra):
+            continue  # after the table
         extra = _if_not_exists(extra, "TYPE")
         statements.append(
             re.sub(
@@ -105,12 +116,19 @@ def profile_schema_cql(profile: StressProfile) -> list[str]:
         flags=re.I,
     )
     statements.append(table)
+    statements += [
+        index_cql(extra, _qualified(profile))
+        for extra in profile.extra_definitions
+        if is_index(extra)
+    ]
     return statements
 
 
 def column_generator(profile: StressProfile, column: str, *, source: str = "") -> Generator:
     """The generator of one column's value (see the module docstring for the model)."""
     what = f"user profile {source}: column {column!r}"
+    if profile.vectors is not None and column == profile.vectors.column:
+        return base_vector(column)
     cql_type = parse_cql_type(profile.type_of(column), what=what)
     spec = profile.spec_of(column)
     given = spec.model_fields_set if column in profile.columnspec else set()
@@ -217,7 +235,7 @@ def query_statement(profile: StressProfile, query: QuerySpec, *, source: str = "
         query.cql,
         flags=re.I,
     )
-    binds: list[Generator] = []
+    placed: list[tuple[int, Generator]] = []
     known = {c.name for c in profile.columns}
     for match in _BIND.finditer(cql):
         column = unquote(match.group(1))
@@ -226,11 +244,22 @@ def query_statement(profile: StressProfile, query: QuerySpec, *, source: str = "
                 f"user profile {source}: query {query.name!r} binds {match.group(1)!r}, "
                 "which is not a column of the table"
             )
-        binds.append(column_generator(profile, column, source=source))
+        placed.append((match.end(), column_generator(profile, column, source=source)))
+    ann = ann_column(cql)
+    if ann is not None:
+        if profile.vectors is None or ann[0] != profile.vectors.column:
+            raise WorkloadSyntaxError(
+                f"user profile {source}: query {query.name!r} searches ORDER BY {ann[0]} ANN "
+                "OF ?; name that column in vectors: column: so the query vectors come from "
+                "its dataset"
+            )
+        placed.append((ann[1], query_vector(ann[0])))
+    binds = [g for _, g in sorted(placed, key=lambda p: p[0])]
     if len(binds) != cql.count("?"):
         raise WorkloadSyntaxError(
             f"user profile {source}: query {query.name!r}: casslab binds only `column = ?` "
-            f"(or !=, <, >, <=, >=, IN) markers; {query.cql!r} has others (e.g. LIMIT ?). Write "
+            f"(or !=, <, >, <=, >=, IN, ORDER BY column ANN OF ?) markers; {query.cql!r} "
+            "has others (e.g. LIMIT ?). Write "
             "those values into the query"
         )
     return Statement(cql=cql, binds=binds)
@@ -381,6 +410,7 @@ def profile_operations(
                 validate_columns=validated_columns(profile, statement.cql, source=source)
                 if is_select
                 else [],
+                recall_k=ann_recall_k(statement.cql) if is_select else None,
             )
         )
     return operations

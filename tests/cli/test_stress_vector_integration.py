@@ -1,0 +1,109 @@
+"""Vector search on a real node: the catalog's vector profile loads the synthetic 20,000 x
+128 set, the SAI index is built on disk (flush, compaction: one graph) and queryable, ANN
+queries reach recall@10 > 0.9 counted by the engine against exact ground truth, and a
+filtered search returns matching rows only.
+
+Measured by hand on 5.0.9 (one node, 768M heap): recall@10 0.76 (p5 0.5) while the
+vectors sit in the memtable's index, 0.998 (p5 1.0) after flush and compaction.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from casslab.cluster import LocalCluster
+from casslab.engine_contract.engine_records import SummaryRecord
+from casslab.load.vectors.files import synthetic_files
+from casslab.load.vectors.texmex import read_fvecs
+from cli_entry import NEEDS_ENGINE
+from cli_entry import casslab as run_casslab
+from shared_clusters import SHARED_NODE, emptied
+
+pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
+
+PROFILE = Path(__file__).parents[2] / "src" / "casslab" / "workloads" / "catalog" / "vector.yaml"
+INDEX_DEADLINE_S = 120
+
+
+@pytest.fixture(scope="module")
+def cluster(shared_node: LocalCluster) -> Iterator[LocalCluster]:
+    yield from emptied(shared_node)
+
+
+def stress(cwd: Path, *args: str) -> SummaryRecord:
+    done: subprocess.CompletedProcess[str] = run_casslab(
+        None,
+        "stress",
+        "user",
+        f"profile={PROFILE}",
+        *args,
+        "-node",
+        SHARED_NODE,
+        "--json",
+        timeout_s=600,
+        cwd=cwd,
+    )
+    assert done.returncode == 0, f"{args}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    [summary] = [SummaryRecord.model_validate(r) for r in records if r["type"] == "summary"]
+    return summary
+
+
+def _queryable(cluster: LocalCluster) -> None:
+    """Wait until both SAI indexes of the table are queryable and none is building."""
+    deadline = time.monotonic() + INDEX_DEADLINE_S
+    seen: list[tuple[str, bool, bool]] = []
+    session = cluster.session()
+    if True:
+        while time.monotonic() < deadline:
+            rows = session.execute(
+                "SELECT index_name, is_queryable, is_building FROM system_views.sai_column_indexes"
+                " WHERE keyspace_name = 'casslab_vector' ALLOW FILTERING"
+            )
+            seen = [(r.index_name, r.is_queryable, r.is_building) for r in rows]
+            if len(seen) == 2 and all(q and not b for _, q, b in seen):
+                return
+            time.sleep(0.5)
+    raise AssertionError(f"SAI indexes not queryable within {INDEX_DEADLINE_S} s: {seen}")
+
+
+def test_load_search_recall_and_filter(cluster: LocalCluster, tmp_path: Path) -> None:
+    load = stress(tmp_path, "ops(insert=1)", "n=20000", "-rate", "threads=16")
+    assert load.total.count == 20_000
+    assert load.total.errors == 0
+    cluster.nodetool(1, "flush", "casslab_vector")
+    cluster.nodetool(1, "compact", "casslab_vector", timeout_s=300)
+    _queryable(cluster)
+    search = stress(tmp_path, "ops(ann=1)", "n=2000", "-rate", "threads=8")
+    recall = search.ops["ann"].recall
+    assert recall is not None
+    assert recall.k == 10
+    assert recall.queries == 2000
+    assert search.total.errors == 0
+    assert recall.mean > 0.9, recall
+    assert recall.p1 <= recall.p5 <= 1.0
+    assert sum(recall.queries_by_hits) == recall.queries
+    # the filtered search: every row returned is of the category asked for
+    files = synthetic_files()
+    queries = read_fvecs(files.queries)
+    session = cluster.session()
+    if True:
+        statement = session.prepare(
+            "SELECT id, category FROM casslab_vector.items WHERE category = ?"
+            " ORDER BY embedding ANN OF ? LIMIT 10"
+        )
+        for category in (1, 4, 10):
+            for q in queries[:5]:
+                rows = list(session.execute(statement, (category, [float(x) for x in q])))
+                assert len(rows) == 10
+                assert {r.category for r in rows} == {category}
+    filtered = stress(tmp_path, "ops(ann_filtered=1)", "n=500", "-rate", "threads=4")
+    assert filtered.total.errors == 0
+    assert filtered.ops["ann_filtered"].recall is None
+    assert filtered.total.rows == 500 * 10
