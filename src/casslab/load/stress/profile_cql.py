@@ -47,6 +47,7 @@ from casslab.engine_contract.workload_spec import (
 from casslab.errors import WorkloadSyntaxError
 from casslab.load.stress.cql_types import parse_cql_type
 from casslab.load.stress.profile import DEFAULT_POPULATION, QuerySpec, StressProfile, unquote
+from casslab.load.stress.profile_checks import INDEX
 from casslab.load.stress.profile_lwt import (
     check_read_first,
     condition_at,
@@ -83,11 +84,15 @@ def _if_not_exists(cql: str, what: str) -> str:
 
 
 def profile_schema_cql(profile: StressProfile) -> list[str]:
-    """``CREATE KEYSPACE`` / ``CREATE TABLE`` (made idempotent, table name qualified)."""
+    """``CREATE KEYSPACE``, the types, ``CREATE TABLE`` and the indexes on it (made
+    idempotent, names qualified by the keyspace)."""
     statements: list[str] = []
     if profile.keyspace_definition:
         statements.append(_if_not_exists(profile.keyspace_definition, "KEYSPACE"))
+    indexes = [e for e in profile.extra_definitions if INDEX.match(e)]
     for extra in profile.extra_definitions:
+        if extra in indexes:
+            continue
         extra = _if_not_exists(extra, "TYPE")
         statements.append(
             re.sub(
@@ -105,7 +110,19 @@ def profile_schema_cql(profile: StressProfile) -> list[str]:
         flags=re.I,
     )
     statements.append(table)
+    statements += [_index_cql(profile, index) for index in indexes]
     return statements
+
+
+def _index_cql(profile: StressProfile, cql: str) -> str:
+    """``CREATE [CUSTOM] INDEX IF NOT EXISTS [name] ON keyspace.table (...)``."""
+    cql = re.sub(
+        r"^\s*CREATE\s+(CUSTOM\s+)?INDEX\s+(?!IF\s+NOT\s+EXISTS)",
+        lambda m: f"CREATE {m.group(1) or ''}INDEX IF NOT EXISTS ",
+        cql.strip().rstrip(";"),
+        flags=re.I,
+    )
+    return re.sub(r"\bON\s+[\w\"]+\s*\(", f"ON {_qualified(profile)} (", cql, count=1, flags=re.I)
 
 
 def column_generator(profile: StressProfile, column: str, *, source: str = "") -> Generator:
