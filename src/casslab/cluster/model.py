@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
-from casslab.cluster import collectors
+from casslab.cluster import collectors, presets
 from casslab.cluster.external.external_state import External
 from casslab.cluster.isolated.isolated_spec import (
     LIMIT_FIELDS,
@@ -22,6 +22,7 @@ from casslab.cluster.isolated.isolated_state import Isolated
 from casslab.cluster.ssh.ssh_spec import InventoryField
 from casslab.cluster.ssh.ssh_state import SshHosts
 from casslab.cqlaccess import CqlAccess
+from casslab.errors import ConfigError
 from casslab.net.links import Link, check_links, link_text
 from casslab.net.topology import Topology, parse_topology
 from casslab.record import Record
@@ -74,6 +75,8 @@ class ClusterSpec(NodeIsolation, NodeNetwork, InventoryField):
     injectable_clock: bool = False
     # the JVM's garbage collector (None: Cassandra's G1 settings): casslab.cluster.collectors
     gc: str | None = None
+    # a named settings preset under the user's settings (None: default): casslab.cluster.presets
+    preset: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -163,6 +166,16 @@ class ClusterSpec(NodeIsolation, NodeNetwork, InventoryField):
     @classmethod
     def _gc(cls, value: str | None) -> str | None:
         return collectors.canonical(value) if value is not None else None
+
+    @field_validator("preset")
+    @classmethod
+    def _preset(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            return presets.canonical(value)
+        except ConfigError as error:
+            raise ValueError(str(error)) from None
 
     @field_validator("heap")
     @classmethod
@@ -338,6 +351,7 @@ FIXED_FIELDS = (
     "topology",
     "links",
     "gc",
+    "preset",
 )
 
 
@@ -359,6 +373,7 @@ def spec_mismatches(state: ClusterState, spec: ClusterSpec, given: frozenset[str
     }
     stored["links"] = _links_text(state.spec.links)
     stored["gc"] = state.spec.gc or collectors.G1
+    stored["preset"] = state.spec.preset or presets.DEFAULT
     problems: list[str] = []
     for field in FIXED_FIELDS:
         asked = getattr(spec, field)

@@ -26,6 +26,7 @@ from casslab.cluster import (
     collectors,
     distribution,
     node_config,
+    presets,
     state,
 )
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
@@ -116,10 +117,14 @@ class LocalCluster:
             raise SetupError(f"--gc {spec.gc}: {refused}; choose another collector")
         if spec.version is not None:
             jdk.check_supported(java, spec.version)  # before any download
+        too_old = presets.version_problem(spec.preset, spec.version) if spec.preset else None
+        if too_old is not None:
+            raise SetupError(too_old)
         dist = distribution.resolve(spec.version)
         jdk.check_supported(java, dist.version)
         clock_skew.check_request(spec.clock, spec.nodes, dist, spec.injectable_clock)
-        settings = normalize(spec.settings, distribution.settings_catalogue(dist))
+        asked = presets.with_preset(spec.preset, dist, spec.settings, reserved=node_config.RESERVED)
+        settings = normalize(asked, distribution.settings_catalogue(dist))
         reserved = sorted(set(settings) & node_config.RESERVED)
         if reserved:
             raise ConfigError(
