@@ -111,15 +111,15 @@ class LocalCluster:
         directory = state.cluster_dir(spec.name, root)
         if directory.exists():
             _clear_for_create(directory, spec.name, root, fresh=fresh)
+        too_old = presets.version_problem(spec.preset, spec.version) if spec.preset else None
+        if too_old is not None:
+            raise SetupError(too_old)
         java = jdk.probe()
         refused = collectors.unsupported(java.java, spec.gc) if spec.gc else None
         if refused is not None:
             raise SetupError(f"--gc {spec.gc}: {refused}; choose another collector")
         if spec.version is not None:
             jdk.check_supported(java, spec.version)  # before any download
-        too_old = presets.version_problem(spec.preset, spec.version) if spec.preset else None
-        if too_old is not None:
-            raise SetupError(too_old)
         dist = distribution.resolve(spec.version)
         jdk.check_supported(java, dist.version)
         clock_skew.check_request(spec.clock, spec.nodes, dist, spec.injectable_clock)
