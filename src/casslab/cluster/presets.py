@@ -21,7 +21,7 @@ settings come under the user's: ``--set`` and an experiment's ``config:`` still 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -137,3 +137,14 @@ def with_preset(
     preset the settings casslab sets for each node (``reserved``: addresses, directories)."""
     preset = preset_changes(name, dist).settings if name is not None else {}
     return {**{k: v for k, v in preset.items() if k not in reserved}, **settings}
+
+
+def preset_problems(name: object, versions: Sequence[str | None]) -> list[str]:
+    """Problems of preset ``name`` in an experiment file that runs ``versions`` (None: the
+    default version): not a preset, or one a version cannot run."""
+    try:
+        preset = canonical(str(name))
+    except ConfigError as error:
+        return [str(error)]
+    found = (version_problem(preset, version) for version in versions)
+    return [problem for problem in found if problem is not None]
