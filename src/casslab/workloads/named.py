@@ -7,6 +7,9 @@ A profile's leading comment describes it: its first line is what it stands for, 
 line (``casslab workloads`` lists it); lines ``# load: COMMAND`` and ``# run: COMMAND``
 are the commands that fill its table and run its mix (``casslab workloads show NAME``). A
 profile without them gets the plain commands: insert, then insert with each query.
+
+The catalog's profiles share one keyspace, ``casslab_workloads`` (each its own table), so
+that an experiment, which creates, resets and captures one keyspace, can combine them.
 """
 
 from __future__ import annotations
