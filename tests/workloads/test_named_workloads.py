@@ -125,3 +125,19 @@ def test_the_cli_lists_and_shows_the_catalog() -> None:
     unknown = casslab(None, "workloads", "show", "nope")
     assert unknown.returncode == 1
     assert "no such named workload" in unknown.stderr
+
+
+def test_capacity_and_tune_searches_read_a_named_workload(tmp_path: Path) -> None:
+    """The capacity search and the tuner build their load through the front end's
+    search_load, which reads profiles where `casslab stress user` does."""
+    load = STRESS.search_load(
+        ["user", "profile=@sai", "ops(by_category=1)"],
+        contact_points=["127.0.20.1:9042"],
+        closed_loop=True,
+        seed=0,
+        data_seed=0,
+        base_dir=tmp_path,
+    )
+    [op] = load.spec.operations
+    assert "category = ?" in op.statements[0].cql
+    assert "CREATE INDEX IF NOT EXISTS products_category" in " ".join(load.spec.schema_cql)
