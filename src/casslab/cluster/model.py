@@ -22,7 +22,6 @@ from casslab.cluster.isolated.isolated_state import Isolated
 from casslab.cluster.ssh.ssh_spec import InventoryField
 from casslab.cluster.ssh.ssh_state import SshHosts
 from casslab.cqlaccess import CqlAccess
-from casslab.errors import ConfigError
 from casslab.net.links import Link, check_links, link_text
 from casslab.net.topology import Topology, parse_topology
 from casslab.record import Record
@@ -170,12 +169,7 @@ class ClusterSpec(NodeIsolation, NodeNetwork, InventoryField):
     @field_validator("preset")
     @classmethod
     def _preset(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        try:
-            return presets.canonical(value)
-        except ConfigError as error:
-            raise ValueError(str(error)) from None
+        return presets.field_value(value)
 
     @field_validator("heap")
     @classmethod

@@ -148,3 +148,20 @@ def preset_problems(name: object, versions: Sequence[str | None]) -> list[str]:
         return [str(error)]
     found = (version_problem(preset, version) for version in versions)
     return [problem for problem in found if problem is not None]
+
+
+def field_value(value: str | None) -> str | None:
+    """A ``preset`` field's value, canonical (None stays None); a ValueError naming the
+    presets for a record's validator."""
+    try:
+        return canonical(value) if value is not None else None
+    except ConfigError as error:
+        raise ValueError(str(error)) from None
+
+
+def refuse_too_old(name: str | None, version: str | None) -> None:
+    """A SetupError when preset ``name`` (None: none) cannot run on ``version``, asked
+    before any JDK probe or download."""
+    problem = version_problem(name, version) if name is not None else None
+    if problem is not None:
+        raise SetupError(problem)

@@ -111,9 +111,7 @@ class LocalCluster:
         directory = state.cluster_dir(spec.name, root)
         if directory.exists():
             _clear_for_create(directory, spec.name, root, fresh=fresh)
-        too_old = presets.version_problem(spec.preset, spec.version) if spec.preset else None
-        if too_old is not None:
-            raise SetupError(too_old)
+        presets.refuse_too_old(spec.preset, spec.version)  # before the JDK's checks
         java = jdk.probe()
         refused = collectors.unsupported(java.java, spec.gc) if spec.gc else None
         if refused is not None:

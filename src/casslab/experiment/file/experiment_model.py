@@ -203,10 +203,7 @@ class ClusterSection(NodeIsolation):
     @field_validator("preset")
     @classmethod
     def _preset(cls, value: str | None) -> str | None:
-        try:
-            return presets.canonical(value) if value is not None else None
-        except ConfigError as error:
-            raise ValueError(str(error)) from None
+        return presets.field_value(value)
 
     @field_validator("heap")
     @classmethod
