@@ -19,6 +19,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cluster",),
     ("net",),
     ("load",),
+    ("workloads",),
     ("remote",),
     ("host",),
     ("report",),

@@ -77,7 +77,7 @@ PROFILES = [
     profile(replaced(QUERY, QUERY + " -- x"), "a comment"),
     profile(replaced(QUERY, "select * from typestest where name = 'x'';DROP"), "unclosed"),
     profile(PROFILE + "extra_definitions:\n  - DROP KEYSPACE system_auth\n", "extra_definitions"),
-    profile(PROFILE + "extra_definitions:\n  - CREATE INDEX ON typestest (name)\n", "CREATE INDEX"),
+    profile(PROFILE + "extra_definitions:\n  - CREATE INDEX ON other (name)\n", "ON typestest"),
     profile(PROFILE + "extra_definitions:\n  - CREATE TYPE system.t (a int)\n", "names a keyspace"),
     profile(PROFILE + "extra_definitions:\n  - CREATE TYPE t (a int); DROP TABLE x\n", "a ';'"),
     profile("keyspace: [unclosed", "YAML syntax"),

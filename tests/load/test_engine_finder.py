@@ -53,6 +53,7 @@ def test_nothing_found_names_every_place_and_the_fixes(tmp_path: Path) -> None:
         engine_finder.find({}, [tmp_path / "bin"], tmp_path / "checkout")
     said = str(raised.value)
     assert f"the environment's scripts directory: {not_executable}" in said
-    assert f"the checkout's release build: {tmp_path}/checkout/target/release/casslab-engine" in said
+    built = tmp_path / "checkout" / "target" / "release" / "casslab-engine"
+    assert f"the checkout's release build: {built}" in said
     assert "reinstall casslab from its wheel" in said
     assert "make engine" in said

@@ -126,6 +126,14 @@ def up(
             "clock-jump faults later (default: Cassandra's own clock, stock nodes).",
         ),
     ] = False,
+    preset: Annotated[
+        str | None,
+        typer.Option(
+            "--preset",
+            help="A settings preset under --set: default, or latest (what the version's "
+            "conf/cassandra_latest.yaml changes against its conf/cassandra.yaml; Cassandra 5.0+).",
+        ),
+    ] = None,
     gc: Annotated[
         str | None,
         typer.Option(
@@ -188,6 +196,7 @@ def up(
         "injectable_clock": True if injectable_clock else None,
         "hosts": str(hosts) if hosts is not None else None,
         "gc": gc,
+        "preset": preset,
     }
     given = frozenset(k for k, v in asked.items() if v is not None)
     try:
@@ -239,6 +248,7 @@ _UP_OPTIONS = {
     "injectable_clock": "--injectable-clock",
     "hosts": "--hosts",
     "gc": "--gc",
+    "preset": "--preset",
 }
 
 

@@ -48,6 +48,7 @@ COMMANDS: dict[str, str] = {
     "capacity": "capacity",
     "fault": "fault",
     "tune": "tune",
+    "workloads": "workloads",
 }
 
 app = typer.Typer(

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
-from casslab.cluster import collectors
+from casslab.cluster import collectors, presets
 from casslab.cluster.external.external_state import External
 from casslab.cluster.isolated.isolated_spec import (
     LIMIT_FIELDS,
@@ -74,6 +74,8 @@ class ClusterSpec(NodeIsolation, NodeNetwork, InventoryField):
     injectable_clock: bool = False
     # the JVM's garbage collector (None: Cassandra's G1 settings): casslab.cluster.collectors
     gc: str | None = None
+    # a named settings preset under the user's settings (None: default): casslab.cluster.presets
+    preset: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -163,6 +165,11 @@ class ClusterSpec(NodeIsolation, NodeNetwork, InventoryField):
     @classmethod
     def _gc(cls, value: str | None) -> str | None:
         return collectors.canonical(value) if value is not None else None
+
+    @field_validator("preset")
+    @classmethod
+    def _preset(cls, value: str | None) -> str | None:
+        return presets.field_value(value)
 
     @field_validator("heap")
     @classmethod
@@ -338,6 +345,7 @@ FIXED_FIELDS = (
     "topology",
     "links",
     "gc",
+    "preset",
 )
 
 
@@ -359,6 +367,7 @@ def spec_mismatches(state: ClusterState, spec: ClusterSpec, given: frozenset[str
     }
     stored["links"] = _links_text(state.spec.links)
     stored["gc"] = state.spec.gc or collectors.G1
+    stored["preset"] = state.spec.preset or presets.DEFAULT
     problems: list[str] = []
     for field in FIXED_FIELDS:
         asked = getattr(spec, field)

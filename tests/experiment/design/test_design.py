@@ -278,3 +278,21 @@ def test_gc_levels_are_canonical_and_restart_for_a_new_collector() -> None:
     ]
     assert plan.trials[1].setup.spec_fields()["gc"] == "ZGC"
     assert "ZGC collector" in plan.trials[1].setup.describe()
+
+
+def test_preset_levels_are_canonical_and_make_a_new_cluster() -> None:
+    plan = expand(
+        experiment(
+            cluster={"nodes": 1, "heap": "512M"},
+            factors={"cluster.preset": ["default", "Latest"]},
+            iterations=1,
+            order="sequential",
+        )
+    )
+    assert [t.preset for t in plan.trials] == ["default", "latest"]
+    assert [t.restart_reason.value if t.restart_reason else None for t in plan.trials] == [
+        "first",
+        "preset",
+    ]
+    assert plan.trials[1].setup.spec_fields()["preset"] == "latest"
+    assert "preset latest" in plan.trials[1].setup.describe()

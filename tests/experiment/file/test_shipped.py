@@ -48,6 +48,8 @@ def test_the_shipped_set() -> None:
         "container-overhead",
         "faults-consistency-scaled",
         "faults-consistency",
+        "latest-config-scaled",
+        "latest-config",
         "quick-compaction",
         "seed003-vm-sizes-scaled",
         "seed003-vm-sizes",
@@ -341,3 +343,22 @@ def test_the_faults_study_scaled_keeps_its_design() -> None:
     assert (len(plan.trials), len(full.trials)) == (6, 30)
     for trial in plan.trials:  # the node is back (15 s + its start) well before the end
         assert measured_s(trial.workload.text) >= scaled.faults[0].end_s + 45
+
+
+def test_latest_config_scaled_keeps_the_design_and_fits_thirty_minutes() -> None:
+    """cassandra.yaml against cassandra_latest.yaml (issue 33): the same two presets and
+    three mixes at both sizes, each preset's cluster made once (sequential order)."""
+    full, scaled = plan_of("latest-config"), plan_of("latest-config-scaled")
+    for plan in (full, scaled):
+        assert plan.factors == ("cluster.preset", "workload")
+        assert _levels(plan, "cluster.preset") == ["default", "latest"]
+        assert [t.preset for t in plan.trials if t.restart] == ["default", "latest"]
+        mixes = [str(level) for level in _levels(plan, "workload")]
+        assert [m.split(" ops(")[0] for m in mixes] == [
+            "user profile=@keyvalue",
+            "user profile=@keyvalue",
+            "user profile=@sai",
+        ]
+    assert (full.trials[0].nodes, len(full.trials)) == (3, 30)
+    assert (scaled.trials[0].nodes, len(scaled.trials)) == (1, 18)
+    assert 24 <= _fits(scaled, 30) <= 26  # the file says about 25 minutes

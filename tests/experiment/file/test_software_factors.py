@@ -72,3 +72,26 @@ def test_an_unknown_collector_is_named() -> None:
         "factors.cluster.gc[1]: gc 'cms': expected one of G1, ZGC, Shenandoah, Parallel "
         "(G1 is Cassandra's default)"
     ]
+
+
+def test_a_preset_level_is_a_preset_that_every_version_of_the_file_has() -> None:
+    assert problems_of("cluster.preset: [default, newest]") == [
+        "factors.cluster.preset[1]: settings preset 'newest': casslab knows default, latest "
+        "(default: cassandra.yaml as casslab renders it; latest: what Cassandra 5.0's "
+        "cassandra_latest.yaml changes)"
+    ]
+    mixed = problems_of("cluster.preset: [latest]\n  cluster.version: [5.0.9, 4.0.11]")
+    assert (  # (the JDK may refuse 4.0.11 too: a problem of the version's level)
+        "factors.cluster.preset[0]: preset latest: Cassandra 4.0.11 has no "
+        "cassandra_latest.yaml (it came with 5.0); use preset default, or a 5.0 version"
+    ) in mixed
+    assert not [p for p in mixed if p.startswith("factors.cluster.preset") and "5.0.9" in p]
+    text = textwrap.dedent(BASE.format(factors="nodes: [1]")).replace(
+        "{nodes: 1, heap: 512M}", "{nodes: 1, heap: 512M, version: 4.0.11, preset: latest}"
+    )
+    with pytest.raises(ExperimentValidationError) as caught:
+        experiment_loader.parse(text, "versions.yaml")
+    assert any(
+        p.startswith("cluster.preset: preset latest: Cassandra 4.0.11")
+        for p in caught.value.problems
+    )

@@ -26,6 +26,7 @@ from casslab.cluster import (
     collectors,
     distribution,
     node_config,
+    presets,
     ring_view,
     state,
 )
@@ -111,6 +112,7 @@ class LocalCluster:
         directory = state.cluster_dir(spec.name, root)
         if directory.exists():
             _clear_for_create(directory, spec.name, root, fresh=fresh)
+        presets.refuse_too_old(spec.preset, spec.version)  # before the JDK's checks
         java = jdk.probe()
         refused = collectors.unsupported(java.java, spec.gc) if spec.gc else None
         if refused is not None:
@@ -120,7 +122,8 @@ class LocalCluster:
         dist = distribution.resolve(spec.version)
         jdk.check_supported(java, dist.version)
         clock_skew.check_request(spec.clock, spec.nodes, dist, spec.injectable_clock)
-        settings = normalize(spec.settings, distribution.settings_catalogue(dist))
+        asked = presets.with_preset(spec.preset, dist, spec.settings, reserved=node_config.RESERVED)
+        settings = normalize(asked, distribution.settings_catalogue(dist))
         reserved = sorted(set(settings) & node_config.RESERVED)
         if reserved:
             raise ConfigError(

@@ -20,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from casslab.cluster import admin, backend, distribution, node_config, state
+from casslab.cluster import admin, backend, distribution, node_config, presets, state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
 from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.heap import default_heap, heap_problem
@@ -122,7 +122,8 @@ class SshCluster:
         if directory.exists():
             cls._clear(spec.name, root, fresh=fresh)
         dist = distribution.resolve(spec.version)
-        settings = normalize(spec.settings, distribution.settings_catalogue(dist))
+        asked = presets.with_preset(spec.preset, dist, spec.settings, reserved=node_config.RESERVED)
+        settings = normalize(asked, distribution.settings_catalogue(dist))
         reserved = sorted(set(settings) & node_config.RESERVED)
         if reserved:
             raise ConfigError(f"{', '.join(reserved)}: set by casslab for each node")

@@ -43,6 +43,7 @@ class ClusterSetup:
     links: tuple[Link, ...] = ()
     topology_name: str | None = None  # what the file calls it: a preset's name, ...
     gc: str | None = None  # the nodes' collector (None: Cassandra's G1)
+    preset: str | None = None  # the settings preset (None: default): casslab.cluster.presets
 
     @classmethod
     def of(
@@ -54,6 +55,7 @@ class ClusterSetup:
         isolation: Mapping[str, Any] | None = None,
         topology: TopologyChoice | None = None,
         gc: str | None = None,
+        preset: str | None = None,
     ) -> ClusterSetup:
         """``isolation``: values of :data:`~casslab.cluster.ISOLATION_FIELDS` (missing
         ones: the default)."""
@@ -74,6 +76,7 @@ class ClusterSetup:
             NodeIsolation.model_validate(given),
             **shape,
             gc=gc,
+            preset=preset,
         )
 
     def value(self, name: str) -> Any:
@@ -87,6 +90,7 @@ class ClusterSetup:
         settings (the trial has them as given, not as JSON)."""
         fields: dict[str, Any] = {"nodes": self.nodes, "heap": self.heap, "version": self.version}
         fields |= {"gc": self.gc} if self.gc is not None else {}
+        fields |= {"preset": self.preset} if self.preset is not None else {}
         fields |= {name: getattr(self.node_isolation, name) for name in ISOLATION_FIELDS}
         if self.topology is not None:
             fields |= {"topology": self.topology, "links": self.links}
@@ -97,7 +101,8 @@ class ClusterSetup:
         version = f"Cassandra {self.version}" if self.version else "default Cassandra"
         isolation = "".join(f", {part}" for part in self._isolation_parts())
         gc = f", {self.gc} collector" if self.gc else ""
-        text = f"{self.nodes} node(s), {heap}, {version}{gc}{isolation}"
+        preset = f", preset {self.preset}" if self.preset else ""
+        text = f"{self.nodes} node(s), {heap}, {version}{gc}{preset}{isolation}"
         if settings and self.settings != "{}":
             text += f", settings {self.settings}"
         return text
@@ -134,9 +139,19 @@ def in_file_words(message: str) -> str:
     return _OPTION.sub(lambda match: match.group(1).replace("-", "_"), message)
 
 
-SHAPE_FIELDS = ("topology", "nodes", "heap", "version", "gc", *ISOLATION_FIELDS, "links")
+SHAPE_FIELDS = (
+    "topology",
+    "nodes",
+    "heap",
+    "version",
+    "gc",
+    "preset",
+    *ISOLATION_FIELDS,
+    "links",
+)
 """A change of one of them makes a new cluster (the isolated backend fixes a node's
-network and limits, and its datacenter and links, when it creates the node). The
+network and limits, and its datacenter and links, when it creates the node; a preset's
+storage_compatibility_mode NONE cannot go back to CASSANDRA_4 on the same data). The
 topology comes first: a change of it is the reason, not the node count it brings."""
 
 

@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 
-from casslab.cluster import collectors
+from casslab.cluster import collectors, presets
 from casslab.errors import ConfigError
 from casslab.experiment.file.experiment_model import Factor, FactorKind
 from casslab.experiment.file.file_record import Level
@@ -41,6 +41,11 @@ def canonical_level(factor: Factor, level: Level) -> Level:
             return collectors.canonical(level)  # zgc == ZGC
         except ValueError:
             return level  # not a collector: the level's check says so
+    if factor.kind is FactorKind.CLUSTER and factor.keys == ("preset",) and isinstance(level, str):
+        try:
+            return presets.canonical(level)  # Latest == latest
+        except ConfigError:
+            return level  # not a preset: the level's check says so
     if _is_topology(factor):
         try:
             choice = resolve_topology(level)

@@ -40,6 +40,7 @@ class RestartReason(StrEnum):
     HEAP = "heap"  # the heap differs from the previous trial's
     VERSION = "version"  # the Cassandra version differs from the previous trial's
     GC = "gc"  # the JVM's garbage collector differs from the previous trial's
+    PRESET = "preset"  # the settings preset differs from the previous trial's
     # the nodes' isolation or a limit differs from the previous trial's (plan schema 2)
     ISOLATION = "isolation"
     NODE_SIZE = "node_size"
@@ -67,6 +68,7 @@ class Trial(Record):
     heap: str | None
     version: str | None
     gc: str | None = None  # the nodes' collector (None: Cassandra's G1)
+    preset: str | None = None  # the settings preset (None: default): casslab.cluster.presets
     # the nodes' isolation and limits: the cluster section's, then cluster.* levels
     node_isolation: NodeIsolation = Field(default_factory=NodeIsolation)
     # the datacenters and links (plan schema 3; None: one datacenter, no links)
@@ -101,6 +103,7 @@ class Trial(Record):
             self.node_isolation.model_dump(),
             self.topology,
             self.gc,
+            self.preset,
         )
 
     @property

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from casslab.cluster.presets import preset_problems
 from casslab.errors import ExperimentError, ExperimentValidationError
 from casslab.experiment.file.class_checks import class_problems
 from casslab.experiment.file.design_size import design_size_problems
@@ -93,6 +94,9 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
         if each_version is None or VERSION_FORM.fullmatch(each_version):
             problems += class_problems(data, each_version)
     problems += cluster_section_problems(data)
+    preset = cluster.get("preset") if isinstance(cluster, Mapping) else None
+    if preset is not None:
+        problems += [f"cluster.preset: {p}" for p in preset_problems(preset, versions_of(data))]
     good: list[Factor] = []
     factors = data.get("factors")
     if isinstance(factors, Mapping):

@@ -45,8 +45,10 @@ nodes' isolation and limits: ``cluster.isolation`` (``process`` or ``netns``),
 ``cluster.memory`` and ``cluster.topology`` (a preset's name such as ``far-apart``, or an
 inline definition: :mod:`casslab.net.presets`), and the nodes' software: ``cluster.version``
 (a Cassandra version such as ``5.0.8``: each level's settings are checked against its own
-catalogue and the JDK must run it), ``cluster.heap`` (``512M``, ``1G``) and ``cluster.gc``
-(``G1``, Cassandra's settings and the default, ``ZGC``, ``Shenandoah``, ``Parallel``). A change of a
+catalogue and the JDK must run it), ``cluster.heap`` (``512M``, ``1G``), ``cluster.gc``
+(``G1``, Cassandra's settings and the default, ``ZGC``, ``Shenandoah``, ``Parallel``) and
+``cluster.preset`` (``default``, ``latest``: what the version's ``conf/cassandra_latest.yaml``
+changes, under ``config:``; :mod:`casslab.cluster.presets`). A change of a
 ``nodes`` or ``cluster.*``
 level makes a new cluster, but for ``cluster.clock`` (the nodes' clock offsets, e.g.
 ``{2: -500ms}``, set without a restart) and ``lww.<field>`` (the last-write-wins probe of
@@ -101,7 +103,7 @@ from pydantic import (
 
 from casslab.analysis.analysis_records import DEFAULT_KPIS
 from casslab.analysis.claim_records import Claim
-from casslab.cluster import NodeIsolation, collectors
+from casslab.cluster import NodeIsolation, collectors, presets
 from casslab.engine_contract.workload_spec import Consistency
 from casslab.errors import ConfigError
 from casslab.experiment.file.file_record import SCHEMA_VERSION, Level, Record
@@ -146,11 +148,12 @@ CLUSTER_FACTOR_FIELDS = (
     "version",
     "heap",
     "gc",
+    "preset",
 )
 """The fields of :class:`ClusterSection` a ``cluster.<field>`` factor may vary: the nodes'
 isolation and limits (:class:`NodeIsolation`), the topology, the Cassandra version and
 the heap."""
-SOFTWARE_FIELDS = ("version", "heap", "gc")
+SOFTWARE_FIELDS = ("version", "heap", "gc", "preset")
 """The ``cluster.<field>`` factors that change what the nodes run, not where."""
 
 
@@ -162,6 +165,8 @@ class ClusterSection(NodeIsolation):
     version: str | None = None  # None: the default 5.0.x (or CASSANDRA_HOME)
     heap: str | None = None  # JVM heap per node, e.g. 1G or 512M; None: sized from memory
     gc: str | None = None  # the JVM's collector: G1 (None: Cassandra's), ZGC, Shenandoah, ...
+    # a settings preset under config: (None: default; latest: cassandra_latest.yaml's changes)
+    preset: str | None = None
     config: dict[str, Any] = Field(default_factory=dict)
     # a preset's name or an inline {datacenters, racks, links, name}: casslab.net.presets
     topology: str | dict[str, Any] | None = None
@@ -194,6 +199,11 @@ class ClusterSection(NodeIsolation):
     @classmethod
     def _gc(cls, value: str | None) -> str | None:
         return collectors.canonical(value) if value is not None else None
+
+    @field_validator("preset")
+    @classmethod
+    def _preset(cls, value: str | None) -> str | None:
+        return presets.field_value(value)
 
     @field_validator("heap")
     @classmethod

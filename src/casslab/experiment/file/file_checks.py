@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from casslab.analysis.analysis_records import KPI_CATALOGUE, NODE_KPI, kpi_spec
-from casslab.cluster import NodeIsolation
+from casslab.cluster import NodeIsolation, presets
 from casslab.cluster.config import validate_settings
 from casslab.cluster.distribution import DEFAULT_VERSION
 from casslab.errors import AnalysisError, CasslabError, ConfigError
@@ -299,6 +299,8 @@ def _level_problems(
         except ConfigError as error:
             return [str(error)]
         return []
+    if kind is FactorKind.CLUSTER and factor.keys == ("preset",):
+        return presets.preset_problems(level, versions)
     if kind is FactorKind.CLUSTER:
         return _cluster_level_problems(factor, level, cluster)
     if kind in (FactorKind.CLOCK, FactorKind.LWW):

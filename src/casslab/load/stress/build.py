@@ -53,6 +53,7 @@ from casslab.load.stress.profile import StressProfile, apply_insert_options, loa
 from casslab.load.stress.profile_set import profile_paths, set_operations, set_schema
 from casslab.load.stress.profile_vectors import vector_files
 from casslab.load.stress.truststore import ca_file, store_path
+from casslab.workloads.named import profile_location
 
 _WRITES = (StressCommandKind.WRITE, StressCommandKind.COUNTER_WRITE)
 
@@ -191,15 +192,14 @@ def truncate_note(command: StressCommand, rate: Rate) -> str | None:
 
 
 def _profiles(command: StressCommand, profile_dir: Path | None) -> list[tuple[StressProfile, str]]:
-    """The profiles of ``profile=a.yaml[,b.yaml...]``, each with its path."""
+    """The profiles of ``profile=a.yaml[,b.yaml...]`` (or ``@NAME`` of the catalog of named
+    workloads, :mod:`casslab.workloads.named`), each with its path (or ``@NAME``)."""
     if command.profile is None:
         raise WorkloadSyntaxError("user: profile=FILE is required")
     profiles = []
     for value in profile_paths(command.profile):
-        path = Path(value).expanduser()
-        if not path.is_absolute() and profile_dir is not None:
-            path = profile_dir / path
-        profiles.append((load_profile(path), str(path)))
+        path = profile_location(value, profile_dir)
+        profiles.append((load_profile(path), value if value.startswith("@") else str(path)))
     return profiles
 
 

@@ -57,6 +57,7 @@ class StressLoad:
         """A ``user`` command's profile that is missing or does not read."""
         from casslab.load.stress.profile import load_profile
         from casslab.load.stress.profile_set import profile_paths
+        from casslab.workloads.named import profile_location
 
         if self.command.profile is None:
             return None
@@ -65,7 +66,10 @@ class StressLoad:
         except CasslabError as error:
             return str(error)
         for profile in paths:
-            path = (self.base_dir / profile) if self.base_dir else Path(profile)
+            try:
+                path = profile_location(profile, self.base_dir)
+            except CasslabError as error:
+                return str(error)
             if not path.is_file():
                 return (
                     f"profile {profile!r}: no such file {path}; a profile path is relative "

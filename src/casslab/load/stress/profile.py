@@ -184,7 +184,7 @@ def parse_profile(text: str, *, source: str = "<profile>") -> StressProfile:
         keyspace_definition = keyspace_definition.strip().rstrip(";")
         check_definition(keyspace_definition, "KEYSPACE", data["keyspace"].strip(), source)
     extra = _extra_definitions(data.get("extra_definitions"), source)
-    check_extra_definitions(extra, source, data["table"].strip())
+    check_extra_definitions(extra, data["table"].strip(), source)
     udts = {}
     for statement in extra:
         udt = parse_type_definition(statement, source=source)

@@ -6,9 +6,10 @@ a profile is checked like hostile input before any of its CQL is sent.
   one ``CREATE TABLE`` of that table: never a ``DROP``, an ``ALTER`` of another object, or a
   second statement after a ``;`` or behind a comment;
 - each of ``extra_definitions`` is one ``CREATE TYPE`` (the user-defined types the table's
-  columns use, created in the profile's keyspace before the table) or one SAI index on the
-  profile's table (:mod:`casslab.load.stress.profile_sai`, created after it); anything
-  else, a legacy ``CREATE INDEX`` included, is refused rather than run;
+  columns use, created in the profile's keyspace before the table) or one ``CREATE
+  [CUSTOM] INDEX`` on the profile's table (a storage-attached index, ``USING 'sai'``, or a
+  legacy secondary index, created after the table); anything else is refused rather than
+  run;
 - every query is one ``SELECT``, ``INSERT``, ``UPDATE`` or ``DELETE``.
 """
 
@@ -20,11 +21,16 @@ from typing import Any
 
 from casslab.cql_text import identifier_problem, leading_words, single_statement_problem
 from casslab.errors import WorkloadSyntaxError
-from casslab.load.stress.profile_sai import is_index, sai_column
 
 QUERY_VERBS = ("SELECT", "INSERT", "UPDATE", "DELETE")
 _NAME = r"(?:\"(?:[^\"]|\"\")+\"|[\w]+)"
 _CREATE = r"^\s*CREATE\s+{what}\s+(?:IF\s+NOT\s+EXISTS\s+)?(?:({name})\s*\.\s*)?({name})"
+# CREATE [CUSTOM] INDEX [IF NOT EXISTS] [name] ON [keyspace.]table (: groups keyspace, table.
+INDEX = re.compile(
+    rf"^\s*CREATE\s+(?:CUSTOM\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?(?:(?!ON\b){_NAME}\s+)?"
+    rf"ON\s+(?:({_NAME})\s*\.\s*)?({_NAME})\s*\(",
+    re.I,
+)
 
 
 def _unquoted(name: str) -> str:
@@ -68,23 +74,27 @@ def check_definition(text: str, what: str, name: str, source: str) -> None:
         )
 
 
-def check_extra_definitions(statements: Sequence[str], source: str, table: str = "") -> None:
-    """Each statement is one ``CREATE TYPE`` of a type in the profile's keyspace, or one
-    SAI index on ``table``."""
+def check_extra_definitions(statements: Sequence[str], table: str, source: str) -> None:
+    """Each statement is one ``CREATE TYPE`` of a type in the profile's keyspace or one
+    ``CREATE [CUSTOM] INDEX`` on the profile's ``table``."""
     for text in statements:
         problem = single_statement_problem(text)
         if problem is not None:
-            raise _fail(source, f"extra_definitions: {problem}; give one CREATE TYPE each")
-        if is_index(text):
-            sai_column(text, table, source)
+            raise _fail(
+                source, f"extra_definitions: {problem}; give one CREATE TYPE or CREATE INDEX each"
+            )
+        index = INDEX.match(text)
+        if index is not None:
+            _check_index(index, table, source)
             continue
         match = re.match(_CREATE.format(what="TYPE", name=_NAME), text, re.I)
         if match is None:
             raise _fail(
                 source,
                 "extra_definitions: each must be one CREATE TYPE statement (the types the "
-                f"table uses), got one starting {leading_words(text, 3)!r}; create indexes "
-                "and other objects with `casslab cqlsh` before the run",
+                "table uses) or one CREATE INDEX on the profile's table, got one starting "
+                f"{leading_words(text, 3)!r}; create other objects with `casslab cqlsh` before "
+                "the run",
             )
         if match.group(1) is not None:
             raise _fail(
@@ -92,6 +102,22 @@ def check_extra_definitions(statements: Sequence[str], source: str, table: str =
                 f"extra_definitions: CREATE TYPE {match.group(1)}.{match.group(2)} names a "
                 "keyspace; leave it out (types are created in the profile's keyspace)",
             )
+
+
+def _check_index(match: re.Match[str], table: str, source: str) -> None:
+    keyspace, indexed = match.group(1), _unquoted(match.group(2))
+    if keyspace is not None:
+        raise _fail(
+            source,
+            f"extra_definitions: CREATE INDEX ... ON {keyspace}.{match.group(2)} names a "
+            "keyspace; leave it out (indexes are created on the profile's table)",
+        )
+    if indexed not in (table, table.lower()):
+        raise _fail(
+            source,
+            f"extra_definitions: CREATE INDEX ... ON {match.group(2)}: a profile indexes its "
+            f"own table, {table!r}; write ON {table}",
+        )
 
 
 def check_query(name: str, cql: str, source: str) -> None:

@@ -23,7 +23,7 @@ How casslab maps a profile onto the engine (documented differences from stress):
 * Lightweight transactions (``IF`` in a query or ``insert: condition:``):
   :mod:`casslab.load.stress.profile_lwt`.
 * Vector search (``vectors:``, ``ORDER BY v ANN OF ?``) and SAI indexes in
-  ``extra_definitions:``: :mod:`casslab.load.stress.profile_vectors`, ``profile_sai``.
+  ``extra_definitions:``: :mod:`casslab.load.stress.profile_vectors`, ``profile_checks``.
 * A ``SELECT`` query checks the columns it returns by value (unless ``-errors
   skipReadValidation``): those that every row it can return shares, i.e. partition-key
   and static columns, clustering columns bound with ``=`` and, when the whole primary key
@@ -49,13 +49,13 @@ from casslab.engine_contract.workload_spec import (
 from casslab.errors import WorkloadSyntaxError
 from casslab.load.stress.cql_types import parse_cql_type
 from casslab.load.stress.profile import DEFAULT_POPULATION, QuerySpec, StressProfile, unquote
+from casslab.load.stress.profile_checks import INDEX
 from casslab.load.stress.profile_lwt import (
     check_read_first,
     condition_at,
     conditional_insert,
     read_first,
 )
-from casslab.load.stress.profile_sai import index_cql, is_index
 from casslab.load.stress.profile_types import NUMERIC, POPULATED, SIZED, type_generator
 from casslab.load.stress.profile_vectors import (
     ann_column,
@@ -92,13 +92,15 @@ def _if_not_exists(cql: str, what: str) -> str:
 
 
 def profile_schema_cql(profile: StressProfile) -> list[str]:
-    """``CREATE KEYSPACE`` / ``CREATE TABLE`` (made idempotent, table name qualified)."""
+    """``CREATE KEYSPACE``, the types, ``CREATE TABLE`` and the indexes on it (made
+    idempotent, names qualified by the keyspace)."""
     statements: list[str] = []
     if profile.keyspace_definition:
         statements.append(_if_not_exists(profile.keyspace_definition, "KEYSPACE"))
+    indexes = [e for e in profile.extra_definitions if INDEX.match(e)]
     for extra in profile.extra_definitions:
-        if is_index(extra):
-            continue  # after the table
+        if extra in indexes:
+            continue
         extra = _if_not_exists(extra, "TYPE")
         statements.append(
             re.sub(
@@ -116,12 +118,19 @@ def profile_schema_cql(profile: StressProfile) -> list[str]:
         flags=re.I,
     )
     statements.append(table)
-    statements += [
-        index_cql(extra, _qualified(profile))
-        for extra in profile.extra_definitions
-        if is_index(extra)
-    ]
+    statements += [_index_cql(profile, index) for index in indexes]
     return statements
+
+
+def _index_cql(profile: StressProfile, cql: str) -> str:
+    """``CREATE [CUSTOM] INDEX IF NOT EXISTS [name] ON keyspace.table (...)``."""
+    cql = re.sub(
+        r"^\s*CREATE\s+(CUSTOM\s+)?INDEX\s+(?!IF\s+NOT\s+EXISTS)",
+        lambda m: f"CREATE {m.group(1) or ''}INDEX IF NOT EXISTS ",
+        cql.strip().rstrip(";"),
+        flags=re.I,
+    )
+    return re.sub(r"\bON\s+[\w\"]+\s*\(", f"ON {_qualified(profile)} (", cql, count=1, flags=re.I)
 
 
 def column_generator(profile: StressProfile, column: str, *, source: str = "") -> Generator:

@@ -29,7 +29,7 @@ from pydantic import Field, ValidationError
 from casslab.engine_contract.workload_spec import Generator, GenKind, Operation, VectorFiles
 from casslab.errors import DatasetError, WorkloadSyntaxError
 from casslab.load.stress.cql_types import parse_cql_type
-from casslab.load.stress.profile_sai import is_index
+from casslab.load.stress.profile_checks import INDEX
 from casslab.load.vectors.files import DEFAULT_COUNT, dataset_files
 from casslab.load.vectors.similarity import Similarity
 from casslab.record import Record
@@ -115,7 +115,7 @@ def index_similarity(profile: StressProfile) -> str | None:
     column = profile.vectors.column
     for text in profile.extra_definitions:
         on = re.search(r'\bON\s+("[^"]+"|\w+)\s*\(\s*("[^"]+"|\w+)\s*\)', text, re.I)
-        if is_index(text) and on is not None and on.group(2).strip('"') == column:
+        if INDEX.match(text) and on is not None and on.group(2).strip('"') == column:
             named = re.search(r"'similarity_function'\s*:\s*'(\w+)'", text, re.I)
             return named.group(1).upper() if named else Similarity.COSINE.value
     return None

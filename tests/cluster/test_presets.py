@@ -1,0 +1,133 @@
+"""Settings presets: ``latest`` is what cassandra_latest.yaml changes against
+cassandra.yaml (pure diff on literal files), read from the version's conf/ beside its lib/;
+a version without the files, or a 4.x version, is refused before anything starts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from casslab.cluster import ClusterSpec
+from casslab.cluster.distribution import Distribution
+from casslab.cluster.presets import (
+    canonical,
+    conf_dir,
+    latest_changes,
+    preset_changes,
+    version_problem,
+    with_preset,
+)
+from casslab.errors import ConfigError, SetupError
+
+DEFAULT_YAML = """\
+# stock
+cluster_name: 'Test Cluster'
+storage_compatibility_mode: CASSANDRA_4
+memtable:
+  configurations:
+    skiplist:
+      class_name: SkipListMemtable
+    default:
+      inherits: skiplist
+column_index_size: 4KiB
+concurrent_compactors: 2
+commitlog_directory: /var/lib/cassandra/commitlog
+"""
+LATEST_YAML = """\
+cluster_name: 'Test Cluster'
+storage_compatibility_mode: NONE
+memtable:
+  configurations:
+    skiplist:
+      class_name: SkipListMemtable
+    trie:
+      class_name: TrieMemtable
+    default:
+      inherits: trie
+concurrent_compactors: 2
+commitlog_directory: /var/lib/cassandra/commitlog2
+default_secondary_index: sai
+sstable:
+  selected_format: bti
+"""
+
+
+def test_latest_is_what_the_latest_file_changes_or_adds() -> None:
+    changes = latest_changes(DEFAULT_YAML, LATEST_YAML, source="/c/conf")
+    assert changes.settings == {
+        "storage_compatibility_mode": "NONE",
+        "memtable": {
+            "configurations": {
+                "skiplist": {"class_name": "SkipListMemtable"},
+                "trie": {"class_name": "TrieMemtable"},
+                "default": {"inherits": "trie"},
+            }
+        },
+        "commitlog_directory": "/var/lib/cassandra/commitlog2",
+        "default_secondary_index": "sai",
+        "sstable": {"selected_format": "bti"},
+    }
+    assert changes.unset == ["column_index_size"]
+    assert changes.source == "/c/conf"
+
+
+def test_equal_files_change_nothing_and_a_bad_file_is_named() -> None:
+    assert latest_changes(DEFAULT_YAML, DEFAULT_YAML, source="s").settings == {}
+    assert latest_changes("", "a: 1\n", source="s").settings == {"a": 1}
+    with pytest.raises(ConfigError, match=r"s/cassandra_latest.yaml: expected cassandra.yaml"):
+        latest_changes(DEFAULT_YAML, "- a list\n", source="s")
+    with pytest.raises(ConfigError, match=r"s/cassandra.yaml: not valid YAML"):
+        latest_changes("a: [", LATEST_YAML, source="s")
+
+
+def test_preset_names() -> None:
+    assert canonical(" Latest") == "latest"
+    assert ClusterSpec(name="x", preset="DEFAULT").preset == "default"
+    with pytest.raises(ConfigError, match="casslab knows default, latest"):
+        canonical("newest")
+    assert version_problem("latest", "4.1.5") is not None
+    assert "Cassandra 4.1.5 has no cassandra_latest.yaml" in (
+        version_problem("latest", "4.1.5") or ""
+    )
+    assert version_problem("latest", "5.0.9") is None
+    assert version_problem("latest", None) is None
+    assert version_problem("default", "4.0.11") is None
+
+
+def _dist(tmp_path: Path, version: str) -> Distribution:
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    return Distribution(version=version, lib_dir=lib, source="maven", main_jar=lib / "c.jar")
+
+
+def test_the_files_are_read_from_the_versions_conf(tmp_path: Path) -> None:
+    dist = _dist(tmp_path, "5.0.9")
+    assert conf_dir(dist) == tmp_path / "conf"
+    with pytest.raises(SetupError) as missing:
+        preset_changes("latest", dist)
+    message = str(missing.value)
+    assert f"{tmp_path / 'conf' / 'cassandra.yaml'} or " in message
+    assert "apache-cassandra-5.0.9-bin.tar.gz" in message
+    assert "CASSANDRA_HOME" in message
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "cassandra.yaml").write_text(DEFAULT_YAML)
+    (tmp_path / "conf" / "cassandra_latest.yaml").write_text(LATEST_YAML)
+    assert preset_changes("latest", dist).settings["storage_compatibility_mode"] == "NONE"
+    assert preset_changes("default", dist).settings == {}
+    merged = with_preset(
+        "latest",
+        dist,
+        {"concurrent_compactors": 4, "storage_compatibility_mode": "UPGRADING"},
+        reserved={"commitlog_directory"},
+    )
+    assert merged["storage_compatibility_mode"] == "UPGRADING"  # the user's setting wins
+    assert merged["concurrent_compactors"] == 4
+    assert merged["default_secondary_index"] == "sai"
+    assert "commitlog_directory" not in merged  # casslab's own, per node
+    assert with_preset(None, dist, {"a": 1}, reserved=()) == {"a": 1}
+
+
+def test_a_4x_version_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(SetupError, match=r"Cassandra 4.0.11 has no cassandra_latest.yaml"):
+        preset_changes("latest", _dist(tmp_path, "4.0.11"))
