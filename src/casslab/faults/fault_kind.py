@@ -88,6 +88,13 @@ class FaultKind(Protocol):
         ...
 
     @property
+    def ends_when_done(self) -> bool:
+        """An operation (restart, repair): it has no ``for``; :meth:`begin` runs it to its
+        end and returns an :class:`~casslab.faults.operation.OperationDone`, and
+        :meth:`end` has nothing to bring back."""
+        ...
+
+    @property
     def steps_clock(self) -> bool:
         """It steps a node's clock: the run's nodes must run casslab's clock."""
         ...
