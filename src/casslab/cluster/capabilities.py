@@ -9,6 +9,7 @@ that refuses an unsupported capability: ``cluster 'x' <the backend's reason>``.
 * :class:`NodeProcesses`: node processes that can be signalled (kill, pause, stop).
 * :class:`SkewableClock`: node clocks that can be skewed (a clock jump).
 * :class:`CuttableLinks`: links between datacenters that can be cut (a partition).
+* :class:`RingMembers`: nodes that can leave the cluster for good (a decommission).
 * :class:`NodeHosts`: nodes on hosts of their own, reached over SSH: how their per-node
   samplers and JMX polls get there (a cluster without it is sampled on this machine).
 """
@@ -36,6 +37,7 @@ class Capability(StrEnum):
     NODE_PROCESSES = "node processes that can be signalled"
     SKEWABLE_CLOCK = "node clocks that can be skewed"
     CUT_LINKS = "links between datacenters that can be cut"
+    RING_MEMBERS = "nodes that can leave the cluster (decommission)"
 
 
 NO_LINKS = (
@@ -80,6 +82,16 @@ class CuttableLinks(Protocol):
         ...
 
 
+class RingMembers(Protocol):
+    """The cluster's record of its nodes, which a node that left the ring leaves."""
+
+    def forget(self, number: int) -> None:
+        """Drop node ``number`` (decommissioned and stopped) from the cluster: it is no
+        longer started, listed or sampled; a :class:`ConfigError` saying why when it
+        cannot (it still runs; a node other than the last)."""
+        ...
+
+
 @dataclass(frozen=True)
 class HostJava:
     """Where casslab's JMX helper runs on a node's host: its Java and base directory."""
@@ -117,6 +129,7 @@ class Capabilities:
     clock: SkewableClock | None = None
     links: CuttableLinks | None = None
     node_hosts: NodeHosts | None = None
+    ring: RingMembers | None = None
     missing: Mapping[Capability, str] = field(default_factory=dict)
 
 
@@ -149,6 +162,14 @@ def links_of(cluster: Cluster) -> CuttableLinks:
     found = cluster.capabilities().links
     if found is None:
         raise refusal(cluster, Capability.CUT_LINKS)
+    return found
+
+
+def ring_of(cluster: Cluster) -> RingMembers:
+    """``cluster``'s record of its ring members, or the refusal."""
+    found = cluster.capabilities().ring
+    if found is None:
+        raise refusal(cluster, Capability.RING_MEMBERS)
     return found
 
 

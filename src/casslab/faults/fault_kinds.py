@@ -16,6 +16,7 @@ from casslab.faults.fault_kind import FaultKind
 from casslab.faults.kinds.cleanup.cleanup_operation import CLEANUP
 from casslab.faults.kinds.clock_jump.clock_jump_fault import CLOCK_JUMP
 from casslab.faults.kinds.compact.compact_operation import COMPACT
+from casslab.faults.kinds.decommission.decommission_operation import DECOMMISSION
 from casslab.faults.kinds.flush.flush_operation import FLUSH
 from casslab.faults.kinds.kill.kill_fault import KILL
 from casslab.faults.kinds.partition.partition_fault import PARTITION
@@ -45,6 +46,7 @@ register(REPAIR)
 register(CLEANUP)
 register(FLUSH)
 register(COMPACT)
+register(DECOMMISSION)
 
 
 def fault_kind(name: str) -> FaultKind:

@@ -33,7 +33,7 @@ from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOu
 from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.heap import default_heap, heap_problem
 from casslab.cluster.local import captures, launch
-from casslab.cluster.local.node_capabilities import LocalClock, LocalProcesses
+from casslab.cluster.local.node_capabilities import LocalClock, LocalProcesses, LocalRing
 from casslab.cluster.model import (
     LOCAL_DATACENTER,
     ClusterSpec,
@@ -441,6 +441,7 @@ class LocalCluster:
         return Capabilities(
             processes=LocalProcesses(self),
             clock=LocalClock(self),
+            ring=LocalRing(self),
             missing={Capability.CUT_LINKS: NO_LINKS},
         )
 
