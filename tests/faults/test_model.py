@@ -54,7 +54,7 @@ def test_times_and_targets_as_written() -> None:
         ({"kind": "slow-disk", "rate": "0MiB/s"}, "must be more than zero, e.g. 2MiB/s"),
         ({"kind": "slow-disk", "iops": 0}, "greater than 0"),
         ({"kind": "kill", "rate": "1MiB/s"}, "rate and iops are for slow-disk faults, not kill"),
-        ({"kind": "reboot"}, "'repair', 'cleanup', 'flush', 'compact' or 'decommission'"),
+        ({"kind": "reboot"}, "'cleanup', 'flush', 'compact', 'decommission' or 'add-node'"),
         ({"kind": "clock-jump"}, "a clock-jump needs offset: how far the clock steps"),
         ({"kind": "kill", "offset": "-5s"}, "offset is for clock-jump faults, not kill"),
         ({"kind": "clock-jump", "offset": "5"}, "offset '5': give a signed duration"),
@@ -153,3 +153,13 @@ def test_an_operation_ends_when_done_and_takes_no_for() -> None:
     repair_only = "incremental and keyspace are for repair faults, not flush"
     with pytest.raises(ValidationError, match=repair_only):
         Fault.model_validate({"at": 0, "kind": "flush", "target": 1, "incremental": True})
+
+
+def test_add_node_names_the_node_it_adds() -> None:
+    add = Fault.model_validate({"at": 0, "kind": "add-node", "target": 3})
+    assert (add.node, add.describe()) == (3, "add-node node 3 at 0 s until done")
+    assert timeline_problems([add], nodes=2) == []  # node 3 is the one it makes
+    decommission = Fault.model_validate({"at": 0, "kind": "decommission", "target": 3})
+    assert timeline_problems([decommission], nodes=2) == [
+        "faults[0]: target node 3, but the cluster has 2 node(s)"
+    ]

@@ -9,7 +9,8 @@ that refuses an unsupported capability: ``cluster 'x' <the backend's reason>``.
 * :class:`NodeProcesses`: node processes that can be signalled (kill, pause, stop).
 * :class:`SkewableClock`: node clocks that can be skewed (a clock jump).
 * :class:`CuttableLinks`: links between datacenters that can be cut (a partition).
-* :class:`RingMembers`: nodes that can leave the cluster for good (a decommission).
+* :class:`RingMembers`: nodes that can join the ring or leave it for good (add-node,
+  decommission).
 * :class:`NodeHosts`: nodes on hosts of their own, reached over SSH: how their per-node
   samplers and JMX polls get there (a cluster without it is sampled on this machine).
 """
@@ -37,7 +38,7 @@ class Capability(StrEnum):
     NODE_PROCESSES = "node processes that can be signalled"
     SKEWABLE_CLOCK = "node clocks that can be skewed"
     CUT_LINKS = "links between datacenters that can be cut"
-    RING_MEMBERS = "nodes that can leave the cluster (decommission)"
+    RING_MEMBERS = "nodes that can join or leave the ring (add-node, decommission)"
 
 
 NO_LINKS = (
@@ -83,7 +84,18 @@ class CuttableLinks(Protocol):
 
 
 class RingMembers(Protocol):
-    """The cluster's record of its nodes, which a node that left the ring leaves."""
+    """The cluster's record of its nodes, which a node that left the ring leaves and a
+    new one joins."""
+
+    def check_add(self) -> int:
+        """The number the next node would have; a :class:`ConfigError` when none can join
+        (one more heap past this machine's memory)."""
+        ...
+
+    def add(self, timeout_s: float) -> int:
+        """Bootstrap a new node into the ring; its number once every node sees it
+        UP/NORMAL."""
+        ...
 
     def forget(self, number: int) -> None:
         """Drop node ``number`` (decommissioned and stopped) from the cluster: it is no

@@ -13,6 +13,7 @@ import difflib
 
 from casslab.errors import ConfigError
 from casslab.faults.fault_kind import FaultKind
+from casslab.faults.kinds.add_node.add_node_operation import ADD_NODE
 from casslab.faults.kinds.cleanup.cleanup_operation import CLEANUP
 from casslab.faults.kinds.clock_jump.clock_jump_fault import CLOCK_JUMP
 from casslab.faults.kinds.compact.compact_operation import COMPACT
@@ -47,6 +48,7 @@ register(CLEANUP)
 register(FLUSH)
 register(COMPACT)
 register(DECOMMISSION)
+register(ADD_NODE)
 
 
 def fault_kind(name: str) -> FaultKind:

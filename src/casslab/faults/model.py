@@ -210,7 +210,7 @@ def timeline_problems(faults: list[Fault], nodes: int) -> list[str]:
     problems = [
         f"faults[{i}]: target node {f.node}, but the cluster has {nodes} node(s)"
         for i, f in enumerate(faults)
-        if f.node is not None and f.node > nodes
+        if f.node is not None and f.node > nodes and f.of_kind.target is Target.NODE
     ]
     by_node: dict[int | str, list[tuple[int, Fault]]] = {}
     for item in sorted(enumerate(faults), key=lambda item: item[1].at_s):

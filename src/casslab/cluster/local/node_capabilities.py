@@ -61,6 +61,17 @@ class LocalRing:
 
     cluster: LocalCluster
 
+    def check_add(self) -> int:
+        from casslab.cluster.local import grow
+
+        grow.check_growable(self.cluster)
+        return grow.next_node(self.cluster).number
+
+    def add(self, timeout_s: float) -> int:
+        from casslab.cluster.local import grow
+
+        return grow.add_node(self.cluster, timeout_s)
+
     def forget(self, number: int) -> None:
         """Drop node ``number`` from the state; its directory stays (its logs)."""
         nodes = self.cluster.state.nodes
