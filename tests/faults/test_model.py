@@ -54,7 +54,7 @@ def test_times_and_targets_as_written() -> None:
         ({"kind": "slow-disk", "rate": "0MiB/s"}, "must be more than zero, e.g. 2MiB/s"),
         ({"kind": "slow-disk", "iops": 0}, "greater than 0"),
         ({"kind": "kill", "rate": "1MiB/s"}, "rate and iops are for slow-disk faults, not kill"),
-        ({"kind": "reboot"}, "'cleanup', 'flush', 'compact', 'decommission' or 'add-node'"),
+        ({"kind": "reboot"}, "'compact', 'decommission', 'add-node' or 'upgrade'"),
         ({"kind": "clock-jump"}, "a clock-jump needs offset: how far the clock steps"),
         ({"kind": "kill", "offset": "-5s"}, "offset is for clock-jump faults, not kill"),
         ({"kind": "clock-jump", "offset": "5"}, "offset '5': give a signed duration"),
@@ -163,3 +163,14 @@ def test_add_node_names_the_node_it_adds() -> None:
     assert timeline_problems([decommission], nodes=2) == [
         "faults[0]: target node 3, but the cluster has 2 node(s)"
     ]
+
+
+def test_an_upgrade_acts_on_every_node() -> None:
+    upgrade = Fault.model_validate({"at": 5, "kind": "upgrade", "target": "all", "to": "5.0.9"})
+    assert (upgrade.target, upgrade.node) == ("all", None)
+    assert upgrade.describe() == "upgrade all to 5.0.9 at 5 s until done"
+    assert timeline_problems([upgrade], nodes=2) == []
+    with pytest.raises(ValidationError, match="upgrade acts on every node; write all"):
+        Fault.model_validate({"at": 5, "kind": "upgrade", "target": 2, "to": "5.0.9"})
+    with pytest.raises(ValidationError, match="to"):
+        Fault.model_validate({"at": 5, "kind": "upgrade", "target": "all", "to": "latest"})

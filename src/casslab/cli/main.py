@@ -46,6 +46,7 @@ COMMANDS: dict[str, str] = {
     "clock": "clock",
     "capacity": "capacity",
     "fault": "fault",
+    "upgrade": "upgrade",
     "tune": "tune",
 }
 

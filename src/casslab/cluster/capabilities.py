@@ -11,6 +11,7 @@ that refuses an unsupported capability: ``cluster 'x' <the backend's reason>``.
 * :class:`CuttableLinks`: links between datacenters that can be cut (a partition).
 * :class:`RingMembers`: nodes that can join the ring or leave it for good (add-node,
   decommission).
+* :class:`NodeVersions`: nodes whose Cassandra changes node by node (an upgrade).
 * :class:`NodeHosts`: nodes on hosts of their own, reached over SSH: how their per-node
   samplers and JMX polls get there (a cluster without it is sampled on this machine).
 """
@@ -39,6 +40,7 @@ class Capability(StrEnum):
     SKEWABLE_CLOCK = "node clocks that can be skewed"
     CUT_LINKS = "links between datacenters that can be cut"
     RING_MEMBERS = "nodes that can join or leave the ring (add-node, decommission)"
+    NODE_VERSIONS = "nodes whose Cassandra version can change (upgrade)"
 
 
 NO_LINKS = (
@@ -104,6 +106,23 @@ class RingMembers(Protocol):
         ...
 
 
+class NodeVersions(Protocol):
+    """The Cassandra each node runs, changed node by node (a rolling upgrade)."""
+
+    def check_version(self, version: str) -> str:
+        """The exact version ``version`` resolves to (fetched if need be); a
+        :class:`ConfigError` when the cluster's JDK cannot run it."""
+        ...
+
+    def set_version(self, number: int, version: str) -> None:
+        """Node ``number``, stopped, starts next on ``version`` with the same data."""
+        ...
+
+    def finish(self, version: str) -> None:
+        """Every node runs ``version``: it becomes the cluster's."""
+        ...
+
+
 @dataclass(frozen=True)
 class HostJava:
     """Where casslab's JMX helper runs on a node's host: its Java and base directory."""
@@ -142,6 +161,7 @@ class Capabilities:
     links: CuttableLinks | None = None
     node_hosts: NodeHosts | None = None
     ring: RingMembers | None = None
+    versions: NodeVersions | None = None
     missing: Mapping[Capability, str] = field(default_factory=dict)
 
 
@@ -182,6 +202,14 @@ def ring_of(cluster: Cluster) -> RingMembers:
     found = cluster.capabilities().ring
     if found is None:
         raise refusal(cluster, Capability.RING_MEMBERS)
+    return found
+
+
+def versions_of(cluster: Cluster) -> NodeVersions:
+    """``cluster``'s node versions, or the refusal."""
+    found = cluster.capabilities().versions
+    if found is None:
+        raise refusal(cluster, Capability.NODE_VERSIONS)
     return found
 
 

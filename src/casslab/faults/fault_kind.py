@@ -34,6 +34,7 @@ class Target(StrEnum):
     NODE = "node"  # a node's number (2) or name (node2)
     PLACE = "place"  # a datacenter (dc3) or a link (dc1-dc3)
     NEW_NODE = "new node"  # the number of the node it adds (add-node: the next one)
+    CLUSTER = "cluster"  # every node, one after the other (upgrade): written ``all``
 
 
 class NoFields(Record):

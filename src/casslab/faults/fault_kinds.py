@@ -26,6 +26,7 @@ from casslab.faults.kinds.repair.repair_operation import REPAIR
 from casslab.faults.kinds.restart.restart_operation import RESTART
 from casslab.faults.kinds.slow_disk.slow_disk_fault import SLOW_DISK
 from casslab.faults.kinds.stop.stop_fault import STOP
+from casslab.faults.kinds.upgrade.upgrade_operation import UPGRADE
 
 FAULT_KINDS: dict[str, FaultKind] = {}
 
@@ -49,6 +50,7 @@ register(FLUSH)
 register(COMPACT)
 register(DECOMMISSION)
 register(ADD_NODE)
+register(UPGRADE)
 
 
 def fault_kind(name: str) -> FaultKind:

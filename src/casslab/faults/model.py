@@ -124,6 +124,10 @@ class Fault(Record):
     @classmethod
     def _target(cls, value: Any, info: ValidationInfo) -> int | str:
         kind = fault_kinds.FAULT_KINDS.get(info.data.get("kind", ""))
+        if kind is not None and kind.target is Target.CLUSTER:
+            if value in ("all", None):
+                return "all"
+            raise ValueError(f"target {value!r}: {kind.name} acts on every node; write all")
         if kind is not None and kind.target is Target.PLACE:
             if isinstance(value, str) and _PLACE.match(value):
                 return value

@@ -135,7 +135,10 @@ class IsolatedCluster(LocalCluster):
             processes=LocalProcesses(self),
             clock=LocalClock(self),
             links=wan.KeptLinks(self.isolated.cluster_id),
-            missing={Capability.RING_MEMBERS: ISOLATED_RING},
+            missing={
+                Capability.RING_MEMBERS: ISOLATED_RING,
+                Capability.NODE_VERSIONS: ISOLATED_RING.replace("decommission", "upgrade"),
+            },
         )
 
     def _cgroups(self) -> Cgroups:

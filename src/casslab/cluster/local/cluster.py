@@ -34,6 +34,7 @@ from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.heap import default_heap, heap_problem
 from casslab.cluster.local import captures, launch
 from casslab.cluster.local.node_capabilities import LocalClock, LocalProcesses, LocalRing
+from casslab.cluster.local.versions import LocalVersions
 from casslab.cluster.model import (
     LOCAL_DATACENTER,
     ClusterSpec,
@@ -442,6 +443,7 @@ class LocalCluster:
             processes=LocalProcesses(self),
             clock=LocalClock(self),
             ring=LocalRing(self),
+            versions=LocalVersions(self),
             missing={Capability.CUT_LINKS: NO_LINKS},
         )
 

@@ -5,6 +5,7 @@ returns once every node sees every other UP/NORMAL. Steps: drain, stop, start.""
 from __future__ import annotations
 
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,9 +28,14 @@ class RestartOperation(NodeOperation):
 
 
 def restart_node(
-    cluster: Cluster, number: int, watch: Stopwatch, timeout_s: float = OPERATION_TIMEOUT_S
+    cluster: Cluster,
+    number: int,
+    watch: Stopwatch,
+    timeout_s: float = OPERATION_TIMEOUT_S,
+    before_start: Callable[[], None] | None = None,
 ) -> None:
-    """Drain, stop and start node ``number``, each a step of ``watch``."""
+    """Drain, stop and start node ``number``, each a step of ``watch``; ``before_start``
+    runs while it is stopped (an upgrade changes its version)."""
     with watch.step(number, "drain"):
         cluster.nodetool(number, "drain", timeout_s=STOP_GRACE_S)
     with watch.step(number, "stop"):
@@ -37,6 +43,8 @@ def restart_node(
         if not node_signals.wait_down(cluster, number, STOP_GRACE_S):
             node_signals.signal_node(cluster, number, signal.SIGKILL, group=True)
             node_signals.wait_down(cluster, number, KILL_WAIT_S)
+    if before_start is not None:
+        before_start()
     with watch.step(number, "start"):
         cluster.start(timeout_s=timeout_s)
 
