@@ -77,7 +77,8 @@ def add_node(cluster: LocalCluster, timeout_s: float) -> int:
     check_growable(cluster)
     node = next_node(cluster)
     launch.check_ports([node])
-    token = split_token(ring_tokens(cluster.session()))
+    # both tables of one node: a query each, routed apart, would see half the ring
+    token = split_token(ring_tokens(cluster.session(node=cluster.state.nodes[0].number)))
     if node.directory.exists():  # a node of that number that left: its data is stale
         shutil.rmtree(node.directory)
     node.conf_dir.mkdir(parents=True)
@@ -88,10 +89,16 @@ def add_node(cluster: LocalCluster, timeout_s: float) -> int:
     (node.conf_dir / "cassandra.yaml").write_text(node_config.cassandra_yaml(settings))
     (node.conf_dir / "logback.xml").write_text(node_config.logback_xml())
     (node.conf_dir / "logback-tools.xml").write_text(node_config.tools_logback_xml())
-    nodes = [*cluster.state.nodes, node]
-    spec = cluster.state.spec.model_copy(update={"nodes": len(nodes)})
-    cluster.state = cluster.state.model_copy(update={"nodes": nodes, "spec": spec})
+    before = cluster.state
+    nodes = [*before.nodes, node]
+    spec = before.spec.model_copy(update={"nodes": len(nodes)})
+    cluster.state = before.model_copy(update={"nodes": nodes, "spec": spec})
     state.save(cluster.state)
     cluster.close_sessions()
-    cluster.start(timeout_s=timeout_s)
+    try:
+        cluster.start(timeout_s=timeout_s)
+    except BaseException:  # it never joined: the cluster's record is as it was
+        cluster.state = before
+        state.save(before)
+        raise
     return node.number
