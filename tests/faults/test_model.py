@@ -174,3 +174,13 @@ def test_an_upgrade_acts_on_every_node() -> None:
         Fault.model_validate({"at": 5, "kind": "upgrade", "target": 2, "to": "5.0.9"})
     with pytest.raises(ValidationError, match="to"):
         Fault.model_validate({"at": 5, "kind": "upgrade", "target": "all", "to": "latest"})
+
+
+def test_a_node_added_earlier_on_the_timeline_may_be_a_target() -> None:
+    add = Fault.model_validate({"at": 10, "kind": "add-node", "target": 3})
+    decommission = Fault.model_validate({"at": 20, "kind": "decommission", "target": 3})
+    assert timeline_problems([decommission, add], nodes=2) == []
+    early = decommission.model_copy(update={"at_s": 5.0})
+    assert timeline_problems([early, add], nodes=2) == [
+        "faults[0]: target node 3, but the cluster has 2 node(s)"
+    ]

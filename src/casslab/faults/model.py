@@ -209,13 +209,19 @@ def _misplaced(name: str, kind: FaultKind) -> str:
 
 
 def timeline_problems(faults: list[Fault], nodes: int) -> list[str]:
-    """Problems across the timeline: a target beyond the cluster, and two faults on one
-    node at once (the second would act on a node the first holds down)."""
-    problems = [
-        f"faults[{i}]: target node {f.node}, but the cluster has {nodes} node(s)"
-        for i, f in enumerate(faults)
-        if f.node is not None and f.node > nodes and f.of_kind.target is Target.NODE
-    ]
+    """Problems across the timeline: a target beyond the cluster (with the nodes added
+    before it), and two faults on one node at once (the second would act on a node the
+    first holds down)."""
+    problems = []
+    grown = nodes  # an add-node earlier on the timeline makes one more
+    for i, f in sorted(enumerate(faults), key=lambda item: item[1].at_s):
+        if f.of_kind.target is Target.NEW_NODE:
+            grown += 1
+        elif f.node is not None and f.node > grown and f.of_kind.target is Target.NODE:
+            problems.append(
+                f"faults[{i}]: target node {f.node}, but the cluster has {grown} node(s)"
+            )
+    problems.sort()
     by_node: dict[int | str, list[tuple[int, Fault]]] = {}
     for item in sorted(enumerate(faults), key=lambda item: item[1].at_s):
         by_node.setdefault(item[1].target, []).append(item)
