@@ -65,3 +65,12 @@ def test_streamed_bytes_from_the_jmx_answer() -> None:
     ]
     assert totals_of(answer) == (2048, 7)
     assert totals_of(answer[:1]) is None
+
+
+def test_cassandras_own_keyspaces_apart() -> None:
+    rows = [
+        _row("system_distributed", **{"class": SIMPLE, "replication_factor": "3"}),
+        _row("system_local_only", **{"class": "org.apache.cassandra.locator.LocalStrategy"}),
+        _row("keyspace1", **{"class": SIMPLE, "replication_factor": "2"}),
+    ]
+    assert replication_factors(rows, own=True) == {"system_distributed": 3, "system_local_only": 0}

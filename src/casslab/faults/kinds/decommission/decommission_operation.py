@@ -3,7 +3,10 @@
 (:func:`~casslab.cluster.capabilities.ring_of`). Refused before anything starts: the last
 node, a cluster that would keep fewer nodes than a keyspace's replication factor (as
 Cassandra refuses it, said before the load starts), and a cluster whose nodes casslab does
-not run. Steps: decommission (with the bytes it streamed, JMX), stop."""
+not run. Cassandra's own keyspaces (``system_distributed`` at RF 3, ``system_traces`` at 2,
+whatever the cluster's size) do not stop it: they are the lab's defaults, not the user's
+data, and ``nodetool decommission --force`` is asked when one of them is above the nodes
+left. Steps: decommission (with the bytes it streamed, JMX), stop."""
 
 from __future__ import annotations
 
@@ -25,13 +28,14 @@ if TYPE_CHECKING:
 REPLICATION = "SELECT keyspace_name, replication FROM system_schema.keyspaces"
 
 
-def replication_factors(rows: Iterable[Any]) -> dict[str, int]:
+def replication_factors(rows: Iterable[Any], *, own: bool = False) -> dict[str, int]:
     """Each user keyspace's largest replication factor (of any datacenter), from rows of
-    :data:`REPLICATION`; Cassandra's own keyspaces (``system*``) are left out."""
+    :data:`REPLICATION`; with ``own``, those of Cassandra's own keyspaces (``system*``)
+    instead."""
     found: dict[str, int] = {}
     for row in rows:
         name = str(row.keyspace_name)
-        if name.startswith("system"):
+        if name.startswith("system") != own:
             continue
         replication: Mapping[str, str] = row.replication or {}
         factors = [int(v) for k, v in replication.items() if k != "class" and str(v).isdigit()]
@@ -72,9 +76,13 @@ class DecommissionOperation(NodeOperation):
     def run(self, cluster: Cluster, fault: Fault, watch: Stopwatch) -> None:
         number = int(fault.target)
         self.check(cluster, fault)  # the ring may have changed since the timeline began
+        # Cassandra's own keyspaces keep their replication factor whatever the cluster's
+        # size (system_distributed: 3): Cassandra refuses to go below it unless forced
+        own = replication_factors(cluster.session().execute(REPLICATION), own=True)
+        force = ["--force"] if max(own.values(), default=0) > len(cluster.nodes) - 1 else []
         before = streaming.streamed(cluster, number)
         with watch.step(number, "decommission"):
-            cluster.nodetool(number, "decommission", timeout_s=OPERATION_TIMEOUT_S)
+            cluster.nodetool(number, "decommission", *force, timeout_s=OPERATION_TIMEOUT_S)
         after = streaming.streamed(cluster, number)
         if before is not None and after is not None:
             sent = after[0] - before[0]
