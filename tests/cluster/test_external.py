@@ -373,3 +373,27 @@ def test_emptying_refuses_system_keyspaces_and_dropping_tables(
     with pytest.raises(ConfigError, match=fragment):
         admin.empty(schema, mode, names)
     assert schema.changes == []
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        {"kind": "restart", "target": 1},
+        {"kind": "repair", "target": 1},
+        {"kind": "flush", "target": 1},
+        {"kind": "decommission", "target": 1},
+        {"kind": "add-node", "target": 2},
+        {"kind": "upgrade", "target": "all", "to": "5.0.9"},
+    ],
+)
+def test_every_operation_on_an_attached_cluster_is_refused(
+    tmp_path: Path, fault: dict[str, Any]
+) -> None:
+    """Refused with its backend's reason before anything starts (no CQL, no nodetool)."""
+    from casslab.faults import actions
+    from casslab.faults.model import Fault
+
+    cluster = ExternalCluster(_state(tmp_path))
+    with pytest.raises(ConfigError) as refused:
+        actions.check(cluster, Fault.model_validate({"at": 0} | fault))
+    assert "cluster 'prod-like' was attached, not started by casslab" in str(refused.value)

@@ -52,6 +52,7 @@ class MarkerFault:
     marks_down: bool = False
     ends_jvm: bool = False
     steps_clock: bool = False
+    ends_when_done: bool = False
     done: list[str] = field(default_factory=list)
 
     def describe(self, fields: Record) -> str:
@@ -143,5 +144,5 @@ def test_plan_refuses_what_the_kind_refuses(tmp_path: Path, marker: MarkerFault)
 def test_an_unregistered_kind_is_named_with_the_known_ones(marker: MarkerFault) -> None:
     with pytest.raises(ConfigError, match=r"'markr' is not known \(did you mean 'marker'"):
         fault_kinds.fault_kind("markr")
-    with pytest.raises(ValueError, match="'slow-disk' or 'marker'"):
+    with pytest.raises(ValueError, match=r"'slow-disk', 'restart', .* or 'marker'"):
         Fault.model_validate({"at": 0, "kind": "mark", "target": 1, "for": 1})

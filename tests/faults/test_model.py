@@ -54,7 +54,7 @@ def test_times_and_targets_as_written() -> None:
         ({"kind": "slow-disk", "rate": "0MiB/s"}, "must be more than zero, e.g. 2MiB/s"),
         ({"kind": "slow-disk", "iops": 0}, "greater than 0"),
         ({"kind": "kill", "rate": "1MiB/s"}, "rate and iops are for slow-disk faults, not kill"),
-        ({"kind": "reboot"}, "'pause', 'stop', 'clock-jump', 'partition' or 'slow-disk'"),
+        ({"kind": "reboot"}, "'compact', 'decommission', 'add-node' or 'upgrade'"),
         ({"kind": "clock-jump"}, "a clock-jump needs offset: how far the clock steps"),
         ({"kind": "kill", "offset": "-5s"}, "offset is for clock-jump faults, not kill"),
         ({"kind": "clock-jump", "offset": "5"}, "offset '5': give a signed duration"),
@@ -136,3 +136,51 @@ faults: [{at: 5s, kind: slow-disk, target: 1, for: 10s, rate: 1MiB/s}]
     varied = text + "factors: {cluster.cpus: [1, null]}\n"
     with pytest.raises(ExperimentValidationError, match="has plain nodes"):
         experiment_loader.parse(varied, "slow.yaml")
+
+
+def test_an_operation_ends_when_done_and_takes_no_for() -> None:
+    restart = Fault.model_validate({"at": "30s", "kind": "restart", "target": "node2"})
+    assert (restart.for_s, restart.end_s, restart.of_kind.ends_when_done) == (None, 30.0, True)
+    assert restart.describe() == "restart node 2 at 30 s until done"
+    assert "for" not in restart.model_dump(by_alias=True)  # the file's words: no length
+    repair = Fault.model_validate({"at": 0, "kind": "repair", "target": 1, "incremental": True})
+    assert repair.describe() == "repair node 1 (incremental) at 0 s until done"
+    assert Fault.model_validate(repair.model_dump(by_alias=True)) == repair
+    with pytest.raises(ValidationError, match="a restart ends when it is done, not after a"):
+        _fault(kind="restart")
+    with pytest.raises(ValidationError, match=r"give how long the kill lasts \(for: 15s\)"):
+        Fault.model_validate({"at": 0, "kind": "kill", "target": 1})
+    repair_only = "incremental and keyspace are for repair faults, not flush"
+    with pytest.raises(ValidationError, match=repair_only):
+        Fault.model_validate({"at": 0, "kind": "flush", "target": 1, "incremental": True})
+
+
+def test_add_node_names_the_node_it_adds() -> None:
+    add = Fault.model_validate({"at": 0, "kind": "add-node", "target": 3})
+    assert (add.node, add.describe()) == (3, "add-node node 3 at 0 s until done")
+    assert timeline_problems([add], nodes=2) == []  # node 3 is the one it makes
+    decommission = Fault.model_validate({"at": 0, "kind": "decommission", "target": 3})
+    assert timeline_problems([decommission], nodes=2) == [
+        "faults[0]: target node 3, but the cluster has 2 node(s)"
+    ]
+
+
+def test_an_upgrade_acts_on_every_node() -> None:
+    upgrade = Fault.model_validate({"at": 5, "kind": "upgrade", "target": "all", "to": "5.0.9"})
+    assert (upgrade.target, upgrade.node) == ("all", None)
+    assert upgrade.describe() == "upgrade all to 5.0.9 at 5 s until done"
+    assert timeline_problems([upgrade], nodes=2) == []
+    with pytest.raises(ValidationError, match="upgrade acts on every node; write all"):
+        Fault.model_validate({"at": 5, "kind": "upgrade", "target": 2, "to": "5.0.9"})
+    with pytest.raises(ValidationError, match="to"):
+        Fault.model_validate({"at": 5, "kind": "upgrade", "target": "all", "to": "latest"})
+
+
+def test_a_node_added_earlier_on_the_timeline_may_be_a_target() -> None:
+    add = Fault.model_validate({"at": 10, "kind": "add-node", "target": 3})
+    decommission = Fault.model_validate({"at": 20, "kind": "decommission", "target": 3})
+    assert timeline_problems([decommission, add], nodes=2) == []
+    early = decommission.model_copy(update={"at_s": 5.0})
+    assert timeline_problems([early, add], nodes=2) == [
+        "faults[0]: target node 3, but the cluster has 2 node(s)"
+    ]

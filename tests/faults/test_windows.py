@@ -4,6 +4,7 @@ errors and rate, the level before it, and when the load was back at that level."
 from __future__ import annotations
 
 from casslab.engine_contract.engine_records import ErrorKind, IntervalRecord, LatencyStats, OpStats
+from casslab.faults.operation import OperationStep
 from casslab.faults.timeline import FaultRecord
 from casslab.faults.windows import fault_kpis, window
 
@@ -121,3 +122,40 @@ def test_errors_by_kind_in_the_window_and_their_kpis() -> None:
     assert kpis["fault_unavailable"] == 100.0
     assert kpis["fault_timeouts"] == 160.0
     assert kpis["fault_errors"] == 260.0
+
+
+def test_an_operation_window_its_steps_and_its_own_kpis() -> None:
+    steps = [
+        OperationStep(node=2, step="drain", start_s=10.0, duration_s=1.0),
+        OperationStep(node=2, step="stop", start_s=11.0, duration_s=0.5),
+        OperationStep(node=2, step="start", start_s=11.5, duration_s=2.5),
+    ]
+    record = _record(10.0, 14.0).model_copy(
+        update={"kind": "restart", "planned_for_s": None, "operation": True, "steps": steps}
+    )
+    got = window(record, RECORDS)
+    assert got is not None
+    assert (got.operation, got.steps, got.error) == (True, steps, None)
+    assert (got.p99_ms, got.worst_p99_ms) == (None, None)  # no operation completed in it
+    late = window(record.model_copy(update={"began_s": 13.5, "ended_s": 16.0}), RECORDS)
+    assert late is not None  # its seconds with operations done: 14 and 15 (900 ms)
+    assert (late.p99_ms, late.worst_p99_ms) == (900.0, 900.0)
+    assert window(record.model_copy(update={"ended_s": 18.0}), RECORDS) is not None
+    kill = window(_record(11.0, 13.0), RECORDS)
+    assert kill is not None
+    kpis = fault_kpis([got, kill])
+    # the kill alone makes the fault KPIs; the restart the operation ones
+    assert kpis["fault_errors"] == 10.0
+    assert kpis["fault_op_rate"] == 0.0
+    assert {k: v for k, v in kpis.items() if k.startswith("operation")} == {
+        "operation_s": 4.0,
+        "operation_errors": 20.0,
+        "operation_unavailable": 0.0,
+        "operation_timeouts": 0.0,
+        "operation_op_rate": 0.0,
+        "operation_p99_ms": None,
+        "operation_before_p99_ms": 10.0,
+        "operation_recovery_s": 4.0,
+        "operations_failed": 0.0,
+        "operations_unrecovered": 0.0,
+    }

@@ -324,6 +324,34 @@ KPI_CATALOGUE: dict[str, KpiSpec] = {
             "until its stop and the replay's wait (up to 20 s), summed over nodes (JMX "
             "HintsService HintsSucceeded)",
         ),
+        # operations on the trial's timeline (restart, repair, ...: casslab.faults.windows)
+        *(
+            _spec(name, unit, direction, f"{what}, over the trial's operations")
+            for name, unit, direction, what in (
+                ("operation_s", "s", _N, "time the operations took, summed"),
+                ("operation_errors", "ops", _L, "operations of the load that failed during them"),
+                ("operation_unavailable", "ops", _L, "of those, failed as unavailable"),
+                ("operation_timeouts", "ops", _L, "of those, failed as timeouts"),
+                ("operation_op_rate", "ops/s", _H, "operations per second completed during them"),
+                ("operation_p99_ms", "ms", _L, "the highest p99 of a second during one"),
+                ("operation_before_p99_ms", "ms", _N, "the median p99 of the 10 s before one"),
+                (
+                    "operation_recovery_s",
+                    "s",
+                    _L,
+                    "time from an operation's end until the load "
+                    "recovered (as fault_recovery_s), the longest",
+                ),
+                ("operations_failed", "operations", _L, "operations that ended in an error"),
+                (
+                    "operations_unrecovered",
+                    "operations",
+                    _L,
+                    "operations after which the load "
+                    "did not recover before the measured phase ended",
+                ),
+            )
+        ),
         # the nodes' containers (a cgroup and a network namespace each): `docker stats`
         _spec(
             "container_cpu_pct",

@@ -47,6 +47,7 @@ COMMANDS: dict[str, str] = {
     "clock": "clock",
     "capacity": "capacity",
     "fault": "fault",
+    "upgrade": "upgrade",
     "tune": "tune",
     "workloads": "workloads",
 }

@@ -9,6 +9,9 @@ that refuses an unsupported capability: ``cluster 'x' <the backend's reason>``.
 * :class:`NodeProcesses`: node processes that can be signalled (kill, pause, stop).
 * :class:`SkewableClock`: node clocks that can be skewed (a clock jump).
 * :class:`CuttableLinks`: links between datacenters that can be cut (a partition).
+* :class:`RingMembers`: nodes that can join the ring or leave it for good (add-node,
+  decommission).
+* :class:`NodeVersions`: nodes whose Cassandra changes node by node (an upgrade).
 * :class:`NodeHosts`: nodes on hosts of their own, reached over SSH: how their per-node
   samplers and JMX polls get there (a cluster without it is sampled on this machine).
 """
@@ -36,6 +39,8 @@ class Capability(StrEnum):
     NODE_PROCESSES = "node processes that can be signalled"
     SKEWABLE_CLOCK = "node clocks that can be skewed"
     CUT_LINKS = "links between datacenters that can be cut"
+    RING_MEMBERS = "nodes that can join or leave the ring (add-node, decommission)"
+    NODE_VERSIONS = "nodes whose Cassandra version can change (upgrade)"
 
 
 NO_LINKS = (
@@ -80,6 +85,44 @@ class CuttableLinks(Protocol):
         ...
 
 
+class RingMembers(Protocol):
+    """The cluster's record of its nodes, which a node that left the ring leaves and a
+    new one joins."""
+
+    def check_add(self) -> int:
+        """The number the next node would have; a :class:`ConfigError` when none can join
+        (one more heap past this machine's memory)."""
+        ...
+
+    def add(self, timeout_s: float) -> int:
+        """Bootstrap a new node into the ring; its number once every node sees it
+        UP/NORMAL."""
+        ...
+
+    def forget(self, number: int) -> None:
+        """Drop node ``number`` (decommissioned and stopped) from the cluster: it is no
+        longer started, listed or sampled; a :class:`ConfigError` saying why when it
+        cannot (it still runs; a node other than the last)."""
+        ...
+
+
+class NodeVersions(Protocol):
+    """The Cassandra each node runs, changed node by node (a rolling upgrade)."""
+
+    def check_version(self, version: str) -> str:
+        """The exact version ``version`` resolves to (fetched if need be); a
+        :class:`ConfigError` when the cluster's JDK cannot run it."""
+        ...
+
+    def set_version(self, number: int, version: str) -> None:
+        """Node ``number``, stopped, starts next on ``version`` with the same data."""
+        ...
+
+    def finish(self, version: str) -> None:
+        """Every node runs ``version``: it becomes the cluster's."""
+        ...
+
+
 @dataclass(frozen=True)
 class HostJava:
     """Where casslab's JMX helper runs on a node's host: its Java and base directory."""
@@ -117,6 +160,8 @@ class Capabilities:
     clock: SkewableClock | None = None
     links: CuttableLinks | None = None
     node_hosts: NodeHosts | None = None
+    ring: RingMembers | None = None
+    versions: NodeVersions | None = None
     missing: Mapping[Capability, str] = field(default_factory=dict)
 
 
@@ -149,6 +194,22 @@ def links_of(cluster: Cluster) -> CuttableLinks:
     found = cluster.capabilities().links
     if found is None:
         raise refusal(cluster, Capability.CUT_LINKS)
+    return found
+
+
+def ring_of(cluster: Cluster) -> RingMembers:
+    """``cluster``'s record of its ring members, or the refusal."""
+    found = cluster.capabilities().ring
+    if found is None:
+        raise refusal(cluster, Capability.RING_MEMBERS)
+    return found
+
+
+def versions_of(cluster: Cluster) -> NodeVersions:
+    """``cluster``'s node versions, or the refusal."""
+    found = cluster.capabilities().versions
+    if found is None:
+        raise refusal(cluster, Capability.NODE_VERSIONS)
     return found
 
 

@@ -263,6 +263,10 @@ class Node(Record):
     access: CqlAccess | None = None
     host_id: str | None = None
     release_version: str | None = None
+    # A node on another Cassandra than the cluster's (a rolling upgrade under way): its
+    # version and jars; None: the cluster's
+    version: str | None = None
+    lib_dir: Path | None = None
 
     @property
     def conf_dir(self) -> Path:

@@ -33,6 +33,8 @@ class Target(StrEnum):
 
     NODE = "node"  # a node's number (2) or name (node2)
     PLACE = "place"  # a datacenter (dc3) or a link (dc1-dc3)
+    NEW_NODE = "new node"  # the number of the node it adds (add-node: the next one)
+    CLUSTER = "cluster"  # every node, one after the other (upgrade): written ``all``
 
 
 class NoFields(Record):
@@ -85,6 +87,13 @@ class FaultKind(Protocol):
     @property
     def ends_jvm(self) -> bool:
         """Its node's JVM ends (kill, stop): its hint counters are read just before."""
+        ...
+
+    @property
+    def ends_when_done(self) -> bool:
+        """An operation (restart, repair): it has no ``for``; :meth:`begin` runs it to its
+        end and returns an :class:`~casslab.faults.operation.OperationDone`, and
+        :meth:`end` has nothing to bring back."""
         ...
 
     @property

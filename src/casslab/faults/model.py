@@ -7,10 +7,15 @@
       - {at: 120s, kind: clock-jump, target: 3, for: 30s, offset: -5s}  # its clock steps
       - {at: 180s, kind: partition, target: dc3, for: 20s}   # or a link: dc1-dc3
       - {at: 240s, kind: slow-disk, target: 2, for: 30s, rate: 2MiB/s, iops: 50}
+      - {at: 300s, kind: restart, target: 2}         # an operation: it ends when done
+      - {at: 360s, kind: repair, target: 1, incremental: true}
 
 ``at`` counts from the start of the measured phase (after its warm-up); ``for`` is how
 long the fault lasts before its target is brought back (a killed or stopped node then
-takes its start-up time more: the window ends when it is back, as recorded). ``kind``
+takes its start-up time more: the window ends when it is back, as recorded). An
+operation (a kind that :attr:`~casslab.faults.fault_kind.FaultKind.ends_when_done`:
+restart, repair, cleanup, flush, compact) has no ``for``: its window ends when it is
+done. ``kind``
 names a kind registered in :mod:`casslab.faults.fault_kinds`; every other field is the
 kind's own (``offset`` of a clock jump, ``rate`` and ``iops`` of a slow disk), read by its
 :attr:`~casslab.faults.fault_kind.FaultKind.fields` record and kept in :attr:`Fault.fields`.
@@ -72,7 +77,7 @@ class Fault(Record):
     at_s: float = Field(alias="at", ge=0)
     kind: str
     target: int | str  # a node's number; for a place kind, a datacenter or a link
-    for_s: float = Field(alias="for", gt=0)
+    for_s: float | None = Field(default=None, alias="for", gt=0)  # None: an operation
     fields: SerializeAsAny[Record] = Field(default_factory=NoFields)
 
     @model_validator(mode="before")
@@ -107,7 +112,9 @@ class Fault(Record):
 
     @field_validator("for_s", mode="before")
     @classmethod
-    def _for(cls, value: Any) -> float:
+    def _for(cls, value: Any) -> float | None:
+        if value is None:
+            return None
         seconds = _seconds(value, "for")
         if seconds <= 0:
             raise ValueError(f"for {value!r}: a fault lasts more than 0 s")
@@ -117,6 +124,10 @@ class Fault(Record):
     @classmethod
     def _target(cls, value: Any, info: ValidationInfo) -> int | str:
         kind = fault_kinds.FAULT_KINDS.get(info.data.get("kind", ""))
+        if kind is not None and kind.target is Target.CLUSTER:
+            if value in ("all", None):
+                return "all"
+            raise ValueError(f"target {value!r}: {kind.name} acts on every node; write all")
         if kind is not None and kind.target is Target.PLACE:
             if isinstance(value, str) and _PLACE.match(value):
                 return value
@@ -130,12 +141,21 @@ class Fault(Record):
     def _fields_of_its_kind(self) -> Fault:
         if not isinstance(self.fields, self.of_kind.fields):
             raise ValueError(f"{self.kind} faults take {self.of_kind.fields.__name__} fields")
+        if self.of_kind.ends_when_done and self.for_s is not None:
+            raise ValueError(
+                f"for: a {self.kind} ends when it is done, not after a fixed time; remove for"
+            )
+        if not self.of_kind.ends_when_done and self.for_s is None:
+            raise ValueError(f"for: give how long the {self.kind} lasts (for: 15s)")
         return self
 
     @model_serializer(mode="wrap")
     def _flat(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """The fault as the file writes it: the kind's fields beside the common ones."""
         data: dict[str, Any] = handler(self)
+        if data.get("for", data.get("for_s", 0)) is None:  # an operation: it has no length
+            data.pop("for", None)
+            data.pop("for_s", None)
         own = data.pop("fields", None)
         return data | (own if isinstance(own, dict) else {})
 
@@ -146,8 +166,9 @@ class Fault(Record):
 
     @property
     def end_s(self) -> float:
-        """When the target is brought back (planned)."""
-        return self.at_s + self.for_s
+        """When the target is brought back (planned); an operation's own time is not
+        known before it runs: its start."""
+        return self.at_s + (self.for_s or 0.0)
 
     @property
     def node(self) -> int | None:
@@ -157,7 +178,8 @@ class Fault(Record):
     def describe(self) -> str:
         by = self.of_kind.describe(self.fields)
         what = f"node {self.target}" if self.node is not None else str(self.target)
-        return f"{self.kind} {what}{by} at {self.at_s:g} s for {self.for_s:g} s"
+        lasts = "until done" if self.for_s is None else f"for {self.for_s:g} s"
+        return f"{self.kind} {what}{by} at {self.at_s:g} s {lasts}"
 
 
 def _own_problems(kind: FaultKind, error: ValidationError) -> str:
@@ -187,13 +209,19 @@ def _misplaced(name: str, kind: FaultKind) -> str:
 
 
 def timeline_problems(faults: list[Fault], nodes: int) -> list[str]:
-    """Problems across the timeline: a target beyond the cluster, and two faults on one
-    node at once (the second would act on a node the first holds down)."""
-    problems = [
-        f"faults[{i}]: target node {f.node}, but the cluster has {nodes} node(s)"
-        for i, f in enumerate(faults)
-        if f.node is not None and f.node > nodes
-    ]
+    """Problems across the timeline: a target beyond the cluster (with the nodes added
+    before it), and two faults on one node at once (the second would act on a node the
+    first holds down)."""
+    problems = []
+    grown = nodes  # an add-node earlier on the timeline makes one more
+    for i, f in sorted(enumerate(faults), key=lambda item: item[1].at_s):
+        if f.of_kind.target is Target.NEW_NODE:
+            grown += 1
+        elif f.node is not None and f.node > grown and f.of_kind.target is Target.NODE:
+            problems.append(
+                f"faults[{i}]: target node {f.node}, but the cluster has {grown} node(s)"
+            )
+    problems.sort()
     by_node: dict[int | str, list[tuple[int, Fault]]] = {}
     for item in sorted(enumerate(faults), key=lambda item: item[1].at_s):
         by_node.setdefault(item[1].target, []).append(item)

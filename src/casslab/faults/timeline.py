@@ -23,6 +23,7 @@ from casslab.faults.detection import DownWatch
 from casslab.faults.fault_kind import Undo
 from casslab.faults.hints import HintsBlock, HintTally
 from casslab.faults.model import Fault
+from casslab.faults.operation import OperationDone, OperationStep
 from casslab.record import Record
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,7 @@ class FaultRecord(Record):
     kind: str  # a registered kind's name (casslab.faults.fault_kinds)
     target: int | str  # a node; a partition's datacenter or link
     planned_at_s: float
-    planned_for_s: float
+    planned_for_s: float | None  # None: an operation, which ends when it is done
     # the kind's own fields, as planned (a slow disk's rate_bps and iops)
     fields: dict[str, Any] = Field(default_factory=dict)
     began_s: float | None = None  # the node was put under the fault
@@ -46,6 +47,8 @@ class FaultRecord(Record):
     marked_up_s: float | None = None  # ... and up again, after it was back
     watch_error: str | None = None  # why nobody could watch it (JMX)
     error: str | None = None
+    operation: bool = False  # an operation (restart, repair, ...): it ended when done
+    steps: list[OperationStep] = Field(default_factory=list)  # an operation's, phase times
 
 
 class FaultTimeline:
@@ -63,6 +66,7 @@ class FaultTimeline:
                 planned_at_s=f.at_s,
                 planned_for_s=f.for_s,
                 fields=f.fields.model_dump(mode="json"),
+                operation=f.of_kind.ends_when_done,
             )
             for f in self._faults
         ]
@@ -112,7 +116,9 @@ class FaultTimeline:
                 self._end(index)
                 continue
             index, fault = pending.pop(0)
-            if self._begin(index, fault):
+            if fault.for_s is None:  # an operation: it holds the timeline until done
+                self._operate(index, fault)
+            elif self._begin(index, fault):
                 ends.append((self._now() + fault.for_s, index))
                 ends.sort()
 
@@ -138,6 +144,22 @@ class FaultTimeline:
         if watch.error is not None:
             self._update(index, watch_error=watch.error)
         return True
+
+    def _operate(self, index: int, fault: Fault) -> None:
+        """Run an operation to its end: its window is the time it took."""
+        if fault.of_kind.ends_jvm and fault.node is not None:
+            self._hints.checkpoint(fault.node)
+        began = self._now()
+        self._update(index, began_s=began)
+        try:
+            done = actions.begin(self._cluster, fault)
+        except CasslabError as error:
+            log.warning("operation %s failed: %s", fault.describe(), error)
+            self._update(index, ended_s=self._now(), error=str(error))
+            return
+        steps = done.steps if isinstance(done, OperationDone) else []
+        shifted = [s.model_copy(update={"start_s": s.start_s + began}) for s in steps]
+        self._update(index, ended_s=self._now(), steps=shifted)
 
     def _end(self, index: int) -> None:
         fault = self._faults[index]

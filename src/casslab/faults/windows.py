@@ -14,6 +14,11 @@ Errors are also counted by kind (:class:`~casslab.engine_contract.engine_records
 unavailable, write/read timeouts, ...), each kind's share of an interval counted as its errors are;
 the KPIs ``fault_unavailable`` and ``fault_timeouts`` (write, read and client timeouts)
 come from them.
+
+An operation's window (restart, repair, ...: :mod:`casslab.faults.operation`) runs from
+its start to its end; it also carries its steps per node and the p99 during it (the
+median and the highest of the intervals' p99s), and its KPIs are the ``operation_*`` ones
+(:func:`operation_kpis`), apart from the faults'.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from collections.abc import Sequence
 from pydantic import Field
 
 from casslab.engine_contract.engine_records import TIMEOUT_KINDS, ErrorKind, IntervalRecord
+from casslab.faults.operation import OperationStep
 from casslab.faults.timeline import FaultRecord
 from casslab.record import Record
 
@@ -49,6 +55,11 @@ class FaultWindow(Record):
     before_p99_ms: float | None
     recovery_s: float | None  # None: the load did not recover (or there was no level before)
     detected_s: float | None = None  # from its start until another node marked it down
+    p99_ms: float | None = None  # median of the p99s of the seconds inside the window
+    worst_p99_ms: float | None = None  # the highest of them
+    operation: bool = False  # an operation's window: it ended when the operation did
+    error: str | None = None  # why the operation failed
+    steps: list[OperationStep] = Field(default_factory=list)  # an operation's, per node
 
 
 def _phase(intervals: Sequence[IntervalRecord]) -> list[IntervalRecord]:
@@ -101,6 +112,7 @@ def window(record: FaultRecord, intervals: Sequence[IntervalRecord]) -> FaultWin
                 recovery = r.t_end_s - end
                 break
     length = max(end - start, 1e-9)
+    during = [r.total.response.p99_ms for r, share in shares if share > 0 and r.total.count]
     return FaultWindow(
         kind=str(record.kind),
         target=record.target,
@@ -115,17 +127,26 @@ def window(record: FaultRecord, intervals: Sequence[IntervalRecord]) -> FaultWin
         before_p99_ms=p99,
         recovery_s=recovery,
         detected_s=None if record.marked_down_s is None else record.marked_down_s - start,
+        p99_ms=statistics.median(during) if during else None,
+        worst_p99_ms=max(during) if during else None,
+        operation=record.operation,
+        error=record.error if record.operation else None,
+        steps=record.steps,
     )
 
 
 def fault_kpis(windows: Sequence[FaultWindow]) -> dict[str, float | None]:
-    """The trial's fault KPIs (empty without a fault that began)."""
+    """The trial's fault KPIs (empty without a fault that began) and its operations'
+    (:func:`operation_kpis`)."""
+    kpis = operation_kpis([w for w in windows if w.operation])
+    windows = [w for w in windows if not w.operation]
     if not windows:
+        return kpis
         return {}
     total_s = sum(w.end_s - w.start_s for w in windows)
     recovered = [w.recovery_s for w in windows if w.recovery_s is not None]
     detected = [w.detected_s for w in windows if w.detected_s is not None]
-    return {
+    return kpis | {
         "fault_detect_s": max(detected) if detected else None,
         "fault_errors": float(sum(w.errors for w in windows)),
         "fault_unavailable": float(
@@ -137,4 +158,33 @@ def fault_kpis(windows: Sequence[FaultWindow]) -> dict[str, float | None]:
         "fault_op_rate": sum(w.ops for w in windows) / total_s if total_s > 0 else None,
         "fault_recovery_s": max(recovered) if recovered else None,
         "faults_unrecovered": float(len(windows) - len(recovered)),
+    }
+
+
+def operation_kpis(windows: Sequence[FaultWindow]) -> dict[str, float | None]:
+    """The trial's operation KPIs (empty without an operation): their time, errors (all,
+    unavailable, timeouts), op rate during them, the p99 during them against the
+    :data:`BEFORE_S` before (the highest of each), the longest recovery, and how many
+    failed or never recovered."""
+    if not windows:
+        return {}
+    total_s = sum(w.end_s - w.start_s for w in windows)
+    recovered = [w.recovery_s for w in windows if w.recovery_s is not None]
+    p99 = [w.worst_p99_ms for w in windows if w.worst_p99_ms is not None]
+    before = [w.before_p99_ms for w in windows if w.before_p99_ms is not None]
+    return {
+        "operation_s": total_s,
+        "operation_errors": float(sum(w.errors for w in windows)),
+        "operation_unavailable": float(
+            sum(w.errors_by_kind.get(ErrorKind.UNAVAILABLE, 0) for w in windows)
+        ),
+        "operation_timeouts": float(
+            sum(n for w in windows for k, n in w.errors_by_kind.items() if k in TIMEOUT_KINDS)
+        ),
+        "operation_op_rate": sum(w.ops for w in windows) / total_s if total_s > 0 else None,
+        "operation_p99_ms": max(p99) if p99 else None,
+        "operation_before_p99_ms": max(before) if before else None,
+        "operation_recovery_s": max(recovered) if recovered else None,
+        "operations_failed": float(sum(1 for w in windows if w.error is not None)),
+        "operations_unrecovered": float(len(windows) - len(recovered)),
     }

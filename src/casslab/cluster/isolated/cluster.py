@@ -21,7 +21,7 @@ from typing import Any
 import psutil
 
 from casslab.cluster.backend import NodeView
-from casslab.cluster.capabilities import Capabilities
+from casslab.cluster.capabilities import Capabilities, Capability
 from casslab.cluster.heap import default_heap
 from casslab.cluster.isolated import network, owners, sizes, wan
 from casslab.cluster.isolated.checks import limits_of
@@ -34,6 +34,11 @@ from casslab.errors import ClusterError, ConfigError
 from casslab.host.cgroup_limits import NodeLimits
 from casslab.host.cgroups import Cgroups, block_device, join
 from casslab.net.links import all_pairs
+
+ISOLATED_RING = (
+    "runs isolated nodes, whose namespaces and cgroups casslab does not take apart while "
+    "the cluster runs; decommission a node of a local cluster (casslab up without isolation)"
+)
 
 REQUIRED_TOOLS = {"ip": "iproute2", "nsenter": "util-linux"}
 
@@ -130,6 +135,10 @@ class IsolatedCluster(LocalCluster):
             processes=LocalProcesses(self),
             clock=LocalClock(self),
             links=wan.KeptLinks(self.isolated.cluster_id),
+            missing={
+                Capability.RING_MEMBERS: ISOLATED_RING,
+                Capability.NODE_VERSIONS: ISOLATED_RING.replace("decommission", "upgrade"),
+            },
         )
 
     def _cgroups(self) -> Cgroups:

@@ -34,7 +34,8 @@ from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOu
 from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.heap import default_heap, heap_problem
 from casslab.cluster.local import captures, launch
-from casslab.cluster.local.node_capabilities import LocalClock, LocalProcesses
+from casslab.cluster.local.node_capabilities import LocalClock, LocalProcesses, LocalRing
+from casslab.cluster.local.versions import LocalVersions
 from casslab.cluster.model import (
     LOCAL_DATACENTER,
     ClusterSpec,
@@ -444,6 +445,8 @@ class LocalCluster:
         return Capabilities(
             processes=LocalProcesses(self),
             clock=LocalClock(self),
+            ring=LocalRing(self),
+            versions=LocalVersions(self),
             missing={Capability.CUT_LINKS: NO_LINKS},
         )
 

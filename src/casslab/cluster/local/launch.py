@@ -72,7 +72,7 @@ def node_command(
     """The java command of ``node`` (pure): Cassandra's jars and the stock JVM options,
     ``flags`` last; with ``clock_dir`` (casslab's compiled clock) also the clock's class
     and properties, else nothing of casslab's on the classpath."""
-    classpath = f"{state.lib_dir}/*"
+    classpath = f"{node.lib_dir or state.lib_dir}/*"
     if clock_dir is not None:
         classpath += f"{os.pathsep}{clock_dir}"
         flags = [*skew.jvm_flags(node), *flags]
@@ -102,8 +102,8 @@ def spawn(
         getattr(node, name).mkdir(parents=True, exist_ok=True)
     clock_dir = None  # stock nodes run Cassandra's own clock
     if state.spec.injectable_clock:  # its wall clock takes the skew of its clock file
-        clock_dir = skew.clock_classes(state.java, state.lib_dir)
-    share = class_share.for_install(state.java, state.java_feature, state.lib_dir)
+        clock_dir = skew.clock_classes(state.java, node.lib_dir or state.lib_dir)
+    share = class_share.for_install(state.java, state.java_feature, node.lib_dir or state.lib_dir)
     command = node_command(
         state, node, [*class_share.node_flags(share, node.logs_dir), *flags], clock_dir
     )

@@ -1,6 +1,7 @@
 """What nodes casslab runs on this machine can do beyond the protocol (the local and the
 isolated backends): their processes are signalled by PID, checked against their start
-time (never by name), and their clocks skewed through each node's clock file."""
+time (never by name), and their clocks skewed through each node's clock file; a
+decommissioned node of the local backend leaves the cluster's record."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from casslab import procgroup
-from casslab.cluster import clock_skew
-from casslab.errors import ClusterError
+from casslab.cluster import clock_skew, state
+from casslab.errors import ClusterError, ConfigError
 from casslab.pids import alive
 
 if TYPE_CHECKING:
@@ -52,3 +53,37 @@ class LocalClock:
 
     def set_offset(self, number: int, offset_ms: float) -> None:
         clock_skew.set_offset(self.cluster.node(number), offset_ms)
+
+
+@dataclass(frozen=True)
+class LocalRing:
+    """The nodes ``cluster``'s state records (the local backend)."""
+
+    cluster: LocalCluster
+
+    def check_add(self) -> int:
+        from casslab.cluster.local import grow
+
+        grow.check_growable(self.cluster)
+        return grow.next_node(self.cluster).number
+
+    def add(self, timeout_s: float) -> int:
+        from casslab.cluster.local import grow
+
+        return grow.add_node(self.cluster, timeout_s)
+
+    def forget(self, number: int) -> None:
+        """Drop node ``number`` from the state; its directory stays (its logs)."""
+        nodes = self.cluster.state.nodes
+        last = max(n.number for n in nodes)
+        if number != last:
+            raise ConfigError(
+                f"node {number} of {self.cluster.name!r} is not its last node ({last}): "
+                f"casslab numbers a cluster's nodes 1 to N; decommission node {last} instead"
+            )
+        if LocalProcesses(self.cluster).running(number):
+            raise ClusterError(f"node {number} of {self.cluster.name!r} still runs; stop it first")
+        kept = [n for n in nodes if n.number != number]
+        spec = self.cluster.state.spec.model_copy(update={"nodes": len(kept)})
+        self.cluster.state = self.cluster.state.model_copy(update={"nodes": kept, "spec": spec})
+        state.save(self.cluster.state)

@@ -1,0 +1,47 @@
+"""``kind: add-node``: a new node bootstraps into the ring (it streams its ranges from the
+others) and the operation ends once every node sees it UP/NORMAL. ``target`` is the
+number it will have: the cluster's next (3 on a 2-node cluster). Refused before anything
+starts: another number, one more heap past this machine's memory, a cluster whose nodes
+casslab does not run. Steps: bootstrap (with the bytes it received, JMX)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from casslab.cluster.capabilities import processes_of, ring_of
+from casslab.errors import ConfigError
+from casslab.faults import streaming
+from casslab.faults.fault_kind import Target
+from casslab.faults.operation import OPERATION_TIMEOUT_S, NodeOperation, Stopwatch
+
+if TYPE_CHECKING:
+    from casslab.cluster import Cluster
+    from casslab.faults.model import Fault
+
+
+@dataclass(frozen=True)
+class AddNodeOperation(NodeOperation):
+    name: str = "add-node"
+    target: Target = Target.NEW_NODE
+
+    def check(self, cluster: Cluster, fault: Fault) -> None:
+        processes_of(cluster)
+        expected = ring_of(cluster).check_add()
+        if int(fault.target) != expected:
+            raise ConfigError(
+                f"add-node on cluster {cluster.name!r}: the new node will be node "
+                f"{expected}, not {fault.target}; write target: {expected}"
+            )
+
+    def run(self, cluster: Cluster, fault: Fault, watch: Stopwatch) -> None:
+        self.check(cluster, fault)
+        number = int(fault.target)
+        with watch.step(number, "bootstrap"):
+            ring_of(cluster).add(OPERATION_TIMEOUT_S)
+        got = streaming.streamed(cluster, number)
+        if got is not None:
+            watch.steps[-1] = watch.steps[-1].model_copy(update={"bytes_streamed": got[1]})
+
+
+ADD_NODE = AddNodeOperation()

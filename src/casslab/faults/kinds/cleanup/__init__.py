@@ -1,0 +1,1 @@
+"""The cleanup operation: ``nodetool cleanup`` on one node."""

@@ -1,0 +1,1 @@
+"""The compact operation: ``nodetool compact`` on one node."""

@@ -1,0 +1,15 @@
+"""``kind: compact``: ``nodetool compact`` on node ``target``; it ends when nodetool returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from casslab.faults.operation import NodetoolOperation
+
+
+@dataclass(frozen=True)
+class CompactOperation(NodetoolOperation):
+    name: str = "compact"
+
+
+COMPACT = CompactOperation()

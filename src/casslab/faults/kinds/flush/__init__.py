@@ -1,0 +1,1 @@
+"""The flush operation: ``nodetool flush`` on one node."""

@@ -1,0 +1,1 @@
+"""The repair operation: ``nodetool repair`` on one node, full or incremental."""

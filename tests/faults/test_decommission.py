@@ -1,0 +1,76 @@
+"""What a decommission is refused before anything starts, from the keyspaces' replication
+(pure), and the streamed bytes read from a node's JMX answer."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from casslab.faults.kinds.decommission.decommission_operation import (
+    decommission_problem,
+    replication_factors,
+)
+from casslab.faults.streaming import totals_of
+from casslab.metrics.jmx_mbeans import JmxValue
+
+SIMPLE = "org.apache.cassandra.locator.SimpleStrategy"
+NTS = "org.apache.cassandra.locator.NetworkTopologyStrategy"
+
+
+def _row(name: str, **replication: str) -> SimpleNamespace:
+    return SimpleNamespace(keyspace_name=name, replication=replication)
+
+
+def test_replication_factors_of_user_keyspaces_only() -> None:
+    rows = [
+        _row("system_distributed", **{"class": SIMPLE, "replication_factor": "3"}),
+        _row("keyspace1", **{"class": SIMPLE, "replication_factor": "2"}),
+        _row("geo", **{"class": NTS, "dc1": "3", "dc2": "1"}),
+    ]
+    assert replication_factors(rows) == {"keyspace1": 2, "geo": 3}
+
+
+@pytest.mark.parametrize(
+    ("number", "nodes", "factors", "said"),
+    [
+        (3, 3, {"keyspace1": 2}, None),
+        (1, 1, {}, "node 1 is the cluster's last node"),
+        (
+            3,
+            3,
+            {"keyspace1": 3, "b": 1},
+            "2 node(s) would hold keyspaces replicated more "
+            "times: keyspace1 (RF 3); lower their replication factor or add a node first",
+        ),
+        (2, 2, {"keyspace1": 2, "geo": 3}, "geo (RF 3), keyspace1 (RF 2)"),
+    ],
+)
+def test_a_decommission_below_the_replication_factor_is_refused(
+    number: int, nodes: int, factors: dict[str, int], said: str | None
+) -> None:
+    problem = decommission_problem(number, nodes, factors)
+    if said is None:
+        assert problem is None
+    else:
+        assert problem is not None
+        assert said in problem
+
+
+def test_streamed_bytes_from_the_jmx_answer() -> None:
+    prefix = "org.apache.cassandra.metrics:type=Streaming,name="
+    answer = [
+        JmxValue(object_name=prefix + "TotalOutgoingBytes", attribute="Count", value=2048.0),
+        JmxValue(object_name=prefix + "TotalIncomingBytes", attribute="Count", value=7.0),
+    ]
+    assert totals_of(answer) == (2048, 7)
+    assert totals_of(answer[:1]) is None
+
+
+def test_cassandras_own_keyspaces_apart() -> None:
+    rows = [
+        _row("system_distributed", **{"class": SIMPLE, "replication_factor": "3"}),
+        _row("system_local_only", **{"class": "org.apache.cassandra.locator.LocalStrategy"}),
+        _row("keyspace1", **{"class": SIMPLE, "replication_factor": "2"}),
+    ]
+    assert replication_factors(rows, own=True) == {"system_distributed": 3, "system_local_only": 0}
