@@ -64,7 +64,7 @@ def _queryable(cluster: LocalCluster) -> None:
         while time.monotonic() < deadline:
             rows = session.execute(
                 "SELECT index_name, is_queryable, is_building FROM system_views.sai_column_indexes"
-                " WHERE keyspace_name = 'casslab_vector' ALLOW FILTERING"
+                " WHERE keyspace_name = 'casslab_workloads' ALLOW FILTERING"
             )
             seen = [(r.index_name, r.is_queryable, r.is_building) for r in rows]
             if len(seen) == 2 and all(q and not b for _, q, b in seen):
@@ -77,8 +77,8 @@ def test_load_search_recall_and_filter(cluster: LocalCluster, tmp_path: Path) ->
     load = stress(tmp_path, "ops(insert=1)", "n=20000", "-rate", "threads=16")
     assert load.total.count == 20_000
     assert load.total.errors == 0
-    cluster.nodetool(1, "flush", "casslab_vector")
-    cluster.nodetool(1, "compact", "casslab_vector", timeout_s=300)
+    cluster.nodetool(1, "flush", "casslab_workloads")
+    cluster.nodetool(1, "compact", "casslab_workloads", timeout_s=300)
     _queryable(cluster)
     search = stress(tmp_path, "ops(ann=1)", "n=2000", "-rate", "threads=8")
     recall = search.ops["ann"].recall
@@ -95,7 +95,7 @@ def test_load_search_recall_and_filter(cluster: LocalCluster, tmp_path: Path) ->
     session = cluster.session()
     if True:
         statement = session.prepare(
-            "SELECT id, category FROM casslab_vector.items WHERE category = ?"
+            "SELECT id, category FROM casslab_workloads.items WHERE category = ?"
             " ORDER BY embedding ANN OF ? LIMIT 10"
         )
         for category in (1, 4, 10):
