@@ -339,7 +339,8 @@ def full_spec(tmp_path: Path, rate: Rate) -> WorkloadSpec:
             udt=UdtName(keyspace="ks", name="t") if kind is GenKind.UDT else None,
         )
         for kind in GenKind
-        if kind is not GenKind.VECTOR
+        # dataset binds need a dataset's files: tests/load/stress/test_profile_vectors.py
+        if kind not in (GenKind.VECTOR, GenKind.BASE_VECTOR, GenKind.QUERY_VECTOR)
     ]
     fixed = Distribution(kind=DistKind.FIXED, min=3, max=3)
     gens.append(

@@ -86,6 +86,7 @@ def check_extra_definitions(statements: Sequence[str], table: str, source: str) 
         index = INDEX.match(text)
         if index is not None:
             _check_index(index, table, source)
+            _check_index_class(text, source)
             continue
         match = re.match(_CREATE.format(what="TYPE", name=_NAME), text, re.I)
         if match is None:
@@ -117,6 +118,28 @@ def _check_index(match: re.Match[str], table: str, source: str) -> None:
             source,
             f"extra_definitions: CREATE INDEX ... ON {match.group(2)}: a profile indexes its "
             f"own table, {table!r}; write ON {table}",
+        )
+
+
+# The index implementations a profile may create: SAI (5.0) and the legacy secondary index
+# ('legacy_local_table' or no USING), as Cassandra names them; never an arbitrary class.
+_INDEX_CLASSES = (
+    "sai",
+    "storageattachedindex",
+    "org.apache.cassandra.index.sai.storageattachedindex",
+    "legacy_local_table",
+)
+_USING = re.compile(r"\)\s*USING\s+'([^']*)'", re.I)
+
+
+def _check_index_class(text: str, source: str) -> None:
+    using = _USING.search(text)
+    if using is not None and using.group(1).lower() not in _INDEX_CLASSES:
+        raise _fail(
+            source,
+            f"extra_definitions: USING {using.group(1)!r} is not an index casslab creates; "
+            "write USING 'sai' (storage-attached) or USING 'legacy_local_table' (or no USING: "
+            "a legacy secondary index)",
         )
 
 
