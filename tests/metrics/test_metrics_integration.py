@@ -17,9 +17,9 @@ from cassandra.concurrent import execute_concurrent_with_args
 from typer.testing import CliRunner
 
 from casslab import metrics
+from casslab.analysis.kpi_server import KEY_STAGES
 from casslab.cluster import LocalCluster
 from casslab.metrics.catalogue import family, names
-from casslab.metrics.catalogue_server import KEY_STAGES
 from casslab.metrics.cgroup import CgroupPaths
 from shared_clusters import emptied
 

@@ -21,17 +21,6 @@ _POOL = (
     "name ending in /<pool>, e.g. /MutationStage, /Native-Transport-Requests."
 )
 
-#: The thread pools the report and the KPIs single out (every pool is recorded).
-KEY_STAGES = (
-    "MutationStage",
-    "ReadStage",
-    "Native-Transport-Requests",
-    "CompactionExecutor",
-    "MemtableFlushWriter",
-    "MemtablePostFlush",
-    "HintsDispatcher",
-)
-
 #: ``(JMX attribute of ClientRequest Latency, metric suffix)``: Cassandra's own recent
 #: percentiles (its decaying reservoir), in microseconds on the MBean.
 LATENCY_PERCENTILES = (
