@@ -79,6 +79,16 @@ SERVER_KPIS: tuple[KpiSpec, ...] = (
         per_node=True,
     ),
     spec(
+        "compactions_pending_growth",
+        "count",
+        _N,
+        "pending compactions at the end of the window minus at its start (means of its "
+        "last and first quarters), summed over nodes: a growing backlog",
+    ),
+    spec("iowait_pct", "%", _N, "share of all CPUs idle waiting for I/O, mean, busiest host"),
+    spec("disk_util_pct", "%", _N, "share of time the data device was busy, mean, busiest host"),
+    spec("disk_await_ms", "ms", _N, "mean wait of the data device's requests, busiest host"),
+    spec(
         "key_cache_hit_pct",
         "%",
         _N,

@@ -26,6 +26,7 @@ class Reduction(StrEnum):
     GAUGE_MEAN = "gauge_mean"  # mean of the samples
     GAUGE_MAX = "gauge_max"  # largest sample
     GAUGE_ABS_MEAN = "gauge_abs_mean"  # mean of the samples' magnitudes (e.g. clock offsets)
+    GAUGE_CHANGE = "gauge_change"  # mean of the last quarter - mean of the first quarter
 
 
 class AcrossNodes(StrEnum):
@@ -105,6 +106,20 @@ SERVER_RULES: tuple[MetricRule, ...] = (
         reduction=Reduction.COUNTER_DELTA,
         across_nodes=AcrossNodes.SUM,
         per_node=True,
+    ),
+    MetricRule(
+        kpi="compactions_pending_growth",
+        metrics=("cassandra.compactions_pending",),
+        reduction=Reduction.GAUGE_CHANGE,
+        across_nodes=AcrossNodes.SUM,
+    ),
+    *(
+        _mean(kpi, metric, AcrossNodes.MAX, per_node=False)
+        for kpi, metric in (
+            ("iowait_pct", "host.cpu_iowait_pct"),
+            ("disk_util_pct", "host.disk_util_pct"),
+            ("disk_await_ms", "host.disk_await_ms"),
+        )
     ),
     _mean("key_cache_hit_pct", "cassandra.key_cache_hit_pct", AcrossNodes.MEAN),
     _mean("chunk_cache_hit_pct", "cassandra.chunk_cache_hit_pct", AcrossNodes.MEAN),
