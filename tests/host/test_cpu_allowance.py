@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import os
 
-from casslab.host.cpu_allowance import cgroup_of, cpus_allowed, quota_cores
+from casslab.host.cpu_allowance import (
+    cgroup_of,
+    cpus_allowed,
+    process_cpu_s,
+    quota_cores,
+    stat_cpu_ticks,
+)
 
 V1 = "4:memory:/lab\n2:cpu,cpuacct:/casslab/engine-7\n1:cpuset:/\n0::/"
 V2 = "0::/user.slice/lab"
@@ -25,3 +31,14 @@ def test_quota_in_cores() -> None:
 
 def test_this_process_may_use_at_most_its_affinity() -> None:
     assert 0 < cpus_allowed() <= len(os.sched_getaffinity(0))
+
+
+def test_cpu_ticks_of_a_stat_line_whose_name_has_spaces() -> None:
+    stat = "42 (casslab (engine) x) S 1 42 42 0 -1 4194560 100 0 0 0 150 25 0 0 20 0 9 0 77 0 0"
+    assert stat_cpu_ticks(stat) == 175
+
+
+def test_this_process_has_used_some_cpu() -> None:
+    before = process_cpu_s(os.getpid())
+    sum(i * i for i in range(300_000))
+    assert process_cpu_s(os.getpid()) >= before > 0

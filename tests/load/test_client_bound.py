@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import time
+import os
 
-from casslab.engine_contract.engine_records import LatencyStats, OpStats, SummaryRecord
+from casslab.engine_contract.engine_records import (
+    IntervalRecord,
+    LatencyStats,
+    OpStats,
+    SummaryRecord,
+)
 from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
@@ -18,7 +23,7 @@ from casslab.engine_contract.workload_spec import (
     Stop,
     WorkloadSpec,
 )
-from casslab.load.client_bound import EngineUse, engine_warning, measured_engine
+from casslab.load.client_bound import EngineMeter, EngineUse, engine_warning
 
 
 def workload(rate: Rate, stop: Stop) -> WorkloadSpec:
@@ -70,10 +75,24 @@ def test_an_open_loop_at_its_in_flight_limit_is_warned_of() -> None:
     assert engine_warning(use, open_loop, summary(4990, 30)) is None  # it kept up
 
 
-def test_measured_engine_counts_wall_time_and_cores() -> None:
-    with measured_engine("0") as use:
-        time.sleep(0.05)
-    measured = use()
-    assert measured.wall_s >= 0.05
-    assert measured.cpu_s >= 0  # no child ended in between
-    assert measured.cores <= 1  # --engine-cpus 0: one CPU
+def _interval(phase: str) -> IntervalRecord:
+    lat = LatencyStats(count=0, mean_ms=0, p50_ms=0, p95_ms=0, p99_ms=0, p999_ms=0, max_ms=0)
+    total = OpStats(count=0, errors=0, op_rate=0.0, response=lat, service=lat)
+    return IntervalRecord(phase=phase, t_start_s=0, t_end_s=1, threads=1, total=total, ops={})
+
+
+def test_the_meter_reads_a_process_over_its_measured_intervals_only() -> None:
+    meter = EngineMeter("0")  # --engine-cpus 0: one CPU
+    assert meter.cores <= 1
+    meter.interval(_interval("measure"))  # no process yet: nothing read
+    meter.started(os.getpid())  # this test's process stands in for the engine
+    meter.interval(_interval("warmup"))
+    assert meter.use() is None
+    meter.interval(_interval("measure"))
+    sum(i * i for i in range(500_000))  # CPU between the two readings
+    meter.interval(_interval("measure"))
+    use = meter.use()
+    assert use is not None
+    assert use.cpu_s > 0
+    assert use.wall_s > 0
+    assert engine_warning(None, workload(ClosedLoop(threads=1), Stop(ops=1)), summary(1, 1)) is None

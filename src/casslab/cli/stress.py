@@ -46,7 +46,7 @@ from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
 from casslab.engine_contract.workload_spec import Connection, Output
 from casslab.errors import EngineError
 from casslab.load import credentials, run_outcome
-from casslab.load.client_bound import engine_warning, measured_engine
+from casslab.load.client_bound import EngineMeter, engine_warning
 from casslab.load.front_ends import front_end
 from casslab.load.session import LoadSession
 from casslab.load.stress import StressCommand, parse_stress
@@ -196,12 +196,22 @@ def stress(
             )
             intervals = list(result.intervals)
         else:
-            with measured_engine(engine_cpus) as engine_use:
-                result = session.run(
-                    spec, work, on_interval=on_interval, timeout_s=timeout, wording=words
-                )
+            meter = EngineMeter(engine_cpus)
+
+            def measured(record: IntervalRecord) -> None:
+                meter.interval(record)
+                on_interval(record)
+
+            result = session.run(
+                spec,
+                work,
+                on_interval=measured,
+                timeout_s=timeout,
+                wording=words,
+                on_start=meter.started,
+            )
             summary: SummaryRecord = result.summary
-            warning = engine_warning(engine_use(), spec, summary)
+            warning = engine_warning(meter.use(), spec, summary)
             if json_lines:
                 typer.echo(summary.model_dump_json())
             if not command.log.no_summary:

@@ -1,13 +1,12 @@
 """How much CPU a process may use here: its CPU affinity, capped by the CFS quota of its
 own cgroup (v1 ``cpu.cfs_quota_us`` / ``cpu.cfs_period_us``, v2 ``cpu.max``); and the CPU
-time its finished children used. The load engine inherits casslab's: this is what
+time a process has used so far. The load engine inherits casslab's: this is what
 ``casslab stress`` compares the engine's CPU with. Only the process's own cgroup is read,
 not its ancestors'."""
 
 from __future__ import annotations
 
 import os
-import resource
 from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -58,7 +57,14 @@ def cpus_allowed() -> float:
     return cpus if quota is None else min(cpus, quota)
 
 
-def children_cpu_s() -> float:
-    """User + system CPU seconds of this process's children that have ended."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+def stat_cpu_ticks(stat: str) -> int:
+    """utime + stime (fields 14 and 15, clock ticks) of a ``/proc/PID/stat`` line; the
+    command name in parentheses may hold spaces: fields are counted from the last ``)``."""
+    rest = stat.rpartition(")")[2].split()
+    return int(rest[11]) + int(rest[12])
+
+
+def process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds process ``pid`` has used (OSError when it is gone)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat_cpu_ticks(stat) / os.sysconf("SC_CLK_TCK")

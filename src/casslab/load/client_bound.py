@@ -1,19 +1,17 @@
-"""Was the load engine itself the bottleneck of a run? Its CPU time over its wall time
-against the cores it may use, and an open loop's in-flight limit, judged by
-:func:`casslab.analysis.bottleneck.diagnose` on the engine's evidence alone (a run of
-``casslab stress`` records no cluster metrics)."""
+"""Was the load engine itself the bottleneck of a run? Its CPU time over its measured
+phase against the cores it may use (:class:`EngineMeter`), and an open loop's in-flight
+limit, judged by :func:`casslab.analysis.bottleneck.diagnose` on the engine's evidence
+alone (a run of ``casslab stress`` records no cluster metrics)."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 
 from casslab.analysis.bottleneck import Bottleneck, Diagnosis, TrialEvidence, diagnose
 from casslab.analysis.bottleneck_evidence import load_facts
-from casslab.engine_contract.engine_records import SummaryRecord
+from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
 from casslab.engine_contract.workload_spec import WorkloadSpec
-from casslab.host.cpu_allowance import children_cpu_s, cpus_allowed
+from casslab.host.cpu_allowance import cpus_allowed, process_cpu_s
 from casslab.host.cpus import parse_cpuset
 from casslab.record import Record
 
@@ -26,19 +24,46 @@ class EngineUse(Record):
     cores: float
 
 
-@contextmanager
-def measured_engine(engine_cpus: str | None) -> Iterator[Callable[[], EngineUse]]:
-    """Measures the engines started inside: the function it yields tells their CPU time
-    (children that ended) and the wall time so far. Their cores: ``--engine-cpus``, else
-    what this process may use (its affinity and its cgroup's quota)."""
-    allowed = cpus_allowed()
-    cores = (
-        min(allowed, len(parse_cpuset(engine_cpus, "--engine-cpus"))) if engine_cpus else allowed
-    )
-    cpu_start, wall_start = children_cpu_s(), time.monotonic()
-    yield lambda: EngineUse(
-        cpu_s=children_cpu_s() - cpu_start, wall_s=time.monotonic() - wall_start, cores=cores
-    )
+class EngineMeter:
+    """The engine's CPU over its measured phase: its process's CPU time read at its first
+    and its latest measure interval. Its cores: ``--engine-cpus``, else what this process
+    may use (its affinity and its cgroup's quota), which the engine inherits."""
+
+    def __init__(self, engine_cpus: str | None) -> None:
+        self.cores = cpus_allowed()
+        if engine_cpus:
+            self.cores = min(self.cores, len(parse_cpuset(engine_cpus, "--engine-cpus")))
+        self._pid: int | None = None
+        self._first: tuple[float, float] | None = None  # (CPU s, monotonic s)
+        self._last: tuple[float, float] | None = None
+
+    def started(self, pid: int) -> None:
+        """The engine's process started."""
+        self._pid = pid
+
+    def interval(self, record: IntervalRecord) -> None:
+        """An interval arrived: read the engine's CPU time at a measured one."""
+        if self._pid is None or record.phase != "measure":
+            return
+        try:
+            reading = (process_cpu_s(self._pid), time.monotonic())
+        except (OSError, ValueError, IndexError):
+            return  # the engine is ending: the readings so far stand
+        if self._first is None:
+            self._first = reading
+        else:
+            self._last = reading
+
+    def use(self) -> EngineUse | None:
+        """CPU and wall time between the first and latest measured intervals; None when
+        fewer than two were read."""
+        if self._first is None or self._last is None or self._last[1] <= self._first[1]:
+            return None
+        return EngineUse(
+            cpu_s=self._last[0] - self._first[0],
+            wall_s=self._last[1] - self._first[1],
+            cores=self.cores,
+        )
 
 
 def engine_diagnosis(use: EngineUse, spec: WorkloadSpec, summary: SummaryRecord) -> Diagnosis:
@@ -57,8 +82,11 @@ def engine_diagnosis(use: EngineUse, spec: WorkloadSpec, summary: SummaryRecord)
     return diagnose(evidence)
 
 
-def engine_warning(use: EngineUse, spec: WorkloadSpec, summary: SummaryRecord) -> str | None:
-    """A warning line when the engine was the bottleneck, else None."""
+def engine_warning(use: EngineUse | None, spec: WorkloadSpec, summary: SummaryRecord) -> str | None:
+    """A warning line when the engine was the bottleneck, else None (also when its CPU was
+    not measured)."""
+    if use is None:
+        return None
     found = engine_diagnosis(use, spec, summary)
     if found.primary is not Bottleneck.ENGINE:
         return None
