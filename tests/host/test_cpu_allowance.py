@@ -31,6 +31,7 @@ def test_quota_in_cores() -> None:
 
 def test_this_process_may_use_at_most_its_affinity() -> None:
     assert 0 < cpus_allowed() <= len(os.sched_getaffinity(0))
+    assert cpus_allowed(os.getpid()) == cpus_allowed()
 
 
 def test_cpu_ticks_of_a_stat_line_whose_name_has_spaces() -> None:

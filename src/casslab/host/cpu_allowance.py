@@ -1,7 +1,7 @@
 """How much CPU a process may use here: its CPU affinity, capped by the CFS quota of its
 own cgroup (v1 ``cpu.cfs_quota_us`` / ``cpu.cfs_period_us``, v2 ``cpu.max``); and the CPU
-time a process has used so far. The load engine inherits casslab's: this is what
-``casslab stress`` compares the engine's CPU with. Only the process's own cgroup is read,
+time a process has used so far. ``casslab stress`` reads both of its load engine while it
+runs. Only the process's own cgroup is read,
 not its ancestors'."""
 
 from __future__ import annotations
@@ -46,11 +46,12 @@ def _quota_of(version: int, path: str) -> float | None:
         return None  # no cpu controller there: no quota casslab can see
 
 
-def cpus_allowed() -> float:
-    """The CPUs this process may use: its affinity, capped by its cgroup's quota."""
-    cpus = float(len(os.sched_getaffinity(0)))
+def cpus_allowed(pid: int = 0) -> float:
+    """The CPUs process ``pid`` (0: this one) may use: its affinity, capped by its
+    cgroup's quota. OSError when the process is gone."""
+    cpus = float(len(os.sched_getaffinity(pid)))
     try:
-        found = cgroup_of(Path("/proc/self/cgroup").read_text(), "cpu")
+        found = cgroup_of(Path(f"/proc/{pid or 'self'}/cgroup").read_text(), "cpu")
     except OSError:
         return cpus
     quota = None if found is None else _quota_of(*found)

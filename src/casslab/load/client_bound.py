@@ -26,13 +26,13 @@ class EngineUse(Record):
 
 class EngineMeter:
     """The engine's CPU over its measured phase: its process's CPU time read at its first
-    and its latest measure interval. Its cores: ``--engine-cpus``, else what this process
-    may use (its affinity and its cgroup's quota), which the engine inherits."""
+    and its latest measure interval. Its cores: what the engine process may use (its
+    affinity and its cgroup's quota, read at its first measured interval), at most
+    ``--engine-cpus``."""
 
     def __init__(self, engine_cpus: str | None) -> None:
-        self.cores = cpus_allowed()
-        if engine_cpus:
-            self.cores = min(self.cores, len(parse_cpuset(engine_cpus, "--engine-cpus")))
+        self._pinned = len(parse_cpuset(engine_cpus, "--engine-cpus")) if engine_cpus else None
+        self.cores = cpus_allowed() if self._pinned is None else float(self._pinned)
         self._pid: int | None = None
         self._first: tuple[float, float] | None = None  # (CPU s, monotonic s)
         self._last: tuple[float, float] | None = None
@@ -47,6 +47,10 @@ class EngineMeter:
             return
         try:
             reading = (process_cpu_s(self._pid), time.monotonic())
+            if self._first is None:  # the engine's own allowance, now that it runs
+                self.cores = cpus_allowed(self._pid)
+                if self._pinned is not None:
+                    self.cores = min(self.cores, float(self._pinned))
         except (OSError, ValueError, IndexError):
             return  # the engine is ending: the readings so far stand
         if self._first is None:
