@@ -40,6 +40,8 @@ def evidence(**changes: Any) -> TrialEvidence:
         ({"engine_cores": 0.2, "engine_cpu_pct": 19.0}, Bottleneck.ENGINE),  # a 0.2 CPU share
         ({"host_cpu_pct": 180.0}, Bottleneck.HOST_CPU),  # 90% of 2 cores
         ({"host_cpu_pct": 178.0}, Bottleneck.NONE),
+        ({"node_throttled_pct": 50.0}, Bottleneck.NODE_CPU),  # a node at its 0.5-CPU limit
+        ({"node_throttled_pct": 30.0}, Bottleneck.NONE),
         ({"iowait_pct": 20.0}, Bottleneck.DISK),
         ({"disk_util_pct": 95.0}, Bottleneck.DISK),
         ({"disk_await_ms": 80.0}, Bottleneck.DISK),

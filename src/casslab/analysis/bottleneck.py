@@ -11,6 +11,8 @@ Thresholds (module constants, each a share of a capacity so that they hold on an
   the bottleneck and the numbers measure it, not Cassandra: it comes first whatever else
   is found.
 * **host CPU** -- the host's busy CPU at least :data:`HOST_CPU_SHARE` of its cores.
+* **node CPU** -- a node's cgroup (an isolated node's CPU limit) throttled by its quota in
+  at least :data:`THROTTLED_PCT` % of the quota periods.
 * **disk** -- iowait at least :data:`IOWAIT_PCT` % of CPU time, or the device busy at
   least :data:`DISK_UTIL_PCT` % of the time, or a request waiting :data:`DISK_AWAIT_MS` ms
   on average.
@@ -39,6 +41,7 @@ ENGINE_CPU_SHARE = 0.85
 IN_FLIGHT_SHARE = 0.90
 TARGET_SHORTFALL = 0.95  # an open loop below 95% of its target rate fell short
 HOST_CPU_SHARE = 0.90
+THROTTLED_PCT = 50.0
 IOWAIT_PCT = 20.0
 DISK_UTIL_PCT = 90.0
 DISK_AWAIT_MS = 50.0
@@ -54,6 +57,7 @@ class Bottleneck(StrEnum):
 
     ENGINE = "engine"  # the load engine itself: the client is the bottleneck
     HOST_CPU = "host_cpu"
+    NODE_CPU = "node_cpu"  # a node's own CPU limit (its cgroup's quota)
     DISK = "disk"
     GC = "gc"
     COMPACTION = "compaction"
@@ -70,6 +74,7 @@ class TrialEvidence(Record):
     nodes: int = Field(default=1, ge=1)
     host_cores: float | None = None
     host_cpu_pct: float | None = None
+    node_throttled_pct: float | None = None  # the most throttled node's quota periods, %
     engine_cores: float | None = None  # cores the engine may use
     engine_cpu_pct: float | None = None
     op_rate: float | None = None
@@ -159,6 +164,16 @@ def _host_cpu(e: TrialEvidence) -> Finding | None:
     )
 
 
+def _node_cpu(e: TrialEvidence) -> Finding | None:
+    if e.node_throttled_pct is None or e.node_throttled_pct < THROTTLED_PCT:
+        return None
+    return Finding(
+        bottleneck=Bottleneck.NODE_CPU,
+        severity=e.node_throttled_pct / THROTTLED_PCT,
+        evidence=f"a node hit its CPU limit in {e.node_throttled_pct:.0f}% of the quota periods",
+    )
+
+
 def _disk(e: TrialEvidence) -> Finding | None:
     ratios = [
         (value / limit, text)
@@ -242,7 +257,7 @@ def _network(e: TrialEvidence) -> Finding | None:
     )
 
 
-_CHECKS = (_host_cpu, _disk, _gc, _compaction, _stage, _network)
+_CHECKS = (_host_cpu, _node_cpu, _disk, _gc, _compaction, _stage, _network)
 
 
 def diagnose(evidence: TrialEvidence) -> Diagnosis:

@@ -63,6 +63,7 @@ def evidence_of(
         nodes=facts.nodes,
         host_cores=facts.host_cores,
         host_cpu_pct=kpis.get("host_cpu_pct"),
+        node_throttled_pct=kpis.get("container_throttled_periods_pct"),
         engine_cores=facts.engine_cores,
         engine_cpu_pct=kpis.get("engine_cpu_pct"),
         op_rate=kpis.get("op_rate"),
