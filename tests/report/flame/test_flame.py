@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from casslab.errors import AnalysisError
-from casslab.report.flame.diff import method_changes, method_shares, path_shares
+from casslab.report.flame.diff import merged, method_changes, method_shares, path_shares
 from casslab.report.flame.stacks import (
     ProfileKind,
     collapsed_text,
@@ -127,3 +127,11 @@ def test_the_svg_is_self_contained_and_the_diff_is_coloured_by_change() -> None:
     assert fills["Thread.run"] == "rgb(255,255,255)"
     plain = flame_svg(CELL, title="LCS cpu")
     assert "against the baseline" not in plain
+
+
+def test_a_cells_profiles_merge_into_one() -> None:
+    node1, node2 = {"a;b": 3, "a;c": 1}, {"a;b": 1, "x": 5}
+    assert merged([node1, node2]) == {"a;b": 4, "a;c": 1, "x": 5}
+    assert merged([]) == {}
+    # shares of the merge: what the cell's differential graph is drawn from
+    assert method_shares(merged([node1, node2]))["a"] == pytest.approx(50.0)

@@ -1,11 +1,12 @@
 """What changed between two profiles (pure): each frame's share of the whole, inclusive
 (a frame counts the weight of every stack it is on, once per stack), in a baseline and in
-a cell, and the change in percentage points -- by method (:func:`method_changes`, the
-table) and by call path (:func:`path_shares`, the differential graph's colours)."""
+a cell (each several profiles :func:`merged`), and the change in percentage points -- by
+method (:func:`method_changes`, the table) and by call path (:func:`path_shares`, the
+differential graph's colours)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from casslab.record import Record
 
@@ -20,6 +21,17 @@ class FrameChange(Record):
     @property
     def change_pts(self) -> float:
         return self.cell_pct - self.baseline_pct
+
+
+def merged(profiles: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    """Several profiles as one (a cell's nodes and iterations): weights added per stack.
+    Compare cells merged from the same number of nodes and iterations, or compare shares
+    (as everything here does), which do not depend on the number."""
+    out: dict[str, int] = {}
+    for stacks in profiles:
+        for stack, count in stacks.items():
+            out[stack] = out.get(stack, 0) + count
+    return out
 
 
 def _total(stacks: Mapping[str, int]) -> int:
