@@ -14,36 +14,15 @@ What a profile kind reads (:data:`JFR_EVENTS`) and what one event weighs:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import StrEnum
 from typing import Any
 
+from casslab.analysis.profile_kind import JFR_EVENTS as JFR_EVENTS
+from casslab.analysis.profile_kind import UNITS as UNITS
+from casslab.analysis.profile_kind import ProfileKind as ProfileKind
 from casslab.errors import AnalysisError
 
 Collapsed = dict[str, int]
 """``frame;frame;frame`` (root first) -> weight."""
-
-
-class ProfileKind(StrEnum):
-    """What a profile measures."""
-
-    CPU = "cpu"
-    ALLOC = "alloc"
-    LOCK = "lock"
-    WALL = "wall"
-
-
-JFR_EVENTS: dict[ProfileKind, tuple[str, ...]] = {
-    ProfileKind.CPU: ("jdk.ExecutionSample",),
-    ProfileKind.WALL: ("jdk.ExecutionSample", "jdk.NativeMethodSample"),
-    ProfileKind.ALLOC: ("jdk.ObjectAllocationSample",),
-    ProfileKind.LOCK: ("jdk.JavaMonitorEnter", "jdk.ThreadPark"),
-}
-UNITS = {
-    ProfileKind.CPU: "samples",
-    ProfileKind.WALL: "samples",
-    ProfileKind.ALLOC: "bytes",
-    ProfileKind.LOCK: "waits",
-}
 
 
 def parse_collapsed(text: str) -> Collapsed:

@@ -10,10 +10,12 @@ Nodes on this machine only: ``jcmd`` attaches by PID."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
-from casslab.errors import SetupError
+from casslab.cluster import Cluster, LocalCluster
+from casslab.errors import ExperimentError, SetupError
 from casslab.host import jfr
 from casslab.record import Record
 from casslab.report.flame.stacks import UNITS, ProfileKind, collapsed_text
@@ -42,6 +44,11 @@ class Profiler:
         self._kinds = tuple(dict.fromkeys(kinds))
         self._directory = directory
         self._started: list[int] = []
+
+    @property
+    def running(self) -> bool:
+        """Whether recordings were started and not yet stopped."""
+        return bool(self._started)
 
     def start(self) -> None:
         """Start recording in every node (a failure stops those already started)."""
@@ -80,3 +87,33 @@ class Profiler:
             svg_path=str(svg_path),
             weight=sum(stacks.values()),
         )
+
+
+def profiler_for(
+    cluster: Cluster, kinds: Sequence[ProfileKind], directory: Path
+) -> Profiler | None:
+    """The trial's profiler (None without ``kinds``); an :class:`ExperimentError` for a
+    cluster whose nodes do not run on this machine."""
+    if not kinds:
+        return None
+    if not isinstance(cluster, LocalCluster):
+        raise ExperimentError(
+            f"profile: {', '.join(k.value for k in kinds)} needs nodes on this machine "
+            f"(jcmd attaches by PID); cluster {cluster.name!r} is not a local one: drop "
+            "profile: or run the nodes here"
+        )
+    pids = {n.number: n.pid for n in cluster.nodes if n.pid is not None}
+    directory.mkdir(parents=True, exist_ok=True)
+    return Profiler(pids, kinds, directory)
+
+
+@contextmanager
+def recorded(profiler: Profiler | None) -> Iterator[list[NodeProfile]]:
+    """Around the measured phase: stops ``profiler`` at its end (also on an error) and
+    writes its files; the list it yields gets the profiles."""
+    profiles: list[NodeProfile] = []
+    try:
+        yield profiles
+    finally:
+        if profiler is not None:
+            profiles += profiler.stop()
