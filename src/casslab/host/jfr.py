@@ -32,7 +32,10 @@ def _tool(name: str) -> Path:
     return tool
 
 
-def _run(argv: list[str], what: str) -> str:
+def _run(argv: list[str], what: str, *, said_exception: bool = False) -> str:
+    """The tool's output; a SetupError when it fails (``said_exception``: also when its
+    output names an exception, as jcmd's does with exit status 0; never for ``jfr print``,
+    whose stacks hold class names such as ``...ExceptionHandler``)."""
     try:
         done = subprocess.run(
             argv, capture_output=True, text=True, timeout=TOOL_TIMEOUT_S, check=False
@@ -41,7 +44,7 @@ def _run(argv: list[str], what: str) -> str:
         raise SetupError(
             f"{what}: no answer in {TOOL_TIMEOUT_S:.0f} s ({' '.join(argv)})"
         ) from error
-    if done.returncode != 0 or "Exception" in done.stdout:
+    if done.returncode != 0 or (said_exception and "Exception" in done.stdout):
         reason = (done.stderr.strip() or done.stdout.strip()).splitlines()[-1:] or ["no output"]
         raise SetupError(f"{what} failed: {reason[0]} (command: {' '.join(argv)})")
     return done.stdout
@@ -52,6 +55,7 @@ def start(pid: int, name: str, *, settings: str = "profile") -> None:
     _run(
         [str(_tool("jcmd")), str(pid), "JFR.start", f"name={name}", f"settings={settings}"],
         f"starting the JFR recording {name!r} in JVM {pid}",
+        said_exception=True,
     )
 
 
@@ -63,6 +67,7 @@ def stop(pid: int, name: str, path: Path) -> Path:
     said = _run(
         [str(_tool("jcmd")), str(pid), "JFR.stop", f"name={name}", f"filename={target}"],
         f"stopping the JFR recording {name!r} of JVM {pid}",
+        said_exception=True,
     )
     if not target.is_file():
         answer = " ".join(said.split()[-12:])
