@@ -77,6 +77,40 @@ def test_summarize_takes_dropped_messages_from_messaging_service() -> None:
     assert summarize(parse_answer([line])) == {"cassandra.dropped_messages": 17.0}
 
 
+def test_summarize_keeps_each_dropping_verb_apart_as_well() -> None:
+    bean = "org.apache.cassandra.net:type=MessagingService"
+    lines = [
+        f"V\t{bean}\tDroppedMessages\t17",
+        f"V\t{bean}\tDroppedMessages/MUTATION_REQ\t15",
+        f"V\t{bean}\tDroppedMessages/READ_REQ\t2",
+    ]
+    assert summarize(parse_answer(lines)) == {
+        "cassandra.dropped_messages": 17.0,
+        "cassandra.dropped_messages_by_verb/MUTATION_REQ": 15.0,
+        "cassandra.dropped_messages_by_verb/READ_REQ": 2.0,
+    }
+
+
+def test_summarize_takes_cassandras_latency_percentiles_in_ms() -> None:
+    read, write = f"{M}:type=ClientRequest,scope=Read", f"{M}:type=ClientRequest,scope=Write"
+    lines = [
+        f"V\t{read},name=Latency\tCount\t10",
+        f"V\t{read},name=Latency\t50thPercentile\t454.826",
+        f"V\t{read},name=Latency\t99thPercentile\t2816.159",
+        f"V\t{read},name=Latency\t999thPercentile\t14530.764",
+        f"V\t{write},name=Latency\t99thPercentile\t943.127",
+    ]
+    s = summarize(parse_answer(lines))
+    assert s == {
+        "_read_count": 10.0,
+        "cassandra.read_latency_p50_ms": pytest.approx(0.454826),
+        "cassandra.read_latency_p99_ms": pytest.approx(2.816159),
+        "cassandra.read_latency_p999_ms": pytest.approx(14.530764),
+        "cassandra.write_latency_p99_ms": pytest.approx(0.943127),
+    }
+    assert {k for k in s if not k.startswith("_")} <= names()
+
+
 def test_summarize_emits_only_catalogue_names() -> None:
     public = {family(k) for k in summarize(parse_answer(ANSWER)) if not k.startswith("_")}
     assert public <= names()

@@ -17,6 +17,7 @@ from cassandra.concurrent import execute_concurrent_with_args
 from typer.testing import CliRunner
 
 from casslab import metrics
+from casslab.analysis.kpi_server import KEY_STAGES
 from casslab.cluster import LocalCluster
 from casslab.metrics.catalogue import family, names
 from casslab.metrics.cgroup import CgroupPaths
@@ -93,6 +94,8 @@ def test_write_flush_compact(
         expected -= {n for n in expected if n.startswith("cgroup.")}
     elif CgroupPaths(sleeper_cgroup).io is None:  # v1 counts I/O only under a throttle rule
         expected -= {n for n in expected if n.startswith("cgroup.block_")}
+    expected -= {"cassandra.dropped_messages_by_verb"}  # one node under a light load drops none
+    expected -= {"cassandra.chunk_cache_hit_pct"}  # Cassandra 5.0 has it off by default
     recorded = {family(m) for m in set(df.metric)}
     assert expected - recorded == set()
     assert recorded <= names()
@@ -136,6 +139,21 @@ def test_write_flush_compact(
         lat = _series(df, lat_metric)
         assert ((lat >= 0) & (lat < 1000)).all(), lat.tolist()
         assert lat.median() > 0, lat.tolist()
+
+    # what Cassandra saw: its stages worked, and its own latency percentiles are ordered
+    for stage in KEY_STAGES[:-1]:  # HintsDispatcher: no hint on one node
+        assert len(_series(df, f"cassandra.stage_pending/{stage}")) > 0, stage
+    assert _series(df, "cassandra.stage_completed_per_s/MutationStage").max() > 200
+    assert _series(df, "cassandra.stage_completed_per_s/ReadStage").max() > 10
+    assert _series(df, "cassandra.stage_active/Native-Transport-Requests").max() >= 1
+    assert _series(df, "cassandra.stage_completed_per_s/MemtableFlushWriter").max() > 0
+    p50, p99 = (_series(df, f"cassandra.write_latency_{p}_ms") for p in ("p50", "p99"))
+    assert 0 < p50.max() <= p99.max() < 1000
+    assert _series(df, "cassandra.rows_per_read_p99").max() >= 1
+    # none written: 0 or 1, the upper bound of the histogram's first bucket
+    assert (_series(df, "cassandra.tombstones_per_read_p99") <= 1).all()
+    key_hits = _series(df, "cassandra.key_cache_hit_pct")
+    assert ((key_hits >= 0) & (key_hits <= 100)).all()
 
     # OS and process figures: plausible and not constant
     busy = _series(df, "host.cpu_busy_pct")

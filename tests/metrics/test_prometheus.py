@@ -97,6 +97,9 @@ def test_every_name_is_legal_and_unique() -> None:
         ("host.cpu_iowait_pct", ("cluster", "node", "dc", "host")),
         ("cassandra.table_sstables", ("cluster", "node", "dc", "keyspace", "table")),
         ("cassandra.table_live_disk_bytes", ("cluster", "node", "dc", "keyspace", "table")),
+        ("cassandra.stage_pending", ("cluster", "node", "dc", "stage")),
+        ("cassandra.stage_blocked_all_time", ("cluster", "node", "dc", "stage")),
+        ("cassandra.dropped_messages_by_verb", ("cluster", "node", "dc", "verb")),
     ],
 )
 def test_label_sets(name: str, labels: tuple[str, ...]) -> None:
@@ -146,6 +149,8 @@ def test_the_collector_over_fixed_rows() -> None:
             Sample(999.0, "127.0.0.1", "cassandra.gc_pause_ms", 250.0),
             Sample(999.0, "127.0.0.1", "cassandra.table_sstables/ks.t1", 4.0),
             Sample(999.0, "127.0.0.1", "cassandra.table_sstables/ks.t2", 1.0),
+            Sample(999.0, "127.0.0.1", "cassandra.stage_pending/MutationStage", 7.0),
+            Sample(999.0, "127.0.0.1", "cassandra.stage_pending/Native-Transport-Requests", 2.0),
             Sample(999.0, "127.0.0.1", "cassandra.read_latency_mean_ms", math.nan),
             Sample(999.0, "127.0.0.1", "not.in_the_catalogue", 1.0),
             Sample(999.0, "engine", "engine.cpu_pct", 40.0),
@@ -171,6 +176,8 @@ def test_the_collector_over_fixed_rows() -> None:
     tables = {s.labels["table"]: s for s in parsed["casslab_cassandra_table_sstables"]}
     assert {t: s.value for t, s in tables.items()} == {"t1": 4.0, "t2": 1.0}
     assert tables["t1"].labels["keyspace"] == "ks"
+    stages = {s.labels["stage"]: s.value for s in parsed["casslab_cassandra_stage_pending"]}
+    assert stages == {"MutationStage": 7.0, "Native-Transport-Requests": 2.0}
     # NaN values and names outside the catalogue are left out
     assert "casslab_cassandra_read_latency_mean_ms" not in parsed
     assert not any("not_in" in name for name in parsed)

@@ -136,7 +136,11 @@ def metrics_table(start_unix: float, cpu: float, sstables: float, phase_shift: f
             metrics.append(metric)
             values.append(float(value))
         for node, offset in (("node1", 0.5), ("node2", -500.0)):  # node 2's clock behind
-            for metric, value in (("clock.offset_ms", offset + wave), ("clock.delay_ms", 1.5)):
+            for metric, value in (
+                ("clock.offset_ms", offset + wave),
+                ("clock.delay_ms", 1.5),
+                ("cassandra.stage_pending/MutationStage", max(0.0, round(cpu / 10 * wave))),
+            ):
                 times.append(t)
                 nodes.append(node)
                 metrics.append(metric)

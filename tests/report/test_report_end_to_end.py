@@ -245,6 +245,29 @@ def test_each_nodes_clock_is_a_line_of_its_own(written_run: Path) -> None:
     assert any(f.id == "metric-clock-delay" for f in report.figures())
 
 
+def test_what_cassandra_saw_is_drawn_per_node(written_run: Path) -> None:
+    report = build_report(read_run(written_run))
+
+    pending = next(f for f in report.figures() if f.id == "metric-stage-pending-mutationstage")
+    assert {s.group for s in pending.series} == {"node1", "node2"}
+    assert pending.y_label == "cassandra.stage_pending/MutationStage (tasks)"
+    assert not any(f.id == "metric-key-cache-hit" for f in report.figures())  # not recorded
+
+
+def test_each_cell_has_its_bottleneck_next_to_the_verdicts(written_run: Path) -> None:
+    report = build_report(read_run(written_run))
+
+    ids = [s.id for s in report.sections]
+    assert ids.index("bottlenecks") == ids.index("verdicts") + 1
+    [table] = next(s for s in report.sections if s.id == "bottlenecks").tables
+    assert table.columns == ["cell", "bottleneck", "trials", "evidence"]
+    rows = {row.cells[0]: row.cells for row in table.rows}
+    assert set(rows) == {STCS, LCS}
+    # the synthetic trials' queues stay under the threshold: nothing limited them
+    assert {cells[1] for cells in rows.values()} == {"none"}
+    assert rows[LCS][2] == "3 of 3"  # its failed fourth trial is not diagnosed
+
+
 def test_a_run_without_metrics_has_no_metric_figures(make_run: RunFactory) -> None:
     report = build_report(read_run(make_run("bare", failed=False, with_metrics=False)))
 

@@ -9,48 +9,12 @@ a per-node KPI ``node<N>.<kpi>`` (``node2.cassandra_cpu_pct``).
 from __future__ import annotations
 
 import re
-from enum import StrEnum
 
+from casslab.analysis.kpi_record import Direction as Direction
+from casslab.analysis.kpi_record import KpiSpec as KpiSpec
+from casslab.analysis.kpi_record import spec as _spec
+from casslab.analysis.kpi_server import SERVER_KPIS
 from casslab.errors import AnalysisError
-from casslab.record import Record
-
-
-class Direction(StrEnum):
-    """Which way a KPI should move for the change to be an improvement."""
-
-    HIGHER_IS_BETTER = "higher_is_better"
-    LOWER_IS_BETTER = "lower_is_better"
-    NEUTRAL = "neutral"  # not a goal: a change is reported, never called better or worse
-
-
-class KpiSpec(Record):
-    """What one KPI is: its unit, its direction and a one-line help."""
-
-    name: str
-    unit: str
-    direction: Direction
-    help: str
-    per_operation: bool = False  # also reported per operation type as "<op>.<name>"
-    per_node: bool = False  # also reported per Cassandra node as "node<N>.<name>"
-
-
-def _spec(
-    name: str,
-    unit: str,
-    direction: Direction,
-    help_text: str,
-    per_op: bool = False,
-    per_node: bool = False,
-) -> KpiSpec:
-    return KpiSpec(
-        name=name,
-        unit=unit,
-        direction=direction,
-        help=help_text,
-        per_operation=per_op,
-        per_node=per_node,
-    )
-
 
 NODE_KPI = re.compile(r"node([1-9][0-9]*)")
 """The prefix of a per-node KPI, ``node<N>.<kpi>``: N counts the nodes from 1 in address
@@ -415,6 +379,7 @@ KPI_CATALOGUE: dict[str, KpiSpec] = {
             "tasks (threads) in the nodes' cgroups, mean over the window, summed over nodes",
             per_node=True,
         ),
+        *SERVER_KPIS,
     )
 }
 

@@ -182,6 +182,9 @@ def _reduce_node(samples: pd.DataFrame, reduction: Reduction) -> float | None:
         return float(np.mean(np.abs(values)))
     if len(values) < 2:
         return None  # one sample gives no increase: unknown, not zero
+    if reduction is Reduction.GAUGE_CHANGE:
+        quarter = max(1, len(values) // 4)
+        return float(np.mean(values[-quarter:]) - np.mean(values[:quarter]))
     increase = counter_increase(values)
     if reduction is Reduction.COUNTER_DELTA:
         return increase

@@ -14,6 +14,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
+from casslab.analysis.kpi_server import KEY_STAGES, PERCENTILES, stage_kpi
 from casslab.record import Record
 
 
@@ -25,6 +26,7 @@ class Reduction(StrEnum):
     GAUGE_MEAN = "gauge_mean"  # mean of the samples
     GAUGE_MAX = "gauge_max"  # largest sample
     GAUGE_ABS_MEAN = "gauge_abs_mean"  # mean of the samples' magnitudes (e.g. clock offsets)
+    GAUGE_CHANGE = "gauge_change"  # mean of the last quarter - mean of the first quarter
 
 
 class AcrossNodes(StrEnum):
@@ -54,6 +56,83 @@ class MetricRule(Record):
     per_node: bool = False
     minus: tuple[str, ...] = ()
 
+
+def _stage_rules(pool: str) -> tuple[MetricRule, ...]:
+    stem = stage_kpi(pool)
+    return (
+        MetricRule(
+            kpi=f"{stem}_pending",
+            metrics=(f"cassandra.stage_pending/{pool}",),
+            reduction=Reduction.GAUGE_MEAN,
+            across_nodes=AcrossNodes.SUM,
+            per_node=True,
+        ),
+        MetricRule(
+            kpi=f"{stem}_pending_max",
+            metrics=(f"cassandra.stage_pending/{pool}",),
+            reduction=Reduction.GAUGE_MAX,
+            across_nodes=AcrossNodes.MAX,
+        ),
+        MetricRule(
+            kpi=f"{stem}_blocked",
+            metrics=(f"cassandra.stage_blocked_all_time/{pool}",),
+            reduction=Reduction.COUNTER_DELTA,
+            across_nodes=AcrossNodes.SUM,
+        ),
+    )
+
+
+def _mean(kpi: str, metric: str, across: AcrossNodes, *, per_node: bool = True) -> MetricRule:
+    return MetricRule(
+        kpi=kpi,
+        metrics=(metric,),
+        reduction=Reduction.GAUGE_MEAN,
+        across_nodes=across,
+        per_node=per_node,
+    )
+
+
+#: What Cassandra measured of itself (:mod:`casslab.analysis.kpi_server`).
+SERVER_RULES: tuple[MetricRule, ...] = (
+    *(rule for pool in KEY_STAGES for rule in _stage_rules(pool)),
+    *(
+        _mean(f"cassandra_{op}_latency_{p}_ms", f"cassandra.{op}_latency_{p}_ms", AcrossNodes.MAX)
+        for op in ("read", "write")
+        for p in PERCENTILES
+    ),
+    MetricRule(
+        kpi="dropped_messages",
+        metrics=("cassandra.dropped_messages",),
+        reduction=Reduction.COUNTER_DELTA,
+        across_nodes=AcrossNodes.SUM,
+        per_node=True,
+    ),
+    MetricRule(
+        kpi="compactions_pending_growth",
+        metrics=("cassandra.compactions_pending",),
+        reduction=Reduction.GAUGE_CHANGE,
+        across_nodes=AcrossNodes.SUM,
+    ),
+    *(
+        _mean(kpi, metric, AcrossNodes.MAX, per_node=False)
+        for kpi, metric in (
+            ("iowait_pct", "host.cpu_iowait_pct"),
+            ("disk_util_pct", "host.disk_util_pct"),
+            ("disk_await_ms", "host.disk_await_ms"),
+        )
+    ),
+    _mean("key_cache_hit_pct", "cassandra.key_cache_hit_pct", AcrossNodes.MEAN),
+    _mean("chunk_cache_hit_pct", "cassandra.chunk_cache_hit_pct", AcrossNodes.MEAN),
+    *(
+        MetricRule(
+            kpi=name,
+            metrics=(f"cassandra.{name}",),
+            reduction=Reduction.GAUGE_MAX,
+            across_nodes=AcrossNodes.MAX,
+        )
+        for name in ("tombstones_per_read_p99", "rows_per_read_p99")
+    ),
+)
 
 _MIB = 1.0 / (1024 * 1024)
 _MB = 1e-6
@@ -258,4 +337,5 @@ METRIC_RULES: tuple[MetricRule, ...] = (
         across_nodes=AcrossNodes.SUM,
         per_node=True,
     ),
+    *SERVER_RULES,
 )

@@ -47,6 +47,7 @@ from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
 from casslab.engine_contract.workload_spec import Connection, Output
 from casslab.errors import EngineError
 from casslab.load import credentials, run_outcome
+from casslab.load.client_bound import EngineMeter, engine_warning
 from casslab.load.front_ends import front_end
 from casslab.load.session import LoadSession
 from casslab.load.stress import StressCommand, parse_stress
@@ -197,10 +198,22 @@ def stress(
             )
             intervals = list(result.intervals)
         else:
+            meter = EngineMeter(engine_cpus)
+
+            def measured(record: IntervalRecord) -> None:
+                meter.interval(record)
+                on_interval(record)
+
             result = session.run(
-                spec, work, on_interval=on_interval, timeout_s=timeout, wording=words
+                spec,
+                work,
+                on_interval=measured,
+                timeout_s=timeout,
+                wording=words,
+                on_start=meter.started,
             )
             summary: SummaryRecord = result.summary
+            warning = engine_warning(meter.use(), spec, summary)
             if json_lines:
                 typer.echo(summary.model_dump_json())
             if not command.log.no_summary:
@@ -210,6 +223,8 @@ def stress(
                 for line in stress_console.stress_results(summary):
                     text(line)
                 text("END")
+            if warning is not None:
+                typer.echo(warning, err=True)
     if verify is not None and not json_lines:
         typer.echo(run_outcome.verify_line(result.summary))
     report_errors(result)

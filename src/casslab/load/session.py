@@ -125,8 +125,10 @@ class LoadSession:
         on_interval: Callable[[IntervalRecord], None] | None = None,
         timeout_s: float | None = None,
         wording: Wording = Wording(),
+        on_start: Callable[[int], None] | None = None,
     ) -> EngineResult:
-        """One engine run to its end (:func:`casslab.load.engine.run`)."""
+        """One engine run to its end (:func:`casslab.load.engine.run`); ``on_start`` gets
+        the engine's PID."""
         return engine.run(
             spec,
             workdir,
@@ -134,6 +136,7 @@ class LoadSession:
             timeout_s=timeout_s,
             wording=wording,
             preexec=self.place(),
+            on_start=on_start,
         )
 
     def run_clients(

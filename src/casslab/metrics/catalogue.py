@@ -15,44 +15,12 @@ Kinds:
 
 from __future__ import annotations
 
-import enum
-
-from casslab.record import Record
-
-
-class MetricKind(enum.StrEnum):
-    """How a metric's value relates to time."""
-
-    GAUGE = "gauge"
-    COUNTER = "counter"
-    RATE = "rate"
-
-
-class MetricSource(enum.StrEnum):
-    """Where a metric is read from (one sampler module per source)."""
-
-    HOST = "host"
-    PROCESS = "process"
-    CGROUP = "cgroup"
-    NETNS = "netns"
-    CQL = "cql"
-    JMX = "jmx"
-    ENGINE = "engine"
-
-
-class Metric(Record):
-    """One catalogue entry."""
-
-    name: str
-    unit: str
-    kind: MetricKind
-    source: MetricSource
-    help: str
-
-
-def _m(name: str, unit: str, kind: MetricKind, source: MetricSource, help_text: str) -> Metric:
-    return Metric(name=name, unit=unit, kind=kind, source=source, help=help_text)
-
+from casslab.metrics.catalogue_server import SERVER_METRICS
+from casslab.metrics.metric_entry import MEMBER_SEPARATOR
+from casslab.metrics.metric_entry import Metric as Metric
+from casslab.metrics.metric_entry import MetricKind as MetricKind
+from casslab.metrics.metric_entry import MetricSource as MetricSource
+from casslab.metrics.metric_entry import entry as _m
 
 _G, _C, _R = MetricKind.GAUGE, MetricKind.COUNTER, MetricKind.RATE
 _HOST, _PROC, _CG = MetricSource.HOST, MetricSource.PROCESS, MetricSource.CGROUP
@@ -466,6 +434,7 @@ CATALOGUE: tuple[Metric, ...] = (
         "CPU time of the load engine process in kernel mode over the interval, % of ONE core.",
     ),
     _m("engine.rss_bytes", "B", _G, _ENG, "Resident set size of the load engine process."),
+    *SERVER_METRICS,
 )
 
 _BY_NAME: dict[str, Metric] = {m.name: m for m in CATALOGUE}
@@ -475,7 +444,7 @@ ENGINE_NODE = "engine"
 
 
 #: Per-table metrics carry their table after this separator: ``<family>/<keyspace>.<table>``.
-TABLE_SEPARATOR = "/"
+TABLE_SEPARATOR = MEMBER_SEPARATOR
 
 
 def family(name: str) -> str:

@@ -5,8 +5,10 @@ pinned to that node by a white-list policy, because virtual tables answer for th
 coordinates the query.
 
 Each sampling instant reads small virtual tables only (``thread_pools``, the coordinator
-latency tables; ``sstable_tasks`` when the CompactionExecutor is active; ``pending_hints``
-every ``slow_every`` instants).
+latency tables, ``caches``, ``tombstones_per_read`` and ``rows_per_read``; ``sstable_tasks``
+when the CompactionExecutor is active; ``pending_hints`` every ``slow_every`` instants).
+Every pool's row becomes per-stage figures and the rest Cassandra's own view of itself
+(:mod:`casslab.metrics.server_rows`).
 
 With ``access`` it logs in as the cluster's user and verifies its TLS certificates (an
 external cluster). With ``jmx_fallbacks`` (a node without JMX access, e.g. a cluster
@@ -44,7 +46,19 @@ from cassandra.policies import ConstantReconnectionPolicy, WhiteListRoundRobinPo
 from casslab.cqlaccess import CqlAccess, driver_options
 from casslab.metrics.clock_offset import ClockProbe
 from casslab.metrics.jmx_mbeans import SYSTEM_KEYSPACES
+from casslab.metrics.metric_entry import member_metric
 from casslab.metrics.rates import CounterTracker
+from casslab.metrics.server_rows import (
+    Q_CACHES,
+    Q_ROWS,
+    Q_TOMBSTONES,
+    STAGE_COMPLETED_RATE,
+    CacheCounts,
+    cache_counts,
+    cache_hit_pcts,
+    per_read_figures,
+    stage_figures,
+)
 from casslab.metrics.source import Sample, SourceUnavailableError
 
 log = logging.getLogger(__name__)
@@ -52,7 +66,8 @@ log = logging.getLogger(__name__)
 _DRIVER_ERRORS = (DriverException, NoHostAvailable, ConnectionException, OSError)
 
 Q_THREAD_POOLS = (
-    "SELECT name, pending_tasks, active_tasks, completed_tasks FROM system_views.thread_pools"
+    "SELECT name, pending_tasks, active_tasks, completed_tasks, blocked_tasks, "
+    "blocked_tasks_all_time FROM system_views.thread_pools"
 )
 Q_READS = "SELECT keyspace_name, count FROM system_views.coordinator_read_latency"
 Q_WRITES = "SELECT keyspace_name, count FROM system_views.coordinator_write_latency"
@@ -146,6 +161,7 @@ class CqlSource:
         self._history_bytes = 0.0
         self._history_last = -1e9
         self._clock = ClockProbe()  # the node's clock offset, NTP style
+        self._caches: CacheCounts = {}
 
     @property
     def name(self) -> str:
@@ -200,6 +216,9 @@ class CqlSource:
                 "pools": session.execute_async(Q_THREAD_POOLS),
                 "reads": session.execute_async(Q_READS),
                 "writes": session.execute_async(Q_WRITES),
+                "caches": session.execute_async(Q_CACHES),
+                "tombstones": session.execute_async(Q_TOMBSTONES),
+                "rows": session.execute_async(Q_ROWS),
             }
             if slow:
                 futures["hints"] = session.execute_async(Q_HINTS)
@@ -213,6 +232,7 @@ class CqlSource:
         except _DRIVER_ERRORS as e:
             raise SourceUnavailableError(f"CQL query to {self._address}: {e}") from e
         values = thread_pool_figures(res["pools"], with_pending=self._fallbacks)
+        values.update(self._server_figures(res, now))
         values["cassandra.compactions_running"] = float(
             running_compactions(r.kind for r in res["tasks"])
         )
@@ -233,6 +253,19 @@ class CqlSource:
         values["clock.offset_ms"] = reading.offset_ms
         values["clock.delay_ms"] = reading.delay_ms
         return [Sample(now, self._label, k, v) for k, v in values.items()]
+
+    def _server_figures(self, res: dict[str, list[Any]], now: float) -> dict[str, float]:
+        """Every stage's tasks, the caches' hit rates and the per-read histograms."""
+        values = stage_figures(res["pools"])
+        for r in res["pools"]:
+            rate = self._rates.update(f"pool:{r.name}", float(r.completed_tasks), now)
+            if rate is not None:
+                values[member_metric(STAGE_COMPLETED_RATE, r.name)] = rate
+        caches = cache_counts(res["caches"])
+        values.update(cache_hit_pcts(self._caches, caches))
+        self._caches = caches
+        values.update(per_read_figures(res["tombstones"], res["rows"]))
+        return values
 
     def _read_history(self, session: Session) -> dict[str, float] | None:
         """Bytes compacted and compactions since the recorder started, from

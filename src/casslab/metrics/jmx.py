@@ -7,7 +7,8 @@ on stdin/stdout. One helper serves every node of a recorder.
 
 Protocol (tab-separated lines): request
 ``POLL host port excluded_keyspaces pattern attrs [pattern attrs ...]``; answer
-``V object_name attribute value`` lines, or one ``E message`` line, then ``END``. The
+``V object_name attribute value`` lines (a map of counts: its sum, then ``attribute/key``
+lines of its non-zero counts), or one ``E message`` line, then ``END``. The
 MBeans asked for, and what their values mean, are :mod:`casslab.metrics.jmx_mbeans`.
 """
 
@@ -92,7 +93,8 @@ public class CasslabJmxProbe {
         }
     }
 
-    // A map of counts (MessagingService DroppedMessages: verb -> count) is sent as its sum.
+    // A map of counts (MessagingService DroppedMessages: verb -> count) is sent as its sum,
+    // then its non-zero counts one line each (attribute/key).
     static Object total(Object value) {
         if (!(value instanceof Map)) return value;
         long sum = 0;
@@ -132,6 +134,16 @@ public class CasslabJmxProbe {
                         for (Attribute a : values.asList()) {
                             sb.append("V\t").append(n).append('\t').append(a.getName())
                               .append('\t').append(total(a.getValue())).append('\n');
+                            if (!(a.getValue() instanceof Map)) continue;
+                            // and each key with a count, as attribute/key
+                            for (Map.Entry<?, ?> e : ((Map<?, ?>) a.getValue()).entrySet()) {
+                                Object v = e.getValue();
+                                if (!(v instanceof Number)) continue;
+                                if (((Number) v).longValue() == 0) continue;
+                                sb.append("V\t").append(n).append('\t').append(a.getName())
+                                  .append('/').append(e.getKey()).append('\t').append(v)
+                                  .append('\n');
+                            }
                         }
                     }
                 }

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from casslab.metrics.catalogue import per_table
+from casslab.metrics.catalogue_server import LATENCY_PERCENTILES
+from casslab.metrics.metric_entry import member_metric
 from casslab.metrics.source import SourceUnavailableError
 
 SYSTEM_KEYSPACES = (
@@ -25,11 +27,14 @@ SYSTEM_KEYSPACES = (
 )
 
 _M = "org.apache.cassandra.metrics"
+_PERCENTILES = dict(LATENCY_PERCENTILES)
+_LATENCY_ATTRIBUTES = ",".join(["Count", *_PERCENTILES])
+_DROPPED_BY_VERB = "cassandra.dropped_messages_by_verb"
 #: Read at every poll: a handful of MBeans (per-table ones for user tables only).
 FAST_QUERIES: tuple[tuple[str, str], ...] = (
-    (f"{_M}:type=ClientRequest,scope=Read,name=Latency", "Count"),
+    (f"{_M}:type=ClientRequest,scope=Read,name=Latency", _LATENCY_ATTRIBUTES),
     (f"{_M}:type=ClientRequest,scope=Read,name=TotalLatency", "Count"),
-    (f"{_M}:type=ClientRequest,scope=Write,name=Latency", "Count"),
+    (f"{_M}:type=ClientRequest,scope=Write,name=Latency", _LATENCY_ATTRIBUTES),
     (f"{_M}:type=ClientRequest,scope=Write,name=TotalLatency", "Count"),
     (f"{_M}:type=Compaction,name=PendingTasks", "Value"),
     (f"{_M}:type=Compaction,name=TotalCompactionsCompleted", "Count"),
@@ -102,7 +107,12 @@ def summarize(values: list[JmxValue]) -> dict[str, float]:
         typ = _key(jv.object_name, "type")
         name = _key(jv.object_name, "name")
         scope = _key(jv.object_name, "scope")
-        if typ == "ClientRequest" and scope in ("Read", "Write"):
+        if typ == "ClientRequest" and scope in ("Read", "Write") and jv.attribute in _PERCENTILES:
+            # Cassandra's recent percentile, in microseconds
+            out[f"cassandra.{scope.lower()}_latency_{_PERCENTILES[jv.attribute]}_ms"] = (
+                jv.value / 1e3
+            )
+        elif typ == "ClientRequest" and scope in ("Read", "Write"):
             suffix = "total_us" if name == "TotalLatency" else "count"
             add(f"_{scope.lower()}_{suffix}", jv.value)
         elif typ == "Compaction" and name == "PendingTasks":
@@ -125,6 +135,8 @@ def summarize(values: list[JmxValue]) -> dict[str, float]:
             add("cassandra.hints_written", jv.value)
         elif typ == "HintsService" and name == "HintsSucceeded":
             add("cassandra.hints_replayed", jv.value)
+        elif typ == "MessagingService" and jv.attribute.startswith("DroppedMessages/"):
+            add(member_metric(_DROPPED_BY_VERB, jv.attribute.partition("/")[2]), jv.value)
         elif typ == "DroppedMessage" or (
             typ == "MessagingService" and jv.attribute == "DroppedMessages"
         ):

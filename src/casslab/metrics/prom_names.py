@@ -9,7 +9,8 @@ but streamed by the engine, have names of their own (:data:`ENGINE_INTERVAL_METR
 
 Labels: every node metric has ``cluster``, ``node`` (its address) and ``dc``; the host
 metrics add ``host`` (the machine they describe: several nodes on one machine share its
-figures); the per-table metrics add ``keyspace`` and ``table``. The engine's interval
+figures); the per-table metrics add ``keyspace`` and ``table``, the per-stage ones
+``stage`` (the thread pool) and the dropped messages by verb ``verb``. The engine's interval
 metrics have ``cluster``, ``trial``, ``cell``, ``phase`` and ``op`` (``total`` or an
 operation of the workload, e.g. ``read``).
 """
@@ -20,6 +21,7 @@ import enum
 import re
 
 from casslab.metrics.catalogue import TABLE_SEPARATOR, Metric, MetricKind, MetricSource
+from casslab.metrics.catalogue_server import PER_STAGE_FAMILIES, PER_VERB_FAMILIES
 from casslab.record import Record
 
 PREFIX = "casslab_"
@@ -30,6 +32,9 @@ _VALID = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
 NODE_LABELS = ("cluster", "node", "dc")
 HOST_LABEL = "host"
 TABLE_LABELS = ("keyspace", "table")
+STAGE_LABEL = "stage"
+VERB_LABEL = "verb"
+MEMBER_LABELS = (STAGE_LABEL, VERB_LABEL)
 ENGINE_LABELS = ("cluster", "trial", "cell", "phase", "op")
 
 #: Catalogue families whose recorded names carry a table: ``<family>/<keyspace>.<table>``.
@@ -72,6 +77,10 @@ def label_names(metric: Metric) -> tuple[str, ...]:
         names = (*names, HOST_LABEL)
     if metric.name in PER_TABLE_FAMILIES:
         names = (*names, *TABLE_LABELS)
+    if metric.name in PER_STAGE_FAMILIES:
+        names = (*names, STAGE_LABEL)
+    if metric.name in PER_VERB_FAMILIES:
+        names = (*names, VERB_LABEL)
     return names
 
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from casslab.metrics.catalogue import CATALOGUE, MetricKind, family
+from casslab.metrics.catalogue import CATALOGUE, TABLE_SEPARATOR, MetricKind, family
 from casslab.metrics.catalogue import Metric as CatalogueMetric
 from casslab.metrics.prom_names import (
     ENGINE_INTERVAL_METRICS,
@@ -29,6 +29,7 @@ from casslab.metrics.prom_names import (
     ERRORS_BY_KIND,
     ERRORS_BY_KIND_LABELS,
     HOST_LABEL,
+    MEMBER_LABELS,
     TABLE_LABELS,
     family_name,
     label_names,
@@ -62,6 +63,8 @@ def _sample_labels(snapshot: Snapshot, sample: Sample, m: CatalogueMetric) -> li
     if TABLE_LABELS[0] in names:  # a per-table metric: its keyspace and table
         keyspace, table = table_of(sample.metric) or ("", "")
         values += [keyspace, table]
+    if any(label in names for label in MEMBER_LABELS):  # a stage or a verb
+        values.append(sample.metric.partition(TABLE_SEPARATOR)[2])
     return values
 
 

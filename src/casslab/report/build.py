@@ -30,6 +30,7 @@ from casslab.analysis.run_frames import (
     trial_steadiness,
 )
 from casslab.report import text
+from casslab.report.bottlenecks import bottleneck_section
 from casslab.report.cautions import cell_cautions, steady_fact, with_cautions
 from casslab.report.claims import claims_section
 from casslab.report.discovered import discovered_section
@@ -358,6 +359,9 @@ def build_report(
             [text.comparison_row(c) for c in analysis.comparisons], cell_cautions(run)
         )
         sections.append(_verdict_section(analysis, verdicts))
+        limits = bottleneck_section(run, cells)
+        if limits is not None:  # what limited each cell, next to the verdicts
+            sections.append(limits)
         sections.append(
             Section(
                 id="cells",

@@ -1,6 +1,7 @@
 """The time-series figures the seeds drew, beside the report's own (pure): CPU user,
 system and iowait, disk read and write MB/s, memory used and cached, compactions completed
-and bytes compacted, per node (:data:`SEED_FIGURES`); the same averaged over a cell's
+and bytes compacted, per node (:data:`SEED_FIGURES`); what Cassandra saw, per node
+(:data:`SERVER_FIGURES`); the same averaged over a cell's
 iterations in slots of ``window_s`` seconds (seed 002 averaged 30 s slots over its
 iterations, :func:`windowed_lines`); and the faults' windows as shaded bands
 (:func:`fault_bands`)."""
@@ -52,6 +53,48 @@ SEED_FIGURES = (
         "Bytes compacted by node (since its start)",
         "MB",
         1e-6,
+    ),
+)
+# What Cassandra saw, per node: the request stages' queues, its own latency percentiles
+# and its key-cache hit rate (drawn when the trial recorded them)
+SERVER_FIGURES = (
+    *(
+        (
+            f"metric-stage-pending-{pool.lower()}",
+            f"cassandra.stage_pending/{pool}",
+            "node",
+            f"{pool} pending tasks by node",
+            "tasks",
+            1.0,
+        )
+        for pool in ("MutationStage", "ReadStage", "Native-Transport-Requests")
+    ),
+    (
+        "metric-stage-blocked-native-transport-requests",
+        "cassandra.stage_blocked/Native-Transport-Requests",
+        "node",
+        "Native-Transport-Requests blocked tasks by node",
+        "tasks",
+        1.0,
+    ),
+    *(
+        (
+            f"metric-cassandra-{op}-p99",
+            f"cassandra.{op}_latency_p99_ms",
+            "node",
+            f"Coordinator {op} latency p99 (Cassandra's own) by node",
+            "ms",
+            1.0,
+        )
+        for op in ("read", "write")
+    ),
+    (
+        "metric-key-cache-hit",
+        "cassandra.key_cache_hit_pct",
+        "node",
+        "Key-cache hit rate by node",
+        "%",
+        1.0,
     ),
 )
 FAULT_COLOR = "#d62728"

@@ -176,6 +176,7 @@ def test_the_digest_of_a_file_without_isolation_is_what_it_was_before(tmp_path: 
     for name in [*NodeIsolation.model_fields, "topology", "clock", "gc", "preset"]:
         del data["cluster"][name]
     del data["client_dc"], data["lww"], data["discover"], data["clients"], data["faults"]
+    del data["profile"]
     del data["claims"]
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))
 
@@ -214,7 +215,7 @@ def test_the_digest_of_a_file_without_topology_is_what_it_was_before() -> None:
     data = experiment.to_file_dict()
     del data["cluster"]["topology"], data["cluster"]["clock"], data["client_dc"], data["lww"]
     del data["cluster"]["gc"], data["cluster"]["preset"]
-    del data["discover"], data["clients"], data["faults"], data["claims"]
+    del data["discover"], data["clients"], data["faults"], data["claims"], data["profile"]
     for name, value in NodeIsolation().model_dump(mode="json").items():
         if data["cluster"][name] == value:  # left out at its default, as before
             del data["cluster"][name]
@@ -345,6 +346,7 @@ def test_the_digest_of_a_file_with_faults_is_what_it_was_before() -> None:
     for name in [*NodeIsolation.model_fields, "topology", "clock", "gc", "preset"]:
         del data["cluster"][name]
     del data["client_dc"], data["lww"], data["discover"], data["clients"], data["claims"]
+    del data["profile"]
     data["faults"] = [
         {"at": 5.0, "kind": "kill", "target": 1, "for": 2.0}
         | {"offset": None, "rate": None, "iops": None},

@@ -121,9 +121,10 @@ LEGACY_FAULT_FIELDS: dict[str, None] = {"offset": None, "rate": None, "iops": No
 
 def experiment_digest(experiment: Experiment) -> str:
     """SHA-256 of the resolved experiment, which a resumed run must match. The fields an
-    earlier casslab did not have are left out while at their defaults (the cluster
-    section's isolation fields and topology, ``client_dc``, ``clients``, ``faults``): a
-    run that it started keeps its digest, and resumes."""
+        earlier casslab did not have are left out while at their defaults (the cluster
+        section's isolation fields and topology, ``client_dc``, ``clients``, ``faults``,
+    ``profile``): a
+        run that it started keeps its digest, and resumes."""
     data = experiment.to_file_dict()
     defaults = NodeIsolation().model_dump(mode="json") | {"topology": None, "clock": None}
     defaults |= {"gc": None, "preset": None}
@@ -132,7 +133,7 @@ def experiment_digest(experiment: Experiment) -> str:
         for key, value in data["cluster"].items()
         if key not in defaults or value != defaults[key]
     }
-    for key in ("client_dc", "lww", "discover", "clients", "faults"):
+    for key in ("client_dc", "lww", "discover", "clients", "faults", "profile"):
         if data.get(key) in (None, []):
             data.pop(key, None)
     data.pop("claims", None)  # what the report judges, not what runs: claims added later resume

@@ -29,6 +29,7 @@ levels, how to load and measure each trial, and which KPIs to report. The shape:
     clients: 2                                 # load engines (or an inventory's clients:)
     faults: [{at: 20s, kind: kill, target: 2, for: 15s}]   # kill, pause, slow-disk, ...
     verify: QUORUM                             # read back every acknowledged write after it
+    profile: [cpu]                             # JFR on every node over the measured phase
     claims:                                    # the study's claims, judged in the report
       - {says: "LCS beat STCS", source: "seed 001, Table 2", seed_value: {a: 2358, b: 2350},
          compare: {a: {table.compaction: LCS}, b: {table.compaction: STCS}},
@@ -103,6 +104,7 @@ from pydantic import (
 
 from casslab.analysis.analysis_records import DEFAULT_KPIS
 from casslab.analysis.claim_records import Claim
+from casslab.analysis.profile_kind import ProfileKind
 from casslab.cluster import NodeIsolation, collectors, presets
 from casslab.engine_contract.workload_spec import Consistency
 from casslab.errors import ConfigError
@@ -345,6 +347,8 @@ class Experiment(Record):
     clients: StrictInt | str | None = None
     faults: list[Fault] = Field(default_factory=list)  # a timeline: casslab.faults.model
     verify: Consistency | None = None  # read back acknowledged writes: experiment.verification
+    # server profiles over the measured phase (cpu, alloc, lock, wall): steps.profile
+    profile: list[ProfileKind] = Field(default_factory=list)
     # the study's claims and how casslab tests them: casslab.analysis.claim_records
     claims: list[Claim] = Field(default_factory=list)
 

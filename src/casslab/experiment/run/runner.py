@@ -42,6 +42,7 @@ from casslab.experiment.run.runner_options import RunnerOptions, resume_command
 from casslab.experiment.run.trial_cluster import ClusterFactory, TrialClusters
 from casslab.experiment.steps.discover.discover_phase import Discoverer
 from casslab.experiment.steps.faults import fault_phase
+from casslab.experiment.steps.profile import profile_phase
 from casslab.experiment.steps.skew import skew_phase
 from casslab.experiment.steps.skew.skew_section import needs_injectable_clock
 from casslab.experiment.steps.verify import verification
@@ -305,6 +306,9 @@ class Runner:
             self._prepare(cluster, trial, preload, specs, times, reset=used)
             expired = skew_phase.expired_before(cluster, trial)
             timeline = fault_phase.timeline(cluster, self.experiment.faults)
+            profiler = profile_phase.profiler_for(
+                cluster, self.experiment.profile, trial_dir / "profile"
+            )
             with (
                 times.phase("measure", announce=False),  # measure announces itself
                 fault_phase.recorded(
@@ -313,6 +317,7 @@ class Runner:
                     clock,
                     fault_kpis,
                 ),
+                profile_phase.recorded(profiler),
             ):
                 summary = trial_phases.measure(
                     cluster,
@@ -328,6 +333,7 @@ class Runner:
                     session=self._session,
                     clients=self._clients,
                     faults=timeline,
+                    profiler=profiler,
                 )
             measured = trial_phases.measured_kpis(
                 trial,

@@ -33,6 +33,7 @@ from casslab.load.session import LoadClients, LoadSession
 
 if TYPE_CHECKING:
     from casslab.experiment.run.recording import LazyRecording
+    from casslab.experiment.steps.profile.profile_phase import Profiler
     from casslab.faults.timeline import FaultTimeline
 
 
@@ -166,12 +167,14 @@ def measure(
     session: LoadSession | None = None,
     clients: LoadClients | None = None,
     faults: FaultTimeline | None = None,
+    profiler: Profiler | None = None,
 ) -> SummaryRecord:
     """Run the measured workload while ``recording`` samples the nodes and the engine into
     ``metrics_path``; ``clock`` gets the measured phase's bounds and intervals; the engines
     run in the run's ``session``; ``clients``: several load clients, merged
     (:mod:`casslab.experiment.run.load_clients`); ``faults``: a timeline started with the
-    measured phase (the engine's start plus its warm-up; the caller stops it). Raises
+    measured phase (the engine's start plus its warm-up; the caller stops it);
+    ``profiler``: started at the first measured interval (the caller stops it). Raises
     :class:`ExperimentError` when the engine ends without a summary or a client fails.
 
     The cluster's samplers (JMX helper, CQL connections) are opened before the engine
@@ -209,6 +212,8 @@ def measure(
             if isinstance(record, IntervalRecord):
                 if record.phase == "warmup":
                     continue
+                if profiler is not None and not profiler.running:
+                    profiler.start()
                 now = datetime.now(UTC).timestamp()
                 if clock.measure_start is None:
                     clock.measure_start = now - (record.t_end_s - record.t_start_s)

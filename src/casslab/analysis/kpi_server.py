@@ -1,0 +1,117 @@
+"""KPIs of what Cassandra measured of itself (specs here; their rules are in
+:mod:`casslab.analysis.metric_rules`): each key thread-pool stage's queue and blocked tasks,
+its own coordinator latency percentiles, cache hit rates, tombstones and rows per read,
+and the messages it dropped."""
+
+from __future__ import annotations
+
+import re
+
+from casslab.analysis.kpi_record import Direction, KpiSpec, spec
+
+#: The thread pools a trial reports KPIs of (the sampler records every pool): the
+#: request stages, compaction and flushing, and hint delivery.
+KEY_STAGES = (
+    "MutationStage",
+    "ReadStage",
+    "Native-Transport-Requests",
+    "CompactionExecutor",
+    "MemtableFlushWriter",
+    "MemtablePostFlush",
+    "HintsDispatcher",
+)
+PERCENTILES = ("p50", "p99", "p999")
+
+
+def stage_kpi(pool: str) -> str:
+    """The KPI stem of a pool: ``Native-Transport-Requests`` -> ``native_transport_requests``,
+    ``MutationStage`` -> ``mutation_stage``."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", "_", pool).replace("-", "_").lower()
+
+
+_N, _L = Direction.NEUTRAL, Direction.LOWER_IS_BETTER
+
+SERVER_KPIS: tuple[KpiSpec, ...] = (
+    *(
+        s
+        for pool in KEY_STAGES
+        for s in (
+            spec(
+                f"{stage_kpi(pool)}_pending",
+                "tasks",
+                _N,
+                f"tasks queued in {pool}, mean over the window, summed over nodes",
+                per_node=True,
+            ),
+            spec(
+                f"{stage_kpi(pool)}_pending_max",
+                "tasks",
+                _N,
+                f"tasks queued in {pool}, largest sample on any node",
+            ),
+            spec(
+                f"{stage_kpi(pool)}_blocked",
+                "tasks",
+                _N,
+                f"tasks {pool} blocked on its full queue during the window, summed over nodes",
+            ),
+        )
+    ),
+    *(
+        spec(
+            f"cassandra_{op}_latency_{p}_ms",
+            "ms",
+            _L,
+            f"coordinator {op} latency {p} as Cassandra measured it (ClientRequest), mean of "
+            "its per-second readings over the window, largest over nodes; the engine's "
+            "latency adds the client and the network",
+            per_node=True,
+        )
+        for op in ("read", "write")
+        for p in PERCENTILES
+    ),
+    spec(
+        "dropped_messages",
+        "messages",
+        _L,
+        "messages the nodes dropped (all verbs, as nodetool tpstats) during the window, "
+        "summed over nodes",
+        per_node=True,
+    ),
+    spec(
+        "compactions_pending_growth",
+        "count",
+        _N,
+        "pending compactions at the end of the window minus at its start (means of its "
+        "last and first quarters), summed over nodes: a growing backlog",
+    ),
+    spec("iowait_pct", "%", _N, "share of all CPUs idle waiting for I/O, mean, busiest host"),
+    spec("disk_util_pct", "%", _N, "share of time the data device was busy, mean, busiest host"),
+    spec("disk_await_ms", "ms", _N, "mean wait of the data device's requests, busiest host"),
+    spec(
+        "key_cache_hit_pct",
+        "%",
+        _N,
+        "key-cache hits, % of its requests, mean over the window and the nodes",
+        per_node=True,
+    ),
+    spec(
+        "chunk_cache_hit_pct",
+        "%",
+        _N,
+        "chunk-cache hits, % of its requests, mean over the window and the nodes",
+        per_node=True,
+    ),
+    spec(
+        "tombstones_per_read_p99",
+        "tombstones",
+        _N,
+        "tombstones scanned per read, p99, largest sample of any user table on any node",
+    ),
+    spec(
+        "rows_per_read_p99",
+        "rows",
+        _N,
+        "rows read per read, p99, largest sample of any user table on any node",
+    ),
+)

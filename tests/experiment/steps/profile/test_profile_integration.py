@@ -1,0 +1,69 @@
+"""Profiles of a real node under a write load: a JFR recording of the loaded seconds, its
+collapsed stacks and flame graph, whose hottest frames include Cassandra's write path. On
+the session's shared node, emptied before and after."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cassandra.concurrent import execute_concurrent_with_args
+
+from casslab.cluster import LocalCluster
+from casslab.experiment.steps.profile.profile_phase import Profiler
+from casslab.report.flame.diff import method_shares
+from casslab.report.flame.stacks import ProfileKind, parse_collapsed
+from shared_clusters import emptied
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def one_node(shared_node: LocalCluster) -> Iterator[LocalCluster]:
+    yield from emptied(shared_node)
+
+
+def test_a_write_load_shows_in_the_nodes_cpu_profile(
+    one_node: LocalCluster, tmp_path: Path
+) -> None:
+    session = one_node.session()
+    session.execute(
+        "CREATE KEYSPACE pf WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"
+    )
+    session.execute("CREATE TABLE pf.t (k int PRIMARY KEY, v text)")
+    insert = session.prepare("INSERT INTO pf.t (k, v) VALUES (?, ?)")
+    [node] = one_node.nodes
+    assert node.pid is not None
+    profiler = Profiler({1: node.pid}, [ProfileKind.CPU, ProfileKind.ALLOC], tmp_path)
+    profiler.start()
+    try:
+        for round_ in range(4):
+            rows = [(round_ * 5000 + i, "v" * 200) for i in range(5000)]
+            results = execute_concurrent_with_args(session, insert, rows, concurrency=64)
+            assert all(ok for ok, _ in results)
+    finally:
+        profiles = profiler.stop()
+    assert (tmp_path / "node1.jfr").stat().st_size > 100_000
+    assert [(p.node, p.kind) for p in profiles] == [(1, ProfileKind.CPU), (1, ProfileKind.ALLOC)]
+    cpu = parse_collapsed(Path(profiles[0].stacks_path).read_text())
+    assert sum(cpu.values()) == profiles[0].weight > 50
+    shares = method_shares(cpu)
+    write_path = {
+        f: s
+        for f, s in shares.items()
+        if f.startswith(
+            (
+                "org.apache.cassandra.db.Mutation",
+                "org.apache.cassandra.db.Keyspace.apply",
+                "org.apache.cassandra.cql3.statements.ModificationStatement",
+            )
+        )
+    }
+    assert max(write_path.values(), default=0.0) > 5.0, sorted(
+        shares.items(), key=lambda kv: -kv[1]
+    )[:25]
+    svg = ET.parse(profiles[0].svg_path).getroot()
+    assert svg.tag.endswith("svg")
+    assert profiles[1].weight > 0  # bytes allocated, sampled
