@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from casslab.cluster import Cluster, LocalCluster
+from casslab.cluster import Cluster
 from casslab.errors import ExperimentError, SetupError
 from casslab.host import jfr
 from casslab.record import Record
@@ -96,7 +96,7 @@ def profiler_for(
     cluster whose nodes do not run on this machine."""
     if not kinds:
         return None
-    if not isinstance(cluster, LocalCluster):
+    if cluster.capabilities().processes is None:  # no node process casslab runs here
         raise ExperimentError(
             f"profile: {', '.join(k.value for k in kinds)} needs nodes on this machine "
             f"(jcmd attaches by PID); cluster {cluster.name!r} is not a local one: drop "
