@@ -7,7 +7,7 @@ CASSANDRA_VERSION ?= 5.0.9
 ENGINE := target/release/casslab-engine
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: setup venv lock engine cassandra browser isolation wan ssh lint test test-fast demo demo-cluster bench clean docs studies
+.PHONY: setup venv lock engine wheel cassandra browser isolation wan ssh lint test test-fast demo demo-cluster bench clean docs studies
 
 setup: venv engine cassandra
 
@@ -37,6 +37,11 @@ lock:
 
 engine:
 	@if [ -f Cargo.toml ]; then cargo build --release --quiet -p casslab-engine; fi
+
+# One wheel with the package, the shipped studies and the engine (scripts/build_wheel.py):
+# pipx install dist/casslab-*.whl
+wheel: venv engine
+	$(BIN)/python scripts/build_wheel.py
 
 cassandra: venv
 	$(BIN)/casslab fetch --version $(CASSANDRA_VERSION)
