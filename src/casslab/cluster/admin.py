@@ -41,11 +41,14 @@ class Sessions:
         keyspace: str | None = None,
         pinned: bool = False,
         access: CqlAccess | None = None,
+        metadata: bool = True,
     ) -> Any:
         """A session to the nodes at ``addresses`` (or ``(address, port)`` pairs);
         ``pinned`` sends every request to the first of them (it coordinates), otherwise the
         driver balances over all (the local datacenter's first, when ``access`` names
-        one). ``access`` adds a user (its password read now) and TLS."""
+        one). ``access`` adds a user (its password read now) and TLS. Without ``metadata``
+        the driver reads neither the schema nor the token ring when it connects (over a
+        second on two busy cores), for sessions that only query system tables."""
         from cassandra.cluster import EXEC_PROFILE_DEFAULT, ExecutionProfile
         from cassandra.cluster import Cluster as Driver
         from cassandra.policies import (
@@ -71,6 +74,8 @@ class Sessions:
             execution_profiles={EXEC_PROFILE_DEFAULT: profile},
             connect_timeout=10,
             control_connection_timeout=10,
+            schema_metadata_enabled=metadata,
+            token_metadata_enabled=metadata,
             **options,
         )
         self._drivers.append(driver)

@@ -13,10 +13,10 @@ from __future__ import annotations
 import importlib
 import threading
 from collections.abc import Iterable
-from contextlib import suppress
 from typing import Any
 
-from casslab.cqlaccess import CqlAccess, driver_options
+from casslab.cluster.admin import Sessions
+from casslab.cqlaccess import CqlAccess
 from casslab.record import Record
 
 
@@ -57,47 +57,25 @@ def read_members(session: Any, address: str) -> set[str]:
 
 
 class RingReader:
-    """:func:`read_members` of each node through one driver per node that reads neither
-    schema nor token metadata (a full driver connects in over a second on two busy cores),
-    opened on first use and all closed by :meth:`close` (a start polls every half second)."""
+    """:func:`read_members` of each node through one pinned session per node that reads
+    no metadata, opened on first use and all closed by :meth:`close` (a start polls every
+    half second)."""
 
     def __init__(self, access: CqlAccess | None = None) -> None:
         # the driver's import (0.3-0.5 s) overlaps the nodes' start instead of the check
         threading.Thread(target=importlib.import_module, args=("cassandra.cluster",)).start()
-        self._drivers: dict[tuple[str, int], Any] = {}
+        self._sessions = Sessions()
         self._open: dict[tuple[str, int], Any] = {}
         self._access = access
 
     def __call__(self, address: str, port: int) -> set[str]:
         key = (address, port)
         if key not in self._open:
-            self._open[key] = self._connect(address, port)
+            self._open[key] = self._sessions.connect(
+                [address], port, pinned=True, access=self._access, metadata=False
+            )
         return read_members(self._open[key], address)
 
-    def _connect(self, address: str, port: int) -> Any:
-        from cassandra.cluster import EXEC_PROFILE_DEFAULT, ExecutionProfile
-        from cassandra.cluster import Cluster as Driver
-        from cassandra.policies import WhiteListRoundRobinPolicy
-
-        profile = ExecutionProfile(
-            load_balancing_policy=WhiteListRoundRobinPolicy([address]), request_timeout=10
-        )
-        driver = Driver(
-            contact_points=[address],
-            port=port,
-            execution_profiles={EXEC_PROFILE_DEFAULT: profile},
-            connect_timeout=10,
-            control_connection_timeout=10,
-            schema_metadata_enabled=False,
-            token_metadata_enabled=False,
-            **driver_options(self._access),
-        )
-        self._drivers[(address, port)] = driver
-        return driver.connect()
-
     def close(self) -> None:
-        for driver in self._drivers.values():
-            with suppress(Exception):
-                driver.shutdown()
-        self._drivers.clear()
+        self._sessions.close()
         self._open.clear()
