@@ -11,11 +11,11 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from cli_entry import NEEDS_ENGINE, casslab, flat
+from operation_runs import only_trial, run_file, two_nodes
 
 pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
@@ -38,30 +38,14 @@ kpis: [op_rate, operation_s, operation_errors, operations_failed, lost_writes,
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    folder = tmp_path_factory.mktemp("decommission-home")
-    up = casslab(folder, "up", "--nodes", "2", "--name", NAME, *PLACE, "--timeout", "300")
-    try:
-        assert up.returncode == 0, up.stdout + up.stderr
-        yield folder
-    finally:
-        casslab(folder, "down", "--remove", "--name", NAME)
+    yield from two_nodes(tmp_path_factory, "decommission", NAME, *PLACE)
 
 
 def _run(home: Path, tmp_path: Path, kind: str, target: int, name: str) -> tuple[Path, str]:
-    path = tmp_path / f"{name}.yaml"
     text = EXPERIMENT.replace("TARGET", str(target)).replace("KIND", kind)
-    path.write_text(text.replace("name: decommission", f"name: {name}"))
-    results = tmp_path / name
-    done = casslab(home, "run", str(path), "--results", str(results), "--jvm-warmup", "0")
-    return results, done.stdout + done.stderr
-
-
-def _trial(results: Path, said: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    [summary_path] = results.glob("*/*/trials/*/1/summary.json")
-    summary = json.loads(summary_path.read_text())
-    assert summary["status"] == "ok", (summary.get("error"), said[-3000:])
-    faults = json.loads((summary_path.parent / "faults.json").read_text())
-    return summary, faults
+    text = text.replace("name: decommission", f"name: {name}")
+    results, said, _ = run_file(home, tmp_path, name, text)
+    return results, said
 
 
 def _ring(home: Path) -> list[tuple[str, str, float]]:
@@ -74,7 +58,7 @@ def _ring(home: Path) -> list[tuple[str, str, float]]:
 
 def test_add_node_then_decommission_under_load(home: Path, tmp_path: Path) -> None:
     results, said = _run(home, tmp_path, "add-node", 3, "add-node")
-    summary, faults = _trial(results, said)
+    summary, faults = only_trial(results, said)
     [record] = faults["faults"]
     assert record["error"] is None, record
     [bootstrap] = record["steps"]

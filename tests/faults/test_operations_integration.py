@@ -7,13 +7,13 @@ so writes fail while node 2 is down: the window counts them by kind)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from cli_entry import NEEDS_ENGINE, casslab
+from cli_entry import NEEDS_ENGINE
+from operation_runs import only_trial, run_file, two_nodes
 
 pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
@@ -39,25 +39,13 @@ kpis: [op_rate, operation_s, operation_errors, operation_p99_ms, operation_recov
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    folder = tmp_path_factory.mktemp("operations-home")
-    up = casslab(folder, "up", "--nodes", "2", "--name", NAME, *PLACE, "--timeout", "300")
-    try:
-        assert up.returncode == 0, up.stdout + up.stderr
-        yield folder
-    finally:
-        casslab(folder, "down", "--remove", "--name", NAME)
+    yield from two_nodes(tmp_path_factory, "operations", NAME, *PLACE)
 
 
 def test_restart_repair_and_flush_windows_under_load(home: Path, tmp_path: Path) -> None:
-    path = tmp_path / "operations.yaml"
-    path.write_text(EXPERIMENT)
-    results = tmp_path / "results"
-    done = casslab(home, "run", str(path), "--results", str(results), "--jvm-warmup", "0")
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    [summary_path] = results.glob("operations/*/trials/*/1/summary.json")
-    summary = json.loads(summary_path.read_text())
-    assert summary["status"] == "ok", summary.get("error")
-    faults = json.loads((summary_path.parent / "faults.json").read_text())
+    results, said, code = run_file(home, tmp_path, "operations", EXPERIMENT)
+    assert code == 0, said[-6000:]
+    summary, faults = only_trial(results, said)
     restart, repair, flush = faults["faults"]
     for record in (restart, repair, flush):
         assert record["error"] is None, record

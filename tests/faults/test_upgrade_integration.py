@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from cli_entry import NEEDS_ENGINE, casslab, flat
+from operation_runs import only_trial, run_file, two_nodes
 
 pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
@@ -36,16 +37,7 @@ kpis: [op_rate, operation_s, operation_errors, operation_recovery_s, operations_
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    folder = tmp_path_factory.mktemp("upgrade-home")
-    up = casslab(
-        folder, "up", "--nodes", "2", "--version", "5.0.8", "--name", NAME, *PLACE,
-        "--timeout", "300",
-    )  # fmt: skip
-    try:
-        assert up.returncode == 0, up.stdout + up.stderr
-        yield folder
-    finally:
-        casslab(folder, "down", "--remove", "--name", NAME)
+    yield from two_nodes(tmp_path_factory, "upgrade", NAME, "--version", "5.0.8", *PLACE)
 
 
 def _version(home: Path, number: int) -> str:
@@ -59,15 +51,9 @@ def _version(home: Path, number: int) -> str:
 
 def test_a_rolling_upgrade_under_load_loses_no_write(home: Path, tmp_path: Path) -> None:
     assert "5.0.8" in _version(home, 1)
-    path = tmp_path / "upgrade.yaml"
-    path.write_text(EXPERIMENT)
-    results = tmp_path / "results"
-    done = casslab(home, "run", str(path), "--results", str(results), "--jvm-warmup", "0")
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    [summary_path] = results.glob("upgrade/*/trials/*/1/summary.json")
-    summary = json.loads(summary_path.read_text())
-    assert summary["status"] == "ok", summary.get("error")
-    faults = json.loads((summary_path.parent / "faults.json").read_text())
+    results, said, code = run_file(home, tmp_path, "upgrade", EXPERIMENT)
+    assert code == 0, said[-6000:]
+    summary, faults = only_trial(results, said)
     [record] = faults["faults"]
     assert record["error"] is None, record
     assert [(s["node"], s["step"]) for s in record["steps"]] == [
