@@ -13,14 +13,24 @@ import pytest
 
 from cli_entry import casslab
 
+RING_DELAY_MS = 5000
+
 
 def two_nodes(
     factory: pytest.TempPathFactory, label: str, name: str, *up_words: str
 ) -> Iterator[Path]:
     """A CASSLAB_HOME with cluster ``name`` of 2 nodes up (``up_words``: its place, version),
-    removed after the module."""
+    removed after the module. The nodes' ring delay is 5 s, not Cassandra's 30 (RING_DELAY:
+    what a joining node waits for pending ranges, a leaving one for batches, twice): two or
+    three nodes on one machine agree by gossip within a second or two, and the tests need
+    the joins and leaves, not the default timing."""
     folder = factory.mktemp(f"{label}-home")
-    up = casslab(folder, "up", "--nodes", "2", "--name", name, *up_words, "--timeout", "300")
+    up = casslab(
+        folder,
+        "up",
+        *("--nodes", "2", "--name", name, *up_words, "--timeout", "300"),
+        *("--jvm-option", f"-Dcassandra.ring_delay_ms={RING_DELAY_MS}"),
+    )
     try:
         assert up.returncode == 0, up.stdout + up.stderr
         yield folder

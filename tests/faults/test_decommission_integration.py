@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
 NAME = "decom3"
 PLACE = ["--heap", "512M", "--base-address", "127.0.249.1", "--jmx-port-base", "9880"]
-WRITES = 12000  # 60 s at 200/s: a bootstrap waits 30 s (Cassandra's ring delay) and more
+WRITES = 10000  # 50 s at 200/s: from 10 s, a JVM start, 5 s of ring delay and the streaming
 
 EXPERIMENT = f"""
 name: decommission

@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from casslab.cli.up_options import spec_message
 from casslab.errors import CasslabError, ClusterError, ConfigError, UsageError
 
 # The cluster package is imported by each command when it runs (``casslab stress`` and the
@@ -126,6 +127,14 @@ def up(
             "clock-jump faults later (default: Cassandra's own clock, stock nodes).",
         ),
     ] = False,
+    jvm_option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--jvm-option",
+            help="A system property or -XX: flag added to every node's java command, e.g. "
+            "-Dcassandra.ring_delay_ms=5000 (repeat per option).",
+        ),
+    ] = None,
     preset: Annotated[
         str | None,
         typer.Option(
@@ -197,12 +206,13 @@ def up(
         "hosts": str(hosts) if hosts is not None else None,
         "gc": gc,
         "preset": preset,
+        "jvm_options": tuple(jvm_option) if jvm_option else None,
     }
     given = frozenset(k for k, v in asked.items() if v is not None)
     try:
         spec = ClusterSpec(name=name, **{k: asked[k] for k in given})
     except ValueError as error:
-        raise ConfigError(_pydantic_message(error)) from error
+        raise ConfigError(spec_message(error)) from error
     for warning in warnings_for(spec):
         console.print(f"[yellow]warning:[/] {warning}")
     start = time.monotonic()
@@ -226,40 +236,6 @@ def up(
         f"{cluster.state.cassandra_version}{kind}, heap {cluster.state.heap}, ready in "
         f"{time.monotonic() - start:.1f} s; CQL at {', '.join(cluster.contact_points)}"
     )
-
-
-_UP_OPTIONS = {
-    "name": "--name",
-    "nodes": "--nodes",
-    "version": "--version",
-    "heap": "--heap",
-    "base_address": "--base-address",
-    "jmx_port_base": "--jmx-port-base",
-    "isolation": "--isolation",
-    "node_size": "--node-size",
-    "cpus": "--cpus",
-    "memory": "--memory",
-    "cpu_scale": "--cpu-scale",
-    "cpuset": "--cpuset",
-    "subnet": "--subnet",
-    "topology": "--topology",
-    "links": "--link",
-    "clock": "--clock",
-    "injectable_clock": "--injectable-clock",
-    "hosts": "--hosts",
-    "gc": "--gc",
-    "preset": "--preset",
-}
-
-
-def _pydantic_message(error: ValueError) -> str:
-    from pydantic import ValidationError
-
-    from casslab.validation import validation_message
-
-    if isinstance(error, ValidationError):
-        return validation_message(error, names=_UP_OPTIONS)
-    return str(error)
 
 
 def status(name: NameOption = None) -> None:

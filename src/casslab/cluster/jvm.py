@@ -105,10 +105,12 @@ def daemon_command(
     heap_mib: int,
     extra: Sequence[str] = (),
     gc: str | None = None,
+    options: Sequence[str] = (),
 ) -> list[str]:
     """``java ... CassandraDaemon`` for ``node`` with its rendered configuration and the
     collector ``gc`` (None: Cassandra's G1 settings); ``extra`` JVM flags (e.g. the
-    processor count of a limited node) come last."""
+    processor count of a limited node), then the cluster's own ``options``
+    (:mod:`casslab.cluster.jvm_options`), come last: the JVM takes an option's last value."""
     conf = node.conf_dir
     return [
         str(java),
@@ -139,6 +141,7 @@ def daemon_command(
         f"-Dcasslab.node={node.number}",
         *module_flags(java_feature),
         *extra,
+        *options,
         "-cp",
         classpath,
         DAEMON_CLASS,

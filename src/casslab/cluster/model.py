@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
-from casslab.cluster import collectors, presets
+from casslab.cluster import collectors, jvm_options, presets
 from casslab.cluster.external.external_state import External
 from casslab.cluster.isolated.isolated_spec import (
     LIMIT_FIELDS,
@@ -76,6 +76,8 @@ class ClusterSpec(NodeIsolation, NodeNetwork, InventoryField):
     gc: str | None = None
     # a named settings preset under the user's settings (None: default): casslab.cluster.presets
     preset: str | None = None
+    # added to the nodes' java command (-D properties, -XX: flags): casslab.cluster.jvm_options
+    jvm_options: tuple[str, ...] = ()
 
     @model_validator(mode="before")
     @classmethod
@@ -170,6 +172,11 @@ class ClusterSpec(NodeIsolation, NodeNetwork, InventoryField):
     @classmethod
     def _preset(cls, value: str | None) -> str | None:
         return presets.field_value(value)
+
+    @field_validator("jvm_options")
+    @classmethod
+    def _jvm_options(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return jvm_options.checked(value)
 
     @field_validator("heap")
     @classmethod
@@ -350,6 +357,7 @@ FIXED_FIELDS = (
     "links",
     "gc",
     "preset",
+    "jvm_options",
 )
 
 
@@ -372,6 +380,7 @@ def spec_mismatches(state: ClusterState, spec: ClusterSpec, given: frozenset[str
     stored["links"] = _links_text(state.spec.links)
     stored["gc"] = state.spec.gc or collectors.G1
     stored["preset"] = state.spec.preset or presets.DEFAULT
+    stored["jvm_options"] = " ".join(state.spec.jvm_options) or "none"
     problems: list[str] = []
     for field in FIXED_FIELDS:
         asked = getattr(spec, field)
@@ -379,6 +388,8 @@ def spec_mismatches(state: ClusterState, spec: ClusterSpec, given: frozenset[str
             continue
         if field == "links":  # as --link writes them
             asked = _links_text(asked)
+        if field == "jvm_options":
+            asked = " ".join(asked) or "none"
         same = (
             heap_mib(str(asked)) == heap_mib(str(stored[field]))
             if field == "heap"

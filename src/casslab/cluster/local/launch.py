@@ -84,6 +84,7 @@ def node_command(
         heap_mib(state.heap),
         flags,
         gc=state.spec.gc,
+        options=state.spec.jvm_options,
     )
 
 

@@ -51,6 +51,7 @@ def start(host: RemoteHost, state: ClusterState, node: Node, ssh_node: SshNode) 
         node,
         heap_mib(state.heap),
         gc=state.spec.gc,
+        options=state.spec.jvm_options,
     )
     host.put_bytes((" ".join(command) + "\n").encode(), str(node.conf_dir / "command.txt"))
     return host.spawn(command, log_path=str(node.stdout_file), cwd=str(node.directory))
