@@ -48,6 +48,7 @@ from casslab.engine_contract.workload_spec import (
 )
 from casslab.errors import WorkloadSyntaxError
 from casslab.load import defaults
+from casslab.load.stress.credentials_file import StressCredentials, read_credentials
 from casslab.load.stress.model import StressCommand, StressCommandKind, Truncate
 from casslab.load.stress.profile import StressProfile, apply_insert_options, load_profile
 from casslab.load.stress.profile_set import profile_paths, set_operations, set_schema
@@ -277,16 +278,17 @@ def build_spec(
     updates: dict[str, object] = {}
     if command.errors.retries is not None:
         updates["retries"] = command.errors.retries
-    if command.mode.user is not None and connection.username is None:
-        updates["username"] = command.mode.user
-        updates["password"] = command.mode.password
+    login = _login(command, profile_dir)
+    if login.cql_username is not None and connection.username is None:
+        updates["username"] = login.cql_username
+        updates["password"] = login.cql_password
         updates["password_env"] = command.mode.password_env
     if command.datacenter is not None and connection.local_dc is None:
         updates["local_dc"] = command.datacenter
     if command.transport.truststore is not None and connection.tls_ca_file is None:
         store = store_path(command.transport.truststore, profile_dir)
         updates["tls"] = True
-        updates["tls_ca_file"] = str(ca_file(store, command.transport.truststore_password))
+        updates["tls_ca_file"] = str(ca_file(store, login.truststore_password))
     return WorkloadSpec(
         connection=connection.model_copy(update=updates),
         schema_cql=schema,
@@ -322,3 +324,36 @@ def _vectors(
     return vector_files(
         profile, operations, source=source, profile_dir=Path(source).parent, keys_max=keys_max
     )
+
+
+def _login(command: StressCommand, profile_dir: Path | None) -> StressCredentials:
+    """The CQL user and password and the truststore's password: the command line's, each
+    missing one from ``-credentials-file`` (as cassandra-stress merges them)."""
+    given = StressCredentials(
+        cql_username=command.mode.user,
+        cql_password=command.mode.password,
+        truststore_password=command.transport.truststore_password,
+    )
+    if command.credentials_file is None:
+        return given
+    filed = read_credentials(command.credentials_file, profile_dir)
+    login = StressCredentials(
+        cql_username=given.cql_username or filed.cql_username,
+        cql_password=given.cql_password
+        or (filed.cql_password if command.mode.password_env is None else None),
+        truststore_password=given.truststore_password or filed.truststore_password,
+    )
+    where = f"-credentials-file {command.credentials_file}"
+    if login.cql_username is not None and (
+        login.cql_password is None and command.mode.password_env is None
+    ):
+        raise WorkloadSyntaxError(
+            f"{where}: no cql.password for user {login.cql_username!r} (and -mode gives "
+            "none); add cql.password=P to the file or password-env=VAR to -mode"
+        )
+    if login.cql_username is None and login.cql_password is not None:
+        raise WorkloadSyntaxError(
+            f"{where}: cql.password without cql.username; add cql.username=USER to the "
+            "file or user=USER to -mode"
+        )
+    return login

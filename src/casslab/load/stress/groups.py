@@ -301,12 +301,31 @@ def _mode(kind: StressCommandKind, args: list[str], fields: dict[str, object]) -
         )
     if ("password" in mode or "password_env" in mode) and "user" not in mode:
         raise WorkloadSyntaxError(f"-mode: a password needs user= too; accepted form: {form}")
-    if "user" in mode and "password" not in mode and "password_env" not in mode:
-        raise WorkloadSyntaxError(
-            f"-mode 'user={mode['user']}': a user needs its password too: add "
-            "password-env=VAR (the password in the environment variable VAR) or password=P"
-        )
     fields["mode"] = StressMode.model_validate(mode)
+
+
+def check_credentials(fields: dict[str, object]) -> None:
+    """A ``-mode user=`` needs its password on the command line, unless a
+    ``-credentials-file`` may hold it (checked when the file is read)."""
+    mode = fields.get("mode")
+    if not isinstance(mode, StressMode) or mode.user is None or "credentials_file" in fields:
+        return
+    if mode.password is None and mode.password_env is None:
+        raise WorkloadSyntaxError(
+            f"-mode 'user={mode.user}': a user needs its password too: add "
+            "password-env=VAR (the password in the environment variable VAR), password=P, "
+            "or -credentials-file FILE with cql.password=P in it"
+        )
+
+
+def _credentials_file(kind: StressCommandKind, args: list[str], fields: dict[str, object]) -> None:
+    if len(args) != 1 or not args[0]:
+        raise WorkloadSyntaxError(
+            f"-credentials-file {' '.join(args) or '(no file)'}: name one file, e.g. "
+            "-credentials-file stress.properties (a properties file with cql.username= and "
+            "cql.password=)"
+        )
+    fields["credentials_file"] = args[0]
 
 
 def _log(kind: StressCommandKind, args: list[str], fields: dict[str, object]) -> None:
@@ -463,4 +482,5 @@ GROUP_PARSERS = {
     "-errors": _errors,
     "-insert": _insert,
     "-transport": _transport,
+    "-credentials-file": _credentials_file,
 }

@@ -169,8 +169,11 @@ OPTION_HELP: tuple[HelpEntry, ...] = (
     HelpEntry(name="-tokenrange", summary="token range queries of a profile", supported=False),
     HelpEntry(
         name="-credentials-file",
-        summary="a file of CQL, JMX and transport credentials",
-        supported=False,
+        summary="a properties file of credentials; the command line's own win",
+        parameters=(
+            "FILE  cql.username=U cql.password=P transport.truststore.password=PW",
+            "jmx.* and transport.keystore.password are read and not used",
+        ),
     ),
     HelpEntry(
         name="-reporting",

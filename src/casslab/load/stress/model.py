@@ -49,6 +49,7 @@ GROUPS = (
     "-errors",
     "-insert",
     "-transport",
+    "-credentials-file",
 )
 
 
@@ -178,6 +179,9 @@ class StressCommand(Record):
     errors: StressErrors = Field(default_factory=StressErrors)
     insert: dict[str, str] = Field(default_factory=dict)  # -insert: overrides profile insert:
     transport: StressTransport = Field(default_factory=StressTransport)
+    # -credentials-file: CQL user and password, truststore password (read when the spec is
+    # built: casslab.load.stress.credentials_file)
+    credentials_file: str | None = None
 
     def contact_points(self, default: Sequence[str]) -> list[str]:
         """``host:port`` for every ``-node`` host, or ``default`` when none was given."""

@@ -19,6 +19,7 @@ Accepted command line (the cassandra-stress syntax)::
     [-log file=F interval=1s hdrfile=H] [-graph file=F title=T revision=R] [-errors ignore
     retries=N skip-read-validation] [-insert ...] [-transport truststore=FILE
     truststore-password=PW ssl-protocol=TLS ssl-alg=A ssl-ciphers=C,..]
+    [-credentials-file FILE]
 
 Shell-escaped forms (``ratio\\(write=9,read=1\\)``, ``threads\\=450``), a leading
 ``sudo ./tools/bin/cassandra-stress``, an en dash for a hyphen (``\u2013rate``, as copied from
@@ -45,7 +46,7 @@ from pathlib import Path
 from casslab.engine_contract.workload_spec import Consistency
 from casslab.errors import WorkloadSyntaxError
 from casslab.load.stress.dist import parse_distribution, parse_duration_s
-from casslab.load.stress.groups import GROUP_PARSERS
+from casslab.load.stress.groups import GROUP_PARSERS, check_credentials
 from casslab.load.stress.model import (
     COMMANDS,
     GROUPS,
@@ -152,6 +153,7 @@ def parse_stress(command: str | Sequence[str]) -> StressCommand:
         index = end
     _check_end(kind, tokens[1:])
     _check_command(kind, fields)
+    check_credentials(fields)
     return StressCommand.model_validate(fields)
 
 
