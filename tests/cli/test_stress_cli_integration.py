@@ -120,6 +120,18 @@ def test_stress_text_output_log_and_graph_revisions(cluster: LocalCluster, tmp_p
     assert stored.title == "Write"
     assert [r.revision for r in stored.revisions] == ["first", "second"]
     assert all(r.t_s for r in stored.revisions)
+    # -reporting: a 2 s row period and the header again every 2 s of rows
+    done = casslab(
+        *("stress", "write", "duration=6s", "-rate", "threads=2", "fixed=200/s", "-node", NODE),
+        *("-reporting", "output-frequency=2s", "header-frequency=2s"),
+    )
+    rows = [line for line in done.stdout.splitlines() if line.startswith("total,")]
+    headers = done.stdout.count("type,      total ops,    op/s,")
+    assert len(rows) == 3, done.stdout
+    assert headers == len(rows), done.stdout  # at the start, then before each later row
+    totals = [int(row.split(",")[1]) for row in rows]  # cumulative operations
+    assert totals == sorted(totals), rows
+    assert totals[0] > 0, rows
 
 
 def test_stress_counters(cluster: LocalCluster) -> None:

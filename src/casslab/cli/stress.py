@@ -60,6 +60,7 @@ from casslab.load.stress.graph import (
     revisions_from_html,
 )
 from casslab.load.stress.plan_text import plan_lines
+from casslab.load.stress.reporting import header_due
 from casslab.load.verify import with_verify
 
 # ---------------------------------------------------------------- stress
@@ -173,10 +174,12 @@ def stress(
                 _echo(line, log=log)
 
         text(f"Running {command.display()}")
-        text(stress_console.stress_header([op.name for op in spec.operations]))
+        header = stress_console.stress_header([op.name for op in spec.operations])
+        text(header)
+        since_header_s = 0.0
 
         def on_interval(record: IntervalRecord) -> None:
-            nonlocal progress, threads
+            nonlocal progress, threads, since_header_s
             if record.phase == "warmup":
                 return
             intervals.append(record)
@@ -185,6 +188,10 @@ def stress(
             if record.phase == "ramp" and record.threads != threads:
                 threads = record.threads
                 text(f"Running with {threads} threadCount")
+            if header_due(command.reporting.header_frequency_s, since_header_s):
+                text(header)
+                since_header_s = 0.0
+            since_header_s += record.t_end_s - record.t_start_s
             progress = stress_console.advance(progress, record)
             for row in stress_console.stress_interval_rows(record, progress):
                 text(row)

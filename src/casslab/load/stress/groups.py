@@ -30,6 +30,7 @@ from casslab.load.stress.model import (
     StressSchema,
     StressTransport,
 )
+from casslab.load.stress.reporting import parse_reporting
 from casslab.load.stress.tokens import (
     expect_options,
     option_words,
@@ -483,4 +484,5 @@ GROUP_PARSERS = {
     "-insert": _insert,
     "-transport": _transport,
     "-credentials-file": _credentials_file,
+    "-reporting": parse_reporting,
 }

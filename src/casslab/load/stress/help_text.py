@@ -178,7 +178,10 @@ OPTION_HELP: tuple[HelpEntry, ...] = (
     HelpEntry(
         name="-reporting",
         summary="how often statistics and their header are printed",
-        supported=False,
+        parameters=(
+            "output-frequency=1s  a row, measured over its own period (as -log interval=)",
+            "header-frequency=T  the header again every T (default: at the start only)",
+        ),
     ),
 )
 

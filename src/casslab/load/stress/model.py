@@ -50,6 +50,7 @@ GROUPS = (
     "-insert",
     "-transport",
     "-credentials-file",
+    "-reporting",
 )
 
 
@@ -106,6 +107,14 @@ class StressLog(Record):
     level: str = "normal"
     no_summary: bool = False
     no_settings: bool = False
+
+
+class StressReporting(Record):
+    """``-reporting``: how often a row and the header are printed (None: not given;
+    casslab.load.stress.reporting)."""
+
+    output_frequency_s: float | None = Field(default=None, gt=0)
+    header_frequency_s: float | None = Field(default=None, gt=0)
 
 
 class StressGraph(Record):
@@ -182,6 +191,8 @@ class StressCommand(Record):
     # -credentials-file: CQL user and password, truststore password (read when the spec is
     # built: casslab.load.stress.credentials_file)
     credentials_file: str | None = None
+    # -reporting: how often rows and the header are printed (casslab.load.stress.reporting)
+    reporting: StressReporting = Field(default_factory=StressReporting)
 
     def contact_points(self, default: Sequence[str]) -> list[str]:
         """``host:port`` for every ``-node`` host, or ``default`` when none was given."""

@@ -19,7 +19,7 @@ Accepted command line (the cassandra-stress syntax)::
     [-log file=F interval=1s hdrfile=H] [-graph file=F title=T revision=R] [-errors ignore
     retries=N skip-read-validation] [-insert ...] [-transport truststore=FILE
     truststore-password=PW ssl-protocol=TLS ssl-alg=A ssl-ciphers=C,..]
-    [-credentials-file FILE]
+    [-credentials-file FILE] [-reporting output-frequency=1s header-frequency=10s]
 
 Shell-escaped forms (``ratio\\(write=9,read=1\\)``, ``threads\\=450``), a leading
 ``sudo ./tools/bin/cassandra-stress``, an en dash for a hyphen (``\u2013rate``, as copied from
@@ -55,6 +55,7 @@ from casslab.load.stress.model import (
     StressCommandKind,
     Truncate,
 )
+from casslab.load.stress.reporting import apply_reporting
 from casslab.load.stress.tokens import parse_consistency, parse_int, parse_weights, split_option
 
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
@@ -154,6 +155,7 @@ def parse_stress(command: str | Sequence[str]) -> StressCommand:
     _check_end(kind, tokens[1:])
     _check_command(kind, fields)
     check_credentials(fields)
+    apply_reporting(tokens, fields)
     return StressCommand.model_validate(fields)
 
 
