@@ -1,17 +1,24 @@
-"""The wheel as a user installs it: built by ``scripts/build_wheel.py``, installed with
-``pipx`` into a fresh place outside the checkout, and used from a directory with no
-checkout in it: ``casslab doctor``, ``casslab up``, ``casslab stress write``, a 2-trial
-``casslab run`` of a shipped study copied out with ``casslab experiments copy``, ``casslab
-down``. Nothing may come from the checkout: the test runs the installed ``casslab`` with
-a PATH and a working directory that do not lead to it, and checks that the engine it ran is
-the wheel's.
+"""The wheel as a user installs it: built by ``scripts/build_wheel.py`` (what ``make wheel``
+runs), installed with ``pipx`` into a fresh place outside the checkout, and used from a
+directory with no checkout in it by the commands of the README's install block (the fenced
+block after ``<!-- tested: wheel``), read from the README at each run so that the two cannot
+drift: ``casslab doctor``, ``experiments``, ``up``, ``stress write``, ``down``, ``experiments
+copy`` and ``run`` of the copied study. Nothing may come from the checkout: the test runs the
+installed ``casslab`` with a PATH and a working directory that do not lead to it, and checks
+that the engine it ran is the wheel's.
 
-Its own 1-node cluster (127.0.120.1, JMX 9780): it runs the installed casslab, a process
-tree of its own, not the suite's library."""
+What the test adds to the README's lines, and only that: its own address and ports (``up``
+and ``run``: other tests share this machine), no JVM warm-up, and the copied study cut to 2
+trials of 6 s (the README's runs 9 trials of 90 s).
+
+Its own 1-node clusters (127.0.120.1, JMX 9780), one after the other: it runs the installed
+casslab, a process tree of its own, not the suite's library."""
 
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -22,8 +29,22 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-NAME = "wheel1"
-PLACE = ["--base-address", "127.0.120.1", "--jmx-port-base", "9780", "--heap", "512M"]
+MARK = "<!-- tested: wheel"
+PLACE = ["--base-address", "127.0.120.1", "--jmx-port-base", "9780"]
+# the test's additions to a README command, by subcommand (nothing else is changed)
+ADDED = {"up": [*PLACE, "--heap", "512M"], "run": [*PLACE, "--jvm-warmup", "0"]}
+# the clusters the README's lines make: `up`'s default name, and the run's
+CLUSTERS = ("casslab", "run-quick-compaction")
+
+
+def readme_block(text: str) -> list[list[str]]:
+    """The words of each line of the fenced block after the README's mark (comments gone)."""
+    after = text[text.index(MARK) :]
+    found = re.search(r"^```\n(.*?)^```", after, flags=re.DOTALL | re.MULTILINE)
+    assert found is not None, f"no fenced block after {MARK!r} in README.md"
+    lines = [shlex.split(line, comments=True) for line in found.group(1).splitlines()]
+    return [words for words in lines if words]
+
 
 pytestmark = pytest.mark.integration
 
@@ -92,48 +113,58 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     try:
         yield tool
     finally:
-        tool.run("down", "--name", NAME, timeout=120)
+        for name in CLUSTERS:
+            tool.run("down", "--name", name, timeout=120)
         shutil.rmtree(base / "pipx", ignore_errors=True)
 
 
-def test_the_wheel_carries_the_engine_and_the_studies_and_nothing_leads_to_the_checkout(
-    installed: Installed,
-) -> None:
-    said = installed.run("doctor")
-    assert said.returncode == 0, said.stdout + said.stderr
-    engine_line = next(line for line in said.stdout.splitlines() if "Engine" in line)
-    assert "casslab.scripts/casslab-engine" in engine_line, engine_line
-    assert str(ROOT) not in said.stdout
-    listed = installed.run("experiments")
-    assert listed.returncode == 0, listed.stderr
-    assert "quick-compaction" in listed.stdout
-    assert str(ROOT) not in listed.stdout
+def test_the_readme_block_installs_the_wheel_and_uses_it() -> None:
+    """The block's first lines are what the fixture does (build, pipx install), and the
+    rest are casslab commands that cover what a user needs first."""
+    block = readme_block((ROOT / "README.md").read_text())
+    assert block[:2] == [["make", "wheel"], ["pipx", "install", "dist/casslab-*.whl"]]
+    assert all(words[0] == "casslab" for words in block[2:]), block
+    said = [" ".join(words[1:3]) for words in block[2:]]
+    for needed in ("doctor", "up --nodes", "stress write", "experiments copy", "run", "down"):
+        assert any(line.startswith(needed) for line in said), (needed, said)
 
 
-def test_up_stress_run_and_down_from_the_install(installed: Installed) -> None:
-    up = installed.run("up", "--nodes", "1", "--name", NAME, *PLACE)
-    assert up.returncode == 0, up.stdout + up.stderr
-    wrote = installed.run("stress", "write", "n=10000", "-node", "127.0.120.1")
-    assert wrote.returncode == 0, wrote.stdout + wrote.stderr
-    copied = installed.run("experiments", "copy", "quick-compaction")
-    assert copied.returncode == 0, copied.stdout + copied.stderr
-    study = installed.work / "quick-compaction.yaml"
+def _shorten(study: Path) -> None:
+    """The copied study, 2 trials of 6 s on a node of its own (the test's time)."""
     data = yaml.safe_load(study.read_text())
-    data["cluster"] = {"use": NAME}  # the cluster just made, two short trials on it
+    data["cluster"]["heap"] = "512M"
     data["factors"] = {"table.compaction": data["factors"]["table.compaction"][:2]}
     data.update(iterations=1, warmup="2s", preload="write n=2000 cl=ONE -rate threads=4")
-    data["reset"] = "truncate"  # a cluster casslab did not create for this run
     data["measure"] = "duration=6s cl=ONE -pop dist=UNIFORM(1..2000) -rate threads=4"
     data.pop("claims", None)
     data.pop("order", None)
     study.write_text(yaml.safe_dump(data, sort_keys=False))
-    ran = installed.run("run", str(study), "--results", str(installed.work / "results"))
-    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
-    (run_dir,) = (installed.work / "results" / "quick-compaction").iterdir()
-    trials = run_dir / "trials.parquet"
-    assert trials.is_file(), sorted(p.name for p in run_dir.iterdir())
-    import pandas as pd
 
-    assert len(pd.read_parquet(trials)) == 2
-    down = installed.run("down", "--name", NAME)
-    assert down.returncode == 0, down.stdout + down.stderr
+
+def _check(installed: Installed, words: list[str], done: subprocess.CompletedProcess[str]) -> None:
+    """What each command of the block must have done, beyond exiting 0."""
+    if words[0] == "doctor":
+        engine_line = next(line for line in done.stdout.splitlines() if "Engine" in line)
+        assert "casslab.scripts/casslab-engine" in engine_line, engine_line
+    elif words[0] == "experiments" and len(words) == 1:
+        assert "quick-compaction" in done.stdout
+    elif words[0] == "run":
+        (run_dir,) = (installed.work / "results" / Path(words[1]).stem).iterdir()
+        trials = run_dir / "trials.parquet"
+        assert trials.is_file(), sorted(p.name for p in run_dir.iterdir())
+        import pandas as pd
+
+        assert len(pd.read_parquet(trials)) == 2
+        assert "━" not in done.stdout  # piped: the trial lines, no progress bar
+    assert str(ROOT) not in done.stdout
+
+
+def test_the_readme_block_works_from_the_install(installed: Installed) -> None:
+    block = readme_block((ROOT / "README.md").read_text())
+    for words in (line[1:] for line in block[2:]):
+        if words[0] == "run":
+            _shorten(installed.work / words[1])
+            words = [*words, "--results", str(installed.work / "results")]
+        done = installed.run(*words, *ADDED.get(words[0], []))
+        assert done.returncode == 0, (words, done.stdout[-3000:] + done.stderr[-3000:])
+        _check(installed, words, done)

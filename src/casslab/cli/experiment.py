@@ -13,7 +13,6 @@ from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
-    Progress,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -21,9 +20,12 @@ from rich.progress import (
 from rich.table import Table
 
 from casslab.cli.interrupt import Interrupted
+from casslab.cli.progress_bar import progress_bar
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from rich.progress import Progress
 
     from casslab.analysis.claim_records import Claim
     from casslab.experiment.file.experiment_model import Experiment
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
 console = Console()
 
 
-class _ProgressView:
+class RunProgressView:
     """Turns runner events into a progress bar with ETA and the live op rate / p99."""
 
     def __init__(self, progress: Progress, total: int) -> None:
@@ -95,6 +97,21 @@ class _ProgressView:
 
     def _status(self, text: str) -> None:
         self.progress.update(self.task, status=text)
+
+
+def run_progress() -> Progress:
+    """The run's bar: trials done of all, time, ETA and what the trial in flight does; on a
+    terminal only (piped output keeps the per-trial lines alone)."""
+    return progress_bar(
+        console,
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[status]}"),
+    )
 
 
 def run(
@@ -249,17 +266,8 @@ def _run(
     from casslab.metrics.prom_cluster import ServedSources, served_engine_source
 
     start = time.monotonic()
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        TextColumn("{task.fields[status]}"),
-        console=console,
-    ) as progress:
-        view = _ProgressView(progress, total=0)
+    with run_progress() as progress:
+        view = RunProgressView(progress, total=0)
         runner = Runner(
             experiment,
             layout,

@@ -58,7 +58,6 @@ app = typer.Typer(
     help="A performance lab for Apache Cassandra: real clusters, real workloads, honest numbers.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
 )
 console = Console()
 errors = Console(stderr=True)

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from casslab.cli.interrupt import Interrupted
+from casslab.cli.progress_bar import progress_bar
 
 if TYPE_CHECKING:
     from casslab.tune.evaluator import TuneEvent
@@ -177,12 +178,12 @@ def tune(
     layout = open_tune_run(runs_dir, tune_file, resume)
     console.print(f"tuning run {layout.root}: {tune_file.tune.objective.describe()}")
     start = time.monotonic()
-    with Progress(
+    with progress_bar(
+        console,
         SpinnerColumn(),
         TextColumn("[bold]{task.description}"),
         TimeElapsedColumn(),
         TextColumn("{task.fields[status]}"),
-        console=console,
     ) as progress:
         view = _View(progress)
         evaluator = RunnerEvaluator(tune_file, layout, options, on_event=view.runner_event)
