@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from casslab.cluster.class_catalogue import Named
 from casslab.engine_contract.workload_spec import WorkloadSpec
+from casslab.errors import CasslabError, WorkloadSyntaxError, problems_message
 from casslab.load import credentials
 from casslab.load.engine import EngineResult
 
@@ -133,6 +135,38 @@ def check_vector_version(spec: WorkloadSpec, defaults: list[str], source: str) -
     from casslab.load.stress.profile_vectors import check_version
 
     check_version(current_version(), source)
+
+
+def check_classes(spec: WorkloadSpec, defaults: list[str], named: list[Named]) -> None:
+    """The class names a command gives (:mod:`casslab.load.class_names`) against the classes
+    of the Cassandra version it runs against: the current casslab cluster's (its state
+    records it) when the command targets it, else casslab's default version, said in the
+    message. Refused before anything starts, every unknown name at once."""
+    if not named:
+        return
+    from casslab.cluster.class_catalogue import named_problems
+    from casslab.cluster.config import class_catalogue_for
+    from casslab.cluster.distribution import DEFAULT_VERSION
+    from casslab.cluster.registry import current_name, current_version
+
+    if current_name() is not None and spec.connection.contact_points == defaults:
+        version, basis = current_version(), "the version the current casslab cluster runs"
+    else:
+        version = DEFAULT_VERSION
+        basis = (
+            f"casslab's default version, as {', '.join(spec.connection.contact_points)} is "
+            "no casslab cluster (attach it with `casslab attach` to check against its own)"
+        )
+    try:
+        catalogue = class_catalogue_for(version)
+    except CasslabError as error:
+        typer.echo(f"Note: the class names were not checked ({basis}): {error}", err=True)
+        return
+    problems = named_problems(named, catalogue)
+    if problems:
+        raise WorkloadSyntaxError(
+            problems_message("the command", problems) + f"\n(checked against {basis})"
+        )
 
 
 @contextmanager

@@ -14,18 +14,16 @@ searched strategies and compressors (``tune.space``) are checked the same way.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import suppress
 from typing import Any
 
-from casslab.cluster.class_catalogue import ClassCatalogue, ClassKind, class_problem
+from casslab.cluster.class_catalogue import ClassCatalogue, ClassKind, Named, named_problems
 from casslab.cluster.distribution import DEFAULT_VERSION
 from casslab.errors import CasslabError
 from casslab.experiment.file.replication import is_keyed
-from casslab.experiment.file.table_options import STRATEGY_PACKAGE, canonical_strategy
+from casslab.experiment.file.table_options import canonical_strategy
+from casslab.load.class_names import schema_classes
 from casslab.load.front_ends import name_of
 from casslab.load.stress.parse import parse_stress
-
-Named = tuple[str, ClassKind, str]  # (path in the file, kind, the name as written)
 
 
 def _replication(data: Mapping[str, Any]) -> Iterator[Named]:
@@ -107,15 +105,7 @@ def _stress(data: Mapping[str, Any]) -> Iterator[Named]:
             schema = parse_stress(text).schema_settings
         except (CasslabError, ValueError):
             continue  # the command's own check reports it
-        where = f"{path}: -schema"
-        yield f"{where} replication(strategy=)", ClassKind.REPLICATION, schema.replication_strategy
-        if schema.compaction_strategy is not None:
-            strategy = schema.compaction_strategy
-            with suppress(ValueError):  # else checked against the catalogue as written
-                strategy = canonical_strategy(strategy)
-            yield f"{where} compaction(strategy=)", ClassKind.COMPACTION, strategy
-        if schema.compression is not None:
-            yield f"{where} compression=", ClassKind.COMPRESSION, schema.compression
+        yield from schema_classes(schema, f"{path}: -schema", every=True, aliases=True)
 
 
 def _tune(data: Mapping[str, Any]) -> Iterator[Named]:
@@ -162,10 +152,4 @@ def class_problems(
         catalogue = catalogue_for(version or DEFAULT_VERSION)
     except CasslabError as error:
         return [f"{named[0][0]}: the class names cannot be checked: {error}"]
-    problems: list[str] = []
-    for path, kind, name in named:
-        short = name.removeprefix(STRATEGY_PACKAGE) if kind is ClassKind.COMPACTION else name
-        problem = class_problem(kind, short, catalogue)
-        if problem is not None:
-            problems.append(f"{path}: {problem}")
-    return problems
+    return named_problems(named, catalogue)

@@ -1,0 +1,78 @@
+"""The class names a load command hands Cassandra, found before anything starts.
+
+``-schema replication(strategy=...)``, ``compaction(strategy=...)`` and ``compression=`` of
+a cassandra-stress command, and the ``replication``, ``compaction`` and ``compression`` maps
+in the WITH clauses of a user profile's ``keyspace_definition`` and ``table_definition``,
+name Java classes Cassandra loads only when the statement runs. Each is returned here as
+(where the user gave it, its kind, the name as written), for
+:func:`casslab.cluster.class_catalogue.named_problems` to check against the catalogue of
+the version the command runs against. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import suppress
+
+from casslab.cluster.class_catalogue import ClassKind, Named
+from casslab.experiment.file.table_options import canonical_strategy
+from casslab.load import defaults
+from casslab.load.stress.model import StressSchema
+from casslab.load.stress.profile import StressProfile
+
+_MAPS: dict[str, ClassKind] = {
+    "replication": ClassKind.REPLICATION,
+    "compaction": ClassKind.COMPACTION,
+    "compression": ClassKind.COMPRESSION,
+}
+_MAP = re.compile(r"\b(replication|compaction|compression)\s*=\s*\{([^}]*)\}", re.I | re.S)
+_CLASS = re.compile(r"'(class|sstable_compression)'\s*:\s*'((?:[^']|'')*)'", re.I)
+
+
+def schema_classes(
+    schema: StressSchema, where: str = "-schema", *, every: bool = False, aliases: bool = False
+) -> list[Named]:
+    """The classes a stress command's ``-schema`` names; the default replication strategy
+    (which every version ships) only when another was given, unless ``every``. With
+    ``aliases`` a compaction alias (LCS) stands for its class, as where casslab composes the
+    command; else the name is checked as written, as Cassandra will load it."""
+    named: list[Named] = []
+    if every or schema.replication_strategy != defaults.STRESS_REPLICATION_STRATEGY:
+        named.append(
+            (f"{where} replication(strategy=)", ClassKind.REPLICATION, schema.replication_strategy)
+        )
+    if schema.compaction_strategy is not None:
+        strategy = schema.compaction_strategy
+        if aliases:
+            with suppress(ValueError):  # else checked as written
+                strategy = canonical_strategy(strategy)
+        named.append((f"{where} compaction(strategy=)", ClassKind.COMPACTION, strategy))
+    if schema.compression is not None:
+        named.append((f"{where} compression=", ClassKind.COMPRESSION, schema.compression))
+    return named
+
+
+def definition_classes(cql: str, where: str) -> list[Named]:
+    """The ``'class'`` (or ``'sstable_compression'``) of every replication, compaction and
+    compression map in a CREATE KEYSPACE or CREATE TABLE statement."""
+    named: list[Named] = []
+    for option in _MAP.finditer(cql):
+        kind = _MAPS[option.group(1).lower()]
+        for entry in _CLASS.finditer(option.group(2)):
+            name = entry.group(2).replace("''", "'").strip()
+            if name:
+                named.append((f"{where} {option.group(1).lower()} class", kind, name))
+    return named
+
+
+def profile_classes(profile: StressProfile, source: str) -> list[Named]:
+    """The classes of a user profile's ``keyspace_definition`` and ``table_definition``."""
+    named = []
+    if profile.keyspace_definition:
+        named += definition_classes(
+            profile.keyspace_definition, f"user profile {source}: keyspace_definition:"
+        )
+    named += definition_classes(
+        profile.table_definition, f"user profile {source}: table_definition:"
+    )
+    return named
