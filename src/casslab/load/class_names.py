@@ -65,14 +65,11 @@ def definition_classes(cql: str, where: str) -> list[Named]:
     return named
 
 
-def profile_classes(profile: StressProfile, source: str) -> list[Named]:
-    """The classes of a user profile's ``keyspace_definition`` and ``table_definition``."""
+def profile_classes(profile: StressProfile, source: str, prefix: str = "") -> list[Named]:
+    """The classes of a user profile's ``keyspace_definition`` and ``table_definition``,
+    each where-text starting with ``prefix``."""
+    where = f"{prefix}user profile {source}:"
     named = []
     if profile.keyspace_definition:
-        named += definition_classes(
-            profile.keyspace_definition, f"user profile {source}: keyspace_definition:"
-        )
-    named += definition_classes(
-        profile.table_definition, f"user profile {source}: table_definition:"
-    )
-    return named
+        named += definition_classes(profile.keyspace_definition, f"{where} keyspace_definition:")
+    return [*named, *definition_classes(profile.table_definition, f"{where} table_definition:")]

@@ -14,6 +14,7 @@ searched strategies and compressors (``tune.space``) are checked the same way.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from casslab.cluster.class_catalogue import ClassCatalogue, ClassKind, Named, named_problems
@@ -21,8 +22,10 @@ from casslab.cluster.distribution import DEFAULT_VERSION
 from casslab.errors import CasslabError
 from casslab.experiment.file.replication import is_keyed
 from casslab.experiment.file.table_options import canonical_strategy
-from casslab.load.class_names import schema_classes
+from casslab.load.class_names import profile_classes, schema_classes
 from casslab.load.front_ends import name_of
+from casslab.load.stress.build import command_profiles
+from casslab.load.stress.model import StressCommandKind
 from casslab.load.stress.parse import parse_stress
 
 
@@ -97,15 +100,20 @@ def _commands(data: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
         yield "preload", preload
 
 
-def _stress(data: Mapping[str, Any]) -> Iterator[Named]:
+def _stress(data: Mapping[str, Any], base_dir: Path | None) -> Iterator[Named]:
     for path, text in _commands(data):
         try:
             if name_of(text) != "stress":
                 continue
-            schema = parse_stress(text).schema_settings
-        except (CasslabError, ValueError):
+            command = parse_stress(text)
+            if command.kind is StressCommandKind.USER:
+                for profile, source in command_profiles(command, base_dir):
+                    yield from profile_classes(profile, source, prefix=f"{path}: ")
+                continue
+        except (CasslabError, ValueError, OSError):
             continue  # the command's own check reports it
-        yield from schema_classes(schema, f"{path}: -schema", every=True, aliases=True)
+        where = f"{path}: -schema"
+        yield from schema_classes(command.schema_settings, where, every=True, aliases=True)
 
 
 def _tune(data: Mapping[str, Any]) -> Iterator[Named]:
@@ -128,20 +136,22 @@ def _tune(data: Mapping[str, Any]) -> Iterator[Named]:
             yield f"tune.space.table.compression.choice[{index}]", ClassKind.COMPRESSION, name
 
 
-def named_classes(data: Mapping[str, Any]) -> list[Named]:
-    """Every class name the file gives, with its path and kind, in file order."""
-    return [*_replication(data), *_table(data), *_stress(data), *_tune(data)]
+def named_classes(data: Mapping[str, Any], base_dir: Path | None = None) -> list[Named]:
+    """Every class name the file gives, with its path and kind, in file order; the user
+    profiles its commands name are read from ``base_dir``."""
+    return [*_replication(data), *_table(data), *_stress(data, base_dir), *_tune(data)]
 
 
 def class_problems(
     data: Mapping[str, Any],
     version: str | None,
     catalogue_for: Callable[[str], ClassCatalogue] | None = None,
+    base_dir: Path | None = None,
 ) -> list[str]:
     """Every class name in ``data`` that the Cassandra ``version`` (default: the default
     version) does not ship, as ``<path>: <message>``. ``catalogue_for`` gives a version's
     catalogue (default: read from its jar, fetched if needed)."""
-    named = named_classes(data)
+    named = named_classes(data, base_dir)
     if not named:
         return []
     if catalogue_for is None:
