@@ -38,6 +38,7 @@ from casslab.cli.load_options import (
     EngineCpus,
     Seed,
     default_contact_points,
+    refuse_casslab_typos,
     with_current_access,
 )
 from casslab.cli.metrics import parse_duration_s
@@ -392,6 +393,7 @@ def find(
     --closed-loop runs cassandra-stress's thread ramp instead and reports the best thread
     count. Exits 2 when no rate meets the SLO.
     """
+    refuse_casslab_typos(ctx, "cassandra-stress and YCSB", "-rate")
     try:  # the options' own values: a usage error (exit 2)
         step_s = parse_duration_s(step_duration, "--step-duration")
         warmup_s = _seconds(warmup, "--warmup")

@@ -6,6 +6,7 @@ report of engine errors."""
 
 from __future__ import annotations
 
+import difflib
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,7 +17,7 @@ import typer
 
 from casslab.cluster.class_catalogue import Named
 from casslab.engine_contract.workload_spec import WorkloadSpec
-from casslab.errors import CasslabError, WorkloadSyntaxError, problems_message
+from casslab.errors import CasslabError, UsageError, WorkloadSyntaxError, problems_message
 from casslab.load import credentials
 from casslab.load.engine import EngineResult
 
@@ -102,6 +103,39 @@ VerifyAt = Annotated[
         "level (e.g. QUORUM) and report how many are lost (casslab.load.verify).",
     ),
 ]
+
+
+def refuse_casslab_typos(ctx: typer.Context, tool: str, example: str) -> None:
+    """A ``--word`` among the load tool's own arguments is no option of ``tool`` (its
+    options have one dash): it is a casslab option misspelt, a usage error (exit 2)
+    naming it, the closest option and the command's options."""
+    known = sorted(
+        {o for p in ctx.command.params for o in getattr(p, "opts", []) if o.startswith("--")}
+    )
+    for token in ctx.args:
+        if not token.startswith("--") or len(token) == 2:
+            continue
+        name = token.split("=", 1)[0]
+        if name in known:
+            raise UsageError(
+                f"{name} after `--` is taken as one of {tool}'s arguments, which it is not; "
+                f"put {name} before the `--`"
+            )
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise UsageError(
+            f"{name}: no such option of `{ctx.command_path}`; {hint}its options: "
+            f"{', '.join(known)} ({tool}'s own options start with one dash, e.g. {example})"
+        )
+
+
+def check_timeout(timeout: float | None) -> None:
+    """``--timeout``: seconds above zero."""
+    if timeout is not None and not timeout > 0:
+        raise UsageError(
+            f"--timeout {timeout:g}: give the seconds after which the engine stops, above "
+            "zero (e.g. --timeout 600), or leave it out"
+        )
 
 
 def default_contact_points() -> list[str]:

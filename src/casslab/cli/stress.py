@@ -36,8 +36,10 @@ from casslab.cli.load_options import (
     check_classes,
     check_clients,
     check_engine_cpus,
+    check_timeout,
     check_vector_version,
     default_contact_points,
+    refuse_casslab_typos,
     report_errors,
     with_current_access,
     workdir_for,
@@ -141,6 +143,8 @@ def stress(
 
     Exits 1 when any operation failed (after the report); -errors ignore keeps 0.
     """
+    refuse_casslab_typos(ctx, "cassandra-stress", "-rate")
+    check_timeout(timeout)
     if echo_info(list(ctx.args)):
         return
     command = parse_stress(list(ctx.args))
