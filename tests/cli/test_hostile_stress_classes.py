@@ -1,4 +1,5 @@
-"""Class names given to ``casslab stress`` directly, through the real entry point: a
+"""Class names given to ``casslab stress`` and ``capacity find`` (its workload and
+``--preload``) directly, through the real entry point: a
 ``-schema`` replication strategy, compaction strategy or compressor, and the replication,
 compaction and compression classes in a user profile's ``keyspace_definition`` and
 ``table_definition``, are checked against the classes of the version the command runs
@@ -7,6 +8,7 @@ before anything starts, every unknown one at once (:mod:`casslab.load.class_name
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,7 @@ from casslab.cluster.external.external_state import DiscoveredNode, External
 from hostile_entry import Case, problems, run_main, write_files
 
 V5 = "Cassandra 5.0.9"
-DEFAULT = "checked against casslab's default version, as 127.0.0.1:9042 is no casslab cluster"
+DEFAULT = "checked against casslab's default version: 127.0.0.1:9042 is no casslab cluster"
 
 
 def stress(*schema: str, names: str) -> Case:
@@ -51,7 +53,26 @@ def profile(names: str, replication: str = SIMPLE, with_: str = "") -> Case:
     )
 
 
+def find(*argv: str, names: str) -> Case:
+    return Case(("capacity", "find", "--p99", "20ms", *argv), 1, names)
+
+
 REFUSED = [
+    find(
+        "write -schema compression=Bogus -rate threads=4",
+        names="-schema compression=: 'Bogus' is not a compressor",
+    ),
+    find("stress write -schema compaction(strategy=Foo)", names="'Foo' is not a compaction"),
+    find(
+        "--preload",
+        "write n=10 -schema replication(strategy=Bogus)",
+        "write",
+        names="--preload: -schema replication(strategy=): 'Bogus' is not a replication strategy",
+    ),
+    replace(
+        find("user profile=p.yaml ops(simple1=1)", names="p.yaml: table_definition: compaction"),
+        files={"p.yaml": profile_text(with_=" WITH compaction = {'class': 'FooStrategy'}")},
+    ),
     stress(
         "replication(strategy=BogusStrategy,factor=1)",
         names=f"-schema replication(strategy=): 'BogusStrategy' is not a replication strategy "

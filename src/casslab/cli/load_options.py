@@ -188,8 +188,8 @@ def check_classes(spec: WorkloadSpec, defaults: list[str], named: list[Named]) -
     else:
         version = DEFAULT_VERSION
         basis = (
-            f"casslab's default version, as {', '.join(spec.connection.contact_points)} is "
-            "no casslab cluster (attach it with `casslab attach` to check against its own)"
+            f"casslab's default version: {', '.join(spec.connection.contact_points)} is no "
+            "casslab cluster; `casslab attach` it to check against its own version"
         )
     try:
         catalogue = class_catalogue_for(version)

@@ -46,25 +46,23 @@ from casslab.cli.load_options import (
 )
 from casslab.cli.stress_info import echo_info
 from casslab.cli.ycsb import ycsb_load, ycsb_run
-from casslab.cluster.class_catalogue import Named
 from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
 from casslab.engine_contract.workload_spec import Connection, Output
 from casslab.errors import EngineError
 from casslab.load import credentials, run_outcome
-from casslab.load.class_names import profile_classes, schema_classes
+from casslab.load.class_names import stress_command_classes
 from casslab.load.client_bound import EngineMeter, engine_warning
 from casslab.load.front_ends import front_end
 from casslab.load.session import LoadSession
 from casslab.load.stress import StressCommand, parse_stress
 from casslab.load.stress import console as stress_console
-from casslab.load.stress.build import command_profiles, truncate_note
+from casslab.load.stress.build import truncate_note
 from casslab.load.stress.graph import (
     add_revision,
     render_graph_html,
     revision_from_intervals,
     revisions_from_html,
 )
-from casslab.load.stress.model import StressCommandKind
 from casslab.load.stress.plan_text import plan_lines
 from casslab.load.verify import with_verify
 
@@ -96,16 +94,6 @@ def _stress_output(command: StressCommand) -> Output:
         interval_s=command.log.interval_s,
         hdr_log=str(Path(hdr).expanduser()) if hdr else None,
     )
-
-
-def _named_classes(command: StressCommand) -> list[Named]:
-    """The class names the command gives: its -schema's, or its user profiles'."""
-    if command.kind is not StressCommandKind.USER:
-        return schema_classes(command.schema_settings)
-    named: list[Named] = []
-    for profile, source in command_profiles(command, Path.cwd()):
-        named += profile_classes(profile, source)
-    return named
 
 
 def stress(
@@ -164,7 +152,7 @@ def stress(
     merged = check_clients(spec, clients, client_hosts, engine_cpus)
     check_engine_cpus(engine_cpus)
     credentials.require_password_env(spec.connection)  # before anything starts, dry or not
-    check_classes(spec, defaults, _named_classes(command))
+    check_classes(spec, defaults, stress_command_classes(command, Path.cwd()))
     note = truncate_note(command, spec.rate)
     if note is not None:
         typer.echo(note, err=True)

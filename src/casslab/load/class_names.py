@@ -6,18 +6,23 @@ in the WITH clauses of a user profile's ``keyspace_definition`` and ``table_defi
 name Java classes Cassandra loads only when the statement runs. Each is returned here as
 (where the user gave it, its kind, the name as written), for
 :func:`casslab.cluster.class_catalogue.named_problems` to check against the catalogue of
-the version the command runs against. Pure.
+the version the command runs against (``casslab stress`` and ``capacity find`` check
+them before anything starts; experiment files through
+:mod:`casslab.experiment.file.class_checks`). Pure but for reading the profiles. YCSB
+creates its table with SimpleStrategy and the table's defaults: it names no class.
 """
 
 from __future__ import annotations
 
 import re
 from contextlib import suppress
+from pathlib import Path
 
 from casslab.cluster.class_catalogue import ClassKind, Named
 from casslab.experiment.file.table_options import canonical_strategy
 from casslab.load import defaults
-from casslab.load.stress.model import StressSchema
+from casslab.load.stress.build import command_profiles
+from casslab.load.stress.model import StressCommand, StressCommandKind, StressSchema
 from casslab.load.stress.profile import StressProfile
 
 _MAPS: dict[str, ClassKind] = {
@@ -73,3 +78,16 @@ def profile_classes(profile: StressProfile, source: str, prefix: str = "") -> li
     if profile.keyspace_definition:
         named += definition_classes(profile.keyspace_definition, f"{where} keyspace_definition:")
     return [*named, *definition_classes(profile.table_definition, f"{where} table_definition:")]
+
+
+def stress_command_classes(
+    command: StressCommand, profile_dir: Path | None, prefix: str = ""
+) -> list[Named]:
+    """The class names a stress command gives: its ``-schema``'s, or for ``user`` those of
+    its profiles (read relative to ``profile_dir``)."""
+    if command.kind is not StressCommandKind.USER:
+        return schema_classes(command.schema_settings, f"{prefix}-schema")
+    named: list[Named] = []
+    for profile, source in command_profiles(command, profile_dir):
+        named += profile_classes(profile, source, prefix)
+    return named
