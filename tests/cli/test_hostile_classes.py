@@ -100,6 +100,10 @@ CLASSES = [
         "-schema compaction(strategy=): 'FooCompactionStrategy' is not a compaction strategy",
     ),
     plan(
+        workload("write -schema compaction(strategy=LCS)"),
+        "-schema compaction(strategy=): 'LCS' is not a compaction strategy",
+    ),
+    plan(
         workload("write -schema compression=BogusCompressor"),
         "-schema compression=: 'BogusCompressor' is not a compressor",
     ),

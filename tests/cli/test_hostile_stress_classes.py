@@ -4,7 +4,7 @@
 compaction and compression classes in a user profile's ``keyspace_definition`` and
 ``table_definition``, are checked against the classes of the version the command runs
 against (the current casslab cluster's, else the default version's, said so) and refused
-before anything starts, every unknown one at once (:mod:`casslab.load.class_names`)."""
+before anything starts, every unknown one at once (:mod:`casslab.cluster.class_names`)."""
 
 from __future__ import annotations
 

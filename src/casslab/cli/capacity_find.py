@@ -43,10 +43,10 @@ from casslab.cli.load_options import (
     with_current_access,
 )
 from casslab.cli.metrics import parse_duration_s
+from casslab.cluster.class_names import stress_command_classes
 from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.errors import CasslabError, ConfigError, UsageError
 from casslab.load import credentials, engine
-from casslab.load.class_names import stress_command_classes
 from casslab.load.front_end import SearchLoad
 from casslab.load.session import LoadSession
 from casslab.load.stress.parse import parse_stress

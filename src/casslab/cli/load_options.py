@@ -172,7 +172,7 @@ def check_vector_version(spec: WorkloadSpec, defaults: list[str], source: str) -
 
 
 def check_classes(spec: WorkloadSpec, defaults: list[str], named: list[Named]) -> None:
-    """The class names a command gives (:mod:`casslab.load.class_names`) against the classes
+    """The class names a command gives (:mod:`casslab.cluster.class_names`) against the classes
     of the Cassandra version it runs against: the current casslab cluster's (its state
     records it) when the command targets it, else casslab's default version, said in the
     message. Refused before anything starts, every unknown name at once."""

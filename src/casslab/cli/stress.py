@@ -46,11 +46,11 @@ from casslab.cli.load_options import (
 )
 from casslab.cli.stress_info import echo_info
 from casslab.cli.ycsb import ycsb_load, ycsb_run
+from casslab.cluster.class_names import stress_command_classes
 from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
 from casslab.engine_contract.workload_spec import Connection, Output
 from casslab.errors import EngineError
 from casslab.load import credentials, run_outcome
-from casslab.load.class_names import stress_command_classes
 from casslab.load.client_bound import EngineMeter, engine_warning
 from casslab.load.front_ends import front_end
 from casslab.load.session import LoadSession

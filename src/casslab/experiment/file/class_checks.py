@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from casslab.cluster.class_catalogue import ClassCatalogue, ClassKind, Named, named_problems
+from casslab.cluster.class_names import profile_classes, schema_classes
 from casslab.cluster.distribution import DEFAULT_VERSION
 from casslab.errors import CasslabError
 from casslab.experiment.file.replication import is_keyed
 from casslab.experiment.file.table_options import canonical_strategy
-from casslab.load.class_names import profile_classes, schema_classes
 from casslab.load.front_ends import name_of
 from casslab.load.stress.build import command_profiles
 from casslab.load.stress.model import StressCommandKind
@@ -112,8 +112,8 @@ def _stress(data: Mapping[str, Any], base_dir: Path | None) -> Iterator[Named]:
                 continue
         except (CasslabError, ValueError, OSError):
             continue  # the command's own check reports it
-        where = f"{path}: -schema"
-        yield from schema_classes(command.schema_settings, where, every=True, aliases=True)
+        # as written: Cassandra loads the name, so an alias such as LCS is no class there
+        yield from schema_classes(command.schema_settings, f"{path}: -schema", every=True)
 
 
 def _tune(data: Mapping[str, Any]) -> Iterator[Named]:

@@ -15,11 +15,9 @@ creates its table with SimpleStrategy and the table's defaults: it names no clas
 from __future__ import annotations
 
 import re
-from contextlib import suppress
 from pathlib import Path
 
 from casslab.cluster.class_catalogue import ClassKind, Named
-from casslab.experiment.file.table_options import canonical_strategy
 from casslab.load import defaults
 from casslab.load.stress.build import command_profiles
 from casslab.load.stress.model import StressCommand, StressCommandKind, StressSchema
@@ -35,12 +33,11 @@ _CLASS = re.compile(r"'(class|sstable_compression)'\s*:\s*'((?:[^']|'')*)'", re.
 
 
 def schema_classes(
-    schema: StressSchema, where: str = "-schema", *, every: bool = False, aliases: bool = False
+    schema: StressSchema, where: str = "-schema", *, every: bool = False
 ) -> list[Named]:
-    """The classes a stress command's ``-schema`` names; the default replication strategy
-    (which every version ships) only when another was given, unless ``every``. With
-    ``aliases`` a compaction alias (LCS) stands for its class, as where casslab composes the
-    command; else the name is checked as written, as Cassandra will load it."""
+    """The classes a stress command's ``-schema`` names, as written (Cassandra loads them
+    so); the default replication strategy (which every version ships) only when another
+    was given, unless ``every``."""
     named: list[Named] = []
     if every or schema.replication_strategy != defaults.STRESS_REPLICATION_STRATEGY:
         named.append(
@@ -48,9 +45,6 @@ def schema_classes(
         )
     if schema.compaction_strategy is not None:
         strategy = schema.compaction_strategy
-        if aliases:
-            with suppress(ValueError):  # else checked as written
-                strategy = canonical_strategy(strategy)
         named.append((f"{where} compaction(strategy=)", ClassKind.COMPACTION, strategy))
     if schema.compression is not None:
         named.append((f"{where} compression=", ClassKind.COMPRESSION, schema.compression))
