@@ -100,6 +100,10 @@ CLASSES = [
         "-schema compaction(strategy=): 'FooCompactionStrategy' is not a compaction strategy",
     ),
     plan(
+        workload("write -schema compaction(strategy=LCS)"),
+        "-schema compaction(strategy=): 'LCS' is not a compaction strategy",
+    ),
+    plan(
         workload("write -schema compression=BogusCompressor"),
         "-schema compression=: 'BogusCompressor' is not a compressor",
     ),
@@ -117,6 +121,32 @@ CLASSES = [
     ),
     plan(table("{compaction: {class: LCS, sstable_size_in_mb: -160}}"), "sstable_size_in_mb"),
     plan(table("{speculative_retry: banana}"), "'banana' is not a retry policy"),
+]
+
+
+PROFILE = """\
+keyspace: stresscql
+keyspace_definition: |
+  CREATE KEYSPACE stresscql WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+table: t
+table_definition: |
+  CREATE TABLE t (k text PRIMARY KEY, v blob) WITH compaction = {'class': 'FooStrategy'}
+"""
+
+PROFILES = [
+    Case(
+        ("plan", "e.yaml"),
+        1,
+        "workload: user profile ",
+        files={"e.yaml": workload("user profile=p.yaml ops(insert=1)"), "p.yaml": PROFILE},
+    ),
+    Case(
+        ("plan", "e.yaml"),
+        1,
+        "p.yaml: table_definition: compaction class: 'FooStrategy' is not a compaction strategy "
+        f"of {V5}",
+        files={"e.yaml": workload("user profile=p.yaml ops(insert=1)"), "p.yaml": PROFILE},
+    ),
 ]
 
 
@@ -177,7 +207,7 @@ def test_plan_of_a_tune_file_points_to_tune_and_its_dry_run(tmp_path: Path) -> N
     assert "`casslab tune t.yaml --dry-run` shows its plan" in " ".join(outcome.err.split())
 
 
-@pytest.mark.parametrize("case", CLASSES + TUNES, ids=str)
+@pytest.mark.parametrize("case", CLASSES + PROFILES + TUNES, ids=str)
 def test_unknown_class_is_refused_by_plan(case: Case, tmp_path: Path) -> None:
     write_files(tmp_path, case.files)
     outcome = run_main(case.argv, tmp_path, case.env)

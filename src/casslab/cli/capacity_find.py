@@ -37,14 +37,19 @@ from casslab.cli.load_options import (
     DataSeed,
     EngineCpus,
     Seed,
+    check_classes,
     default_contact_points,
+    refuse_casslab_typos,
     with_current_access,
 )
 from casslab.cli.metrics import parse_duration_s
+from casslab.cluster.class_names import stress_command_classes
+from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.errors import CasslabError, ConfigError, UsageError
 from casslab.load import credentials, engine
 from casslab.load.front_end import SearchLoad
 from casslab.load.session import LoadSession
+from casslab.load.stress.parse import parse_stress
 
 RESULT_FILE = "find.json"
 FIGURE_FILE = "find.png"
@@ -358,6 +363,20 @@ def _ramp(
     return result
 
 
+def _check_classes(
+    args: list[str], preload: str | None, spec: WorkloadSpec, contact: list[str]
+) -> None:
+    """The classes the workload's (and the preload's) stress -schema or user profiles name,
+    against the target's Cassandra version (:func:`casslab.cli.load_options.check_classes`)."""
+    named = []
+    for prefix, words in (("", args), ("--preload: ", [preload] if preload else [])):
+        if words:
+            front, given = split_words(words)
+            if front.name == "stress":
+                named += stress_command_classes(parse_stress(given), Path.cwd(), prefix)
+    check_classes(spec, contact, named)
+
+
 def find(
     ctx: typer.Context,
     p99: P99 = None,
@@ -392,6 +411,7 @@ def find(
     --closed-loop runs cassandra-stress's thread ramp instead and reports the best thread
     count. Exits 2 when no rate meets the SLO.
     """
+    refuse_casslab_typos(ctx, "cassandra-stress and YCSB", "-rate")
     try:  # the options' own values: a usage error (exit 2)
         step_s = parse_duration_s(step_duration, "--step-duration")
         warmup_s = _seconds(warmup, "--warmup")
@@ -424,6 +444,7 @@ def find(
         loader = with_current_access(loader, contact)
         credentials.require_password_env(loader.connection)
     credentials.require_password_env(command.spec.connection)
+    _check_classes(list(ctx.args), preload, command.spec, contact)
     if engine_cpus is not None:
         from casslab.host.engine_cgroup import check_engine_cpus
 

@@ -27,6 +27,9 @@ NameOption = Annotated[
 ]
 
 
+StartTimeout = Annotated[float, typer.Option("--timeout", min=1, help="Start-up limit, seconds.")]
+
+
 def _settings(assignments: list[str]) -> dict[str, Any]:
     from casslab.cluster.settings import parse_assignment
 
@@ -64,7 +67,9 @@ def up(
         bool,
         typer.Option("--fresh", help="Delete a stopped cluster of this name and its data first."),
     ] = False,
-    timeout: Annotated[float, typer.Option("--timeout", help="Start-up limit, seconds.")] = 240,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=1, help="Start-up limit, seconds.")
+    ] = 240,
     isolation: Annotated[
         str | None,
         typer.Option(
@@ -353,7 +358,9 @@ def restart(
     sets: Annotated[
         list[str] | None, typer.Option("--set", help="Changed cassandra.yaml setting key=value.")
     ] = None,
-    timeout: Annotated[float, typer.Option("--timeout", help="Start-up limit, seconds.")] = 240,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=1, help="Start-up limit, seconds.")
+    ] = 240,
 ) -> None:
     """Restart every node, applying changed settings."""
     from casslab.cluster import attach
@@ -445,7 +452,7 @@ def cqlsh(
 def logs(
     node: Annotated[int, typer.Argument(help="Node number.")] = 1,
     name: NameOption = None,
-    lines: Annotated[int, typer.Option("--lines", "-n")] = 40,
+    lines: Annotated[int, typer.Option("--lines", "-n", min=0)] = 40,
 ) -> None:
     """Print the end of node N's system.log."""
     from casslab.cluster import attach

@@ -27,7 +27,7 @@ ForOption = Annotated[
     str, typer.Option("--for", help="How long the fault lasts, e.g. 15s or 1m (then back).")
 ]
 TimeoutOption = Annotated[
-    float, typer.Option("--timeout", help="Start-up limit of a killed or stopped node, s.")
+    float, typer.Option("--timeout", min=1, help="Start-up limit of a killed or stopped node, s.")
 ]
 
 

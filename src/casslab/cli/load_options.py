@@ -6,6 +6,7 @@ report of engine errors."""
 
 from __future__ import annotations
 
+import difflib
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,7 +15,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from casslab.cluster.class_catalogue import Named
 from casslab.engine_contract.workload_spec import WorkloadSpec
+from casslab.errors import CasslabError, UsageError, WorkloadSyntaxError, problems_message
 from casslab.load import credentials
 from casslab.load.engine import EngineResult
 
@@ -102,6 +105,39 @@ VerifyAt = Annotated[
 ]
 
 
+def refuse_casslab_typos(ctx: typer.Context, tool: str, example: str) -> None:
+    """A ``--word`` among the load tool's own arguments is no option of ``tool`` (its
+    options have one dash): it is a casslab option misspelt, a usage error (exit 2)
+    naming it, the closest option and the command's options."""
+    known = sorted(
+        {o for p in ctx.command.params for o in getattr(p, "opts", []) if o.startswith("--")}
+    )
+    for token in ctx.args:
+        if not token.startswith("--") or len(token) == 2:
+            continue
+        name = token.split("=", 1)[0]
+        if name in known:
+            raise UsageError(
+                f"{name} after `--` is taken as one of {tool}'s arguments, which it is not; "
+                f"put {name} before the `--`"
+            )
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise UsageError(
+            f"{name}: no such option of `{ctx.command_path}`; {hint}its options: "
+            f"{', '.join(known)} ({tool}'s own options start with one dash, e.g. {example})"
+        )
+
+
+def check_timeout(timeout: float | None) -> None:
+    """``--timeout``: seconds above zero."""
+    if timeout is not None and not timeout > 0:
+        raise UsageError(
+            f"--timeout {timeout:g}: give the seconds after which the engine stops, above "
+            "zero (e.g. --timeout 600), or leave it out"
+        )
+
+
 def default_contact_points() -> list[str]:
     """The current cluster's contact points, else (no current cluster) 127.0.0.1:9042. A
     current cluster whose state cannot be read is an error, not a silent fallback."""
@@ -133,6 +169,38 @@ def check_vector_version(spec: WorkloadSpec, defaults: list[str], source: str) -
     from casslab.load.stress.profile_vectors import check_version
 
     check_version(current_version(), source)
+
+
+def check_classes(spec: WorkloadSpec, defaults: list[str], named: list[Named]) -> None:
+    """The class names a command gives (:mod:`casslab.cluster.class_names`) against the classes
+    of the Cassandra version it runs against: the current casslab cluster's (its state
+    records it) when the command targets it, else casslab's default version, said in the
+    message. Refused before anything starts, every unknown name at once."""
+    if not named:
+        return
+    from casslab.cluster.class_catalogue import named_problems
+    from casslab.cluster.config import class_catalogue_for
+    from casslab.cluster.distribution import DEFAULT_VERSION
+    from casslab.cluster.registry import current_name, current_version
+
+    if current_name() is not None and spec.connection.contact_points == defaults:
+        version, basis = current_version(), "the version the current casslab cluster runs"
+    else:
+        version = DEFAULT_VERSION
+        basis = (
+            f"casslab's default version: {', '.join(spec.connection.contact_points)} is no "
+            "casslab cluster; `casslab attach` it to check against its own version"
+        )
+    try:
+        catalogue = class_catalogue_for(version)
+    except CasslabError as error:
+        typer.echo(f"Note: the class names were not checked ({basis}): {error}", err=True)
+        return
+    problems = named_problems(named, catalogue)
+    if problems:
+        raise WorkloadSyntaxError(
+            problems_message("the command", problems) + f"\n(checked against {basis})"
+        )
 
 
 @contextmanager

@@ -33,16 +33,20 @@ from casslab.cli.load_options import (
     Timeout,
     VerifyAt,
     Workdir,
+    check_classes,
     check_clients,
     check_engine_cpus,
+    check_timeout,
     check_vector_version,
     default_contact_points,
+    refuse_casslab_typos,
     report_errors,
     with_current_access,
     workdir_for,
 )
 from casslab.cli.stress_info import echo_info
 from casslab.cli.ycsb import ycsb_load, ycsb_run
+from casslab.cluster.class_names import stress_command_classes
 from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
 from casslab.engine_contract.workload_spec import Connection, Output
 from casslab.errors import EngineError
@@ -128,6 +132,8 @@ def stress(
 
     Exits 1 when any operation failed (after the report); -errors ignore keeps 0.
     """
+    refuse_casslab_typos(ctx, "cassandra-stress", "-rate")
+    check_timeout(timeout)
     if echo_info(list(ctx.args)):
         return
     command = parse_stress(list(ctx.args))
@@ -147,6 +153,7 @@ def stress(
     merged = check_clients(spec, clients, client_hosts, engine_cpus)
     check_engine_cpus(engine_cpus)
     credentials.require_password_env(spec.connection)  # before anything starts, dry or not
+    check_classes(spec, defaults, stress_command_classes(command, Path.cwd()))
     note = truncate_note(command, spec.rate)
     if note is not None:
         typer.echo(note, err=True)

@@ -44,7 +44,10 @@ def check_clients(
     if client_hosts is None:
         if n == 1:
             return None
-        split(spec, n)
+        try:
+            split(spec, n)
+        except WorkloadSyntaxError as error:  # --clients is an option casslab checks
+            raise UsageError(str(error)) from None
         return LoadClients(n)
     if n != 1:
         raise UsageError(

@@ -23,7 +23,9 @@ from casslab.cli.load_options import (
     Workdir,
     check_clients,
     check_engine_cpus,
+    check_timeout,
     default_contact_points,
+    refuse_casslab_typos,
     report_errors,
     with_current_access,
     workdir_for,
@@ -53,6 +55,8 @@ def _ycsb(
     client_hosts: Path | None,
     verify: str | None,
 ) -> None:
+    refuse_casslab_typos(ctx, "YCSB", "-p")
+    check_timeout(timeout)
     command = parse_ycsb([phase.value, *ctx.args])
     defaults = default_contact_points()
     connection = Connection(contact_points=command.contact_points(defaults))

@@ -14,6 +14,7 @@ else is a message naming the value, the version and the known names.
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
 
@@ -43,6 +44,9 @@ PACKAGES: dict[ClassKind, str] = {
     ClassKind.COMPRESSION: "org.apache.cassandra.io.compress.",
 }
 """The package Cassandra prefixes to a short name of each kind."""
+
+Named = tuple[str, ClassKind, str]
+"""A class name as given: (where it was given, its kind, the name as written)."""
 
 INTERNAL = frozenset({"org.apache.cassandra.locator.LocalStrategy"})
 """Classes Cassandra refuses in a user's statement (system keyspaces only)."""
@@ -146,3 +150,15 @@ def class_problem(kind: ClassKind, name: str, catalogue: ClassCatalogue) -> str 
         f"{name!r} is not a {kind} of Cassandra {catalogue.cassandra_version}{internal}; "
         f"known: {known} (short names, or in full as {PACKAGES[kind]}<name>)"
     )
+
+
+def named_problems(named: Iterable[Named], catalogue: ClassCatalogue) -> list[str]:
+    """``<where>: <message>`` for every name of ``named`` the catalogue's version does not
+    ship, in the given order. Pure."""
+    problems: list[str] = []
+    for where, kind, name in named:
+        short = name.removeprefix(PACKAGES[kind]) if kind is ClassKind.COMPACTION else name
+        problem = class_problem(kind, short, catalogue)
+        if problem is not None:
+            problems.append(f"{where}: {problem}")
+    return problems

@@ -13,7 +13,7 @@ import threading
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from casslab.errors import ConfigError, MetricsError
+from casslab.errors import MetricsError, UsageError
 from casslab.metrics.prom_store import LatestValues
 from casslab.record import Record
 
@@ -52,12 +52,12 @@ RUN_FLAGS = BindFlags(
 def check_bind(
     address: str, port: int, *, allow_remote: bool, flags: BindFlags = SERVE_FLAGS
 ) -> None:
-    """Raise :class:`ConfigError` for a port out of range, or an address other machines
-    can reach when ``allow_remote`` is not given."""
+    """Raise :class:`UsageError` (the flags are command-line options) for a port out of
+    range, or an address other machines can reach when ``allow_remote`` is not given."""
     if not 0 <= port <= 65535:
-        raise ConfigError(f"{flags.port} {port}: give a TCP port from 1 to 65535 (0: any free one)")
+        raise UsageError(f"{flags.port} {port}: give a TCP port from 1 to 65535 (0: any free one)")
     if not is_loopback(address) and not allow_remote:
-        raise ConfigError(
+        raise UsageError(
             f"{flags.address} {address}: not a loopback address, so other machines could "
             f"read the cluster's metrics; add {flags.allow_remote} to serve them there, or "
             f"keep the default {DEFAULT_ADDRESS}"

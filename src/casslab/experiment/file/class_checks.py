@@ -14,18 +14,19 @@ searched strategies and compressors (``tune.space``) are checked the same way.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import suppress
+from pathlib import Path
 from typing import Any
 
-from casslab.cluster.class_catalogue import ClassCatalogue, ClassKind, class_problem
+from casslab.cluster.class_catalogue import ClassCatalogue, ClassKind, Named, named_problems
+from casslab.cluster.class_names import profile_classes, schema_classes
 from casslab.cluster.distribution import DEFAULT_VERSION
 from casslab.errors import CasslabError
 from casslab.experiment.file.replication import is_keyed
-from casslab.experiment.file.table_options import STRATEGY_PACKAGE, canonical_strategy
+from casslab.experiment.file.table_options import canonical_strategy
 from casslab.load.front_ends import name_of
+from casslab.load.stress.build import command_profiles
+from casslab.load.stress.model import StressCommandKind
 from casslab.load.stress.parse import parse_stress
-
-Named = tuple[str, ClassKind, str]  # (path in the file, kind, the name as written)
 
 
 def _replication(data: Mapping[str, Any]) -> Iterator[Named]:
@@ -99,23 +100,20 @@ def _commands(data: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
         yield "preload", preload
 
 
-def _stress(data: Mapping[str, Any]) -> Iterator[Named]:
+def _stress(data: Mapping[str, Any], base_dir: Path | None) -> Iterator[Named]:
     for path, text in _commands(data):
         try:
             if name_of(text) != "stress":
                 continue
-            schema = parse_stress(text).schema_settings
-        except (CasslabError, ValueError):
+            command = parse_stress(text)
+            if command.kind is StressCommandKind.USER:
+                for profile, source in command_profiles(command, base_dir):
+                    yield from profile_classes(profile, source, prefix=f"{path}: ")
+                continue
+        except (CasslabError, ValueError, OSError):
             continue  # the command's own check reports it
-        where = f"{path}: -schema"
-        yield f"{where} replication(strategy=)", ClassKind.REPLICATION, schema.replication_strategy
-        if schema.compaction_strategy is not None:
-            strategy = schema.compaction_strategy
-            with suppress(ValueError):  # else checked against the catalogue as written
-                strategy = canonical_strategy(strategy)
-            yield f"{where} compaction(strategy=)", ClassKind.COMPACTION, strategy
-        if schema.compression is not None:
-            yield f"{where} compression=", ClassKind.COMPRESSION, schema.compression
+        # as written: Cassandra loads the name, so an alias such as LCS is no class there
+        yield from schema_classes(command.schema_settings, f"{path}: -schema", every=True)
 
 
 def _tune(data: Mapping[str, Any]) -> Iterator[Named]:
@@ -138,20 +136,22 @@ def _tune(data: Mapping[str, Any]) -> Iterator[Named]:
             yield f"tune.space.table.compression.choice[{index}]", ClassKind.COMPRESSION, name
 
 
-def named_classes(data: Mapping[str, Any]) -> list[Named]:
-    """Every class name the file gives, with its path and kind, in file order."""
-    return [*_replication(data), *_table(data), *_stress(data), *_tune(data)]
+def named_classes(data: Mapping[str, Any], base_dir: Path | None = None) -> list[Named]:
+    """Every class name the file gives, with its path and kind, in file order; the user
+    profiles its commands name are read from ``base_dir``."""
+    return [*_replication(data), *_table(data), *_stress(data, base_dir), *_tune(data)]
 
 
 def class_problems(
     data: Mapping[str, Any],
     version: str | None,
     catalogue_for: Callable[[str], ClassCatalogue] | None = None,
+    base_dir: Path | None = None,
 ) -> list[str]:
     """Every class name in ``data`` that the Cassandra ``version`` (default: the default
     version) does not ship, as ``<path>: <message>``. ``catalogue_for`` gives a version's
     catalogue (default: read from its jar, fetched if needed)."""
-    named = named_classes(data)
+    named = named_classes(data, base_dir)
     if not named:
         return []
     if catalogue_for is None:
@@ -162,10 +162,4 @@ def class_problems(
         catalogue = catalogue_for(version or DEFAULT_VERSION)
     except CasslabError as error:
         return [f"{named[0][0]}: the class names cannot be checked: {error}"]
-    problems: list[str] = []
-    for path, kind, name in named:
-        short = name.removeprefix(STRATEGY_PACKAGE) if kind is ClassKind.COMPACTION else name
-        problem = class_problem(kind, short, catalogue)
-        if problem is not None:
-            problems.append(f"{path}: {problem}")
-    return problems
+    return named_problems(named, catalogue)

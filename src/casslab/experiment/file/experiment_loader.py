@@ -92,7 +92,7 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
         problems += [f"cluster.config.{p}" for p in config_problems]
     for each_version in versions_of(data):  # every level of a cluster.version factor
         if each_version is None or VERSION_FORM.fullmatch(each_version):
-            problems += class_problems(data, each_version)
+            problems += class_problems(data, each_version, base_dir=base_dir)
     problems += cluster_section_problems(data)
     preset = cluster.get("preset") if isinstance(cluster, Mapping) else None
     if preset is not None:

@@ -192,7 +192,9 @@ def truncate_note(command: StressCommand, rate: Rate) -> str | None:
     )
 
 
-def _profiles(command: StressCommand, profile_dir: Path | None) -> list[tuple[StressProfile, str]]:
+def command_profiles(
+    command: StressCommand, profile_dir: Path | None
+) -> list[tuple[StressProfile, str]]:
     """The profiles of ``profile=a.yaml[,b.yaml...]`` (or ``@NAME`` of the catalog of named
     workloads, :mod:`casslab.workloads.named`), each with its path (or ``@NAME``)."""
     if command.profile is None:
@@ -221,7 +223,7 @@ def build_spec(
     keyspace: str | None
     if command.kind is StressCommandKind.USER:
         profiles = (
-            _profiles(command, profile_dir)
+            command_profiles(command, profile_dir)
             if profile is None
             else [(profile, command.profile or "<profile>")]
         )
