@@ -198,7 +198,7 @@ def stress(
             if header_due(command.reporting.header_frequency_s, since_header_s):
                 text(header)
                 since_header_s = 0.0
-            since_header_s += record.t_end_s - record.t_start_s
+            since_header_s += command.log.interval_s  # rows are of this period, nominally
             progress = stress_console.advance(progress, record)
             for row in stress_console.stress_interval_rows(record, progress):
                 text(row)
