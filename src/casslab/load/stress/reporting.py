@@ -68,6 +68,6 @@ def _group_args(tokens: list[str], group: str) -> list[str]:
 
 def header_due(every_s: float | None, since_header_s: float) -> bool:
     """Whether the header is printed again before the next row: ``since_header_s`` seconds
-    of rows (their nominal period each, not as measured) were printed since the last one, and ``header-frequency=`` asks for one every
-    ``every_s`` (None: only at the start)."""
+    of rows (their nominal period each, not as measured) were printed since the last one,
+    and ``header-frequency=`` asks for one every ``every_s`` (None: only at the start)."""
     return every_s is not None and since_header_s >= every_s - 1e-9
