@@ -35,7 +35,8 @@ def test_a_backends_own_field_chooses_it(given: dict[str, object], backend: str)
 
 def test_a_spec_as_state_json_kept_it_reads_back_equal() -> None:
     """The spec as state.json held it before the fields moved into the backends' folders
-    (and before ``injectable_clock``, ``gc`` and ``preset``, which read as their defaults)."""
+    (and before ``injectable_clock``, ``gc``, ``preset`` and ``node_versions``, which read
+    as their defaults)."""
     stored = {
         "name": "lab",
         "backend": "isolated",
@@ -63,4 +64,10 @@ def test_a_spec_as_state_json_kept_it_reads_back_equal() -> None:
     }
     spec = ClusterSpec.model_validate_json(json.dumps(stored))
     dumped = json.loads(spec.model_dump_json())
-    assert dumped == {**stored, "injectable_clock": False, "gc": None, "preset": None}
+    assert dumped == {
+        **stored,
+        "injectable_clock": False,
+        "gc": None,
+        "preset": None,
+        "node_versions": {},
+    }

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
-from casslab.cluster import collectors, presets
+from casslab.cluster import collectors, node_versions, presets
 from casslab.cluster.external.external_state import External
 from casslab.cluster.isolated.isolated_spec import (
     LIMIT_FIELDS,
@@ -76,6 +76,8 @@ class ClusterSpec(NodeIsolation, NodeNetwork, InventoryField):
     gc: str | None = None
     # a named settings preset under the user's settings (None: default): casslab.cluster.presets
     preset: str | None = None
+    # nodes on another version than ``version`` from the start: casslab.cluster.node_versions
+    node_versions: dict[int, str] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -120,6 +122,11 @@ class ClusterSpec(NodeIsolation, NodeNetwork, InventoryField):
                 out[int(node)] = parsed
             return out
         return value
+
+    @field_validator("node_versions", mode="before")
+    @classmethod
+    def _node_versions(cls, value: Any) -> Any:
+        return node_versions.parse(value) if value is not None else {}
 
     @model_validator(mode="before")
     @classmethod
@@ -350,6 +357,7 @@ FIXED_FIELDS = (
     "links",
     "gc",
     "preset",
+    "node_versions",
 )
 
 
@@ -372,6 +380,7 @@ def spec_mismatches(state: ClusterState, spec: ClusterSpec, given: frozenset[str
     stored["links"] = _links_text(state.spec.links)
     stored["gc"] = state.spec.gc or collectors.G1
     stored["preset"] = state.spec.preset or presets.DEFAULT
+    stored["node_versions"] = {n.number: n.version for n in state.nodes if n.version is not None}
     problems: list[str] = []
     for field in FIXED_FIELDS:
         asked = getattr(spec, field)
