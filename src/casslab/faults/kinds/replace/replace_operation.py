@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 class ReplaceOperation(NodeOperation):
     name: str = "replace"
     ends_jvm: bool = True
+    reshapes_cluster: bool = True
 
     def check(self, cluster: Cluster, fault: Fault) -> None:
         processes_of(cluster)
