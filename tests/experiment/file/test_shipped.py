@@ -386,4 +386,5 @@ def test_the_upgrade_study_scaled_keeps_its_design() -> None:
     assert [f.kind for f in design.faults] == ["upgrade", "add-node", "decommission", "repair"]
     assert (len(plan_of(scaled.name).trials), len(plan_of(design.name).trials)) == (1, 5)
     [trial] = plan_of(scaled.name).trials
-    assert measured_s(trial.workload.text) >= scaled.faults[0].at_s + 90  # 3 node restarts
+    # the upgrade took 163 s in the measured run: the load runs a minute past it
+    assert measured_s(trial.workload.text) >= scaled.faults[0].at_s + 163 + 50
