@@ -384,6 +384,7 @@ def test_emptying_refuses_system_keyspaces_and_dropping_tables(
         {"kind": "decommission", "target": 1},
         {"kind": "add-node", "target": 2},
         {"kind": "upgrade", "target": "all", "to": "5.0.9"},
+        {"kind": "replace", "target": 1},
     ],
 )
 def test_every_operation_on_an_attached_cluster_is_refused(

@@ -1,5 +1,5 @@
-"""What a decommission is refused before anything starts, from the keyspaces' replication
-(pure), and the streamed bytes read from a node's JMX answer."""
+"""What a decommission and a replace are refused before anything starts, from the
+keyspaces' replication (pure), and the streamed bytes read from a node's JMX answer."""
 
 from __future__ import annotations
 
@@ -7,10 +7,14 @@ from types import SimpleNamespace
 
 import pytest
 
+from casslab.cluster.local.replace import replace_problem
+from casslab.faults.fault_kind import Target
+from casslab.faults.fault_kinds import fault_kind
 from casslab.faults.kinds.decommission.decommission_operation import (
     decommission_problem,
     replication_factors,
 )
+from casslab.faults.model import Fault
 from casslab.faults.streaming import totals_of
 from casslab.metrics.jmx_mbeans import JmxValue
 
@@ -74,3 +78,36 @@ def test_cassandras_own_keyspaces_apart() -> None:
         _row("keyspace1", **{"class": SIMPLE, "replication_factor": "2"}),
     ]
     assert replication_factors(rows, own=True) == {"system_distributed": 3, "system_local_only": 0}
+
+
+@pytest.mark.parametrize(
+    ("number", "nodes", "factors", "said"),
+    [
+        (2, 2, {"keyspace1": 2}, None),
+        (3, 3, {}, None),
+        (1, 1, {}, "node 1 is the cluster's last node: a replacement streams the old node's"),
+        (
+            2,
+            3,
+            {"keyspace1": 2, "b": 1, "a": 1},
+            "keyspace(s) a, b at replication factor 1: node 2 holds the only copy of its "
+            "ranges, which no replacement can stream; raise their replication factor",
+        ),
+    ],
+)
+def test_a_replace_that_would_lose_data_is_refused(
+    number: int, nodes: int, factors: dict[str, int], said: str | None
+) -> None:
+    problem = replace_problem(number, nodes, factors)
+    if said is None:
+        assert problem is None
+    else:
+        assert problem is not None
+        assert said in problem
+
+
+def test_replace_is_a_node_operation_that_kills_its_target() -> None:
+    kind = fault_kind("replace")
+    assert (kind.target, kind.ends_when_done, kind.ends_jvm) == (Target.NODE, True, True)
+    fault = Fault.model_validate({"at": 5, "kind": "replace", "target": 2})
+    assert fault.describe() == "replace node 2 at 5 s until done"

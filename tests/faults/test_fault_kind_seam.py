@@ -9,13 +9,14 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import ConfigDict, Field
 from typer.testing import CliRunner
 
 from casslab.cli.main import app
-from casslab.cluster import Cluster
+from casslab.cluster import Cluster, ClusterSpec
 from casslab.cluster.model import BackendKind
 from casslab.cluster.registry import BACKENDS
 from casslab.errors import ConfigError
@@ -24,7 +25,7 @@ from casslab.faults import fault_kinds, timeline
 from casslab.faults.fault_kind import FileFacts, Target, Undo
 from casslab.faults.model import Fault
 from casslab.record import Record
-from fakes import FakeBackend, install_fake_engine
+from fakes import FakeBackend, FakeCluster, install_fake_engine
 
 EXPERIMENT = """
 name: marker-seam
@@ -52,6 +53,7 @@ class MarkerFault:
     marks_down: bool = False
     ends_jvm: bool = False
     steps_clock: bool = False
+    reshapes_cluster: bool = False
     ends_when_done: bool = False
     done: list[str] = field(default_factory=list)
 
@@ -146,3 +148,35 @@ def test_an_unregistered_kind_is_named_with_the_known_ones(marker: MarkerFault) 
         fault_kinds.fault_kind("markr")
     with pytest.raises(ValueError, match=r"'slow-disk', 'restart', .* or 'marker'"):
         Fault.model_validate({"at": 0, "kind": "mark", "target": 1, "for": 1})
+
+
+def test_a_kind_that_reshapes_the_cluster_gives_the_next_trial_a_new_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, marker: MarkerFault
+) -> None:
+    """After a trial whose timeline upgraded the nodes or changed them (upgrade, add-node,
+    decommission, replace), the next trial runs on a cluster made anew from its setup."""
+    install_fake_engine(tmp_path, monkeypatch)
+    created: list[str] = []
+
+    class Counting(FakeBackend):
+        @classmethod
+        def create(cls, spec: ClusterSpec, root: Path | None = None, **_: Any) -> FakeCluster:
+            created.append(spec.name)
+            return super().create(spec, root)
+
+    monkeypatch.setitem(BACKENDS, BackendKind.LOCAL, Counting)
+    monkeypatch.setattr(recording, "default_sources", lambda _cluster, _pid=None: [])
+    monkeypatch.setenv("CASSLAB_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("FAKE_ENGINE_INTERVAL_S", "0.5")
+    monkeypatch.setattr(timeline, "HintTally", NoHints)
+    file = tmp_path / "marker.yaml"
+    file.write_text(EXPERIMENT.replace("iterations: 1", "iterations: 3"), encoding="utf-8")
+    for reshapes, clusters in ((False, 1), (True, 3)):
+        marker.reshapes_cluster = reshapes
+        created.clear()
+        results = tmp_path / f"results-{reshapes}"
+        ran = CliRunner().invoke(
+            app, ["run", str(file), "--results", str(results), "--jvm-warmup", "0"]
+        )
+        assert ran.exit_code == 0, ran.output
+        assert len(created) == clusters, (reshapes, created)

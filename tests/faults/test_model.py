@@ -54,7 +54,7 @@ def test_times_and_targets_as_written() -> None:
         ({"kind": "slow-disk", "rate": "0MiB/s"}, "must be more than zero, e.g. 2MiB/s"),
         ({"kind": "slow-disk", "iops": 0}, "greater than 0"),
         ({"kind": "kill", "rate": "1MiB/s"}, "rate and iops are for slow-disk faults, not kill"),
-        ({"kind": "reboot"}, "'compact', 'decommission', 'add-node' or 'upgrade'"),
+        ({"kind": "reboot"}, "'compact', 'decommission', 'add-node', 'upgrade' or 'replace'"),
         ({"kind": "clock-jump"}, "a clock-jump needs offset: how far the clock steps"),
         ({"kind": "kill", "offset": "-5s"}, "offset is for clock-jump faults, not kill"),
         ({"kind": "clock-jump", "offset": "5"}, "offset '5': give a signed duration"),

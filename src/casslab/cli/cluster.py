@@ -156,6 +156,14 @@ def up(
             "Shenandoah or Parallel.",
         ),
     ] = None,
+    node_versions: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--node-version",
+            help="A node on another Cassandra than --version from the start, e.g. 2=5.0.8 "
+            "(repeat per node; one major, the version installed: casslab fetch).",
+        ),
+    ] = None,
     hosts: Annotated[
         Path | None,
         typer.Option(
@@ -212,6 +220,7 @@ def up(
         "gc": gc,
         "preset": preset,
         "jvm_options": tuple(jvm_option) if jvm_option else None,
+        "node_versions": list(node_versions) if node_versions else None,
     }
     given = frozenset(k for k, v in asked.items() if v is not None)
     try:
@@ -236,6 +245,8 @@ def up(
         kind += f" in datacenters {cluster.state.spec.topology.text}"
         described = ", ".join(link_text(link) for link in cluster.state.spec.links)
         kind += f", links {described}" if described else ""
+    mixed = ", ".join(f"node {n.number} on {n.version}" for n in cluster.nodes if n.version)
+    kind = f" ({mixed})" + kind if mixed else kind
     console.print(
         f"cluster [bold]{cluster.name}[/] {verb}: {len(cluster.nodes)} node(s) of Cassandra "
         f"{cluster.state.cassandra_version}{kind}, heap {cluster.state.heap}, ready in "
@@ -257,6 +268,7 @@ def status(name: NameOption = None) -> None:
     table = Table(
         "node",
         "address",
+        "version",
         "status",
         "pid",
         "jmx",
@@ -273,6 +285,7 @@ def status(name: NameOption = None) -> None:
         table.add_row(
             str(view.number),
             f"{view.address}:{view.native_port}",
+            view.release_version or "-",
             f"[{colours[view.status]}]{view.status}[/]",
             str(view.pid or "-"),
             str(view.jmx_port),

@@ -25,6 +25,7 @@ UP_OPTIONS = {
     "gc": "--gc",
     "preset": "--preset",
     "jvm_options": "--jvm-option",
+    "node_versions": "--node-version",
 }
 
 

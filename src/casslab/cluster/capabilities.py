@@ -10,7 +10,7 @@ that refuses an unsupported capability: ``cluster 'x' <the backend's reason>``.
 * :class:`SkewableClock`: node clocks that can be skewed (a clock jump).
 * :class:`CuttableLinks`: links between datacenters that can be cut (a partition).
 * :class:`RingMembers`: nodes that can join the ring or leave it for good (add-node,
-  decommission).
+  decommission, replace).
 * :class:`NodeVersions`: nodes whose Cassandra changes node by node (an upgrade).
 * :class:`NodeHosts`: nodes on hosts of their own, reached over SSH: how their per-node
   samplers and JMX polls get there (a cluster without it is sampled on this machine).
@@ -39,7 +39,7 @@ class Capability(StrEnum):
     NODE_PROCESSES = "node processes that can be signalled"
     SKEWABLE_CLOCK = "node clocks that can be skewed"
     CUT_LINKS = "links between datacenters that can be cut"
-    RING_MEMBERS = "nodes that can join or leave the ring (add-node, decommission)"
+    RING_MEMBERS = "nodes that can join or leave the ring (add-node, decommission, replace)"
     NODE_VERSIONS = "nodes whose Cassandra version can change (upgrade)"
 
 
@@ -97,6 +97,18 @@ class RingMembers(Protocol):
     def add(self, timeout_s: float) -> int:
         """Bootstrap a new node into the ring; its number once every node sees it
         UP/NORMAL."""
+        ...
+
+    def check_replace(self, number: int, factors: Mapping[str, int]) -> int:
+        """The number node ``number``'s replacement would have, given the user keyspaces'
+        replication factors; a :class:`ConfigError` when it cannot be replaced (the last
+        node, a keyspace at RF 1, one more heap past this machine's memory)."""
+        ...
+
+    def replace(self, number: int, timeout_s: float) -> int:
+        """Replace node ``number``, stopped for good, by a new node that takes its tokens
+        (Cassandra's replace address); its number once every node sees it UP/NORMAL and
+        none lists the old one."""
         ...
 
     def forget(self, number: int) -> None:

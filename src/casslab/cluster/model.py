@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
-from casslab.cluster import collectors, jvm_options, presets
+from casslab.cluster import collectors, jvm_options, node_versions, presets
 from casslab.cluster.external.external_state import External
 from casslab.cluster.isolated.isolated_spec import (
     LIMIT_FIELDS,
@@ -78,6 +78,8 @@ class ClusterSpec(NodeIsolation, NodeNetwork, InventoryField):
     preset: str | None = None
     # added to the nodes' java command (-D properties, -XX: flags): casslab.cluster.jvm_options
     jvm_options: tuple[str, ...] = ()
+    # nodes on another version than ``version`` from the start: casslab.cluster.node_versions
+    node_versions: dict[int, str] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -122,6 +124,11 @@ class ClusterSpec(NodeIsolation, NodeNetwork, InventoryField):
                 out[int(node)] = parsed
             return out
         return value
+
+    @field_validator("node_versions", mode="before")
+    @classmethod
+    def _node_versions(cls, value: Any) -> Any:
+        return node_versions.parse(value) if value is not None else {}
 
     @model_validator(mode="before")
     @classmethod
@@ -358,6 +365,7 @@ FIXED_FIELDS = (
     "gc",
     "preset",
     "jvm_options",
+    "node_versions",
 )
 
 
@@ -381,6 +389,7 @@ def spec_mismatches(state: ClusterState, spec: ClusterSpec, given: frozenset[str
     stored["gc"] = state.spec.gc or collectors.G1
     stored["preset"] = state.spec.preset or presets.DEFAULT
     stored["jvm_options"] = " ".join(state.spec.jvm_options) or "none"
+    stored["node_versions"] = {n.number: n.version for n in state.nodes if n.version is not None}
     problems: list[str] = []
     for field in FIXED_FIELDS:
         asked = getattr(spec, field)

@@ -101,6 +101,13 @@ class FaultKind(Protocol):
         """It steps a node's clock: the run's nodes must run casslab's clock."""
         ...
 
+    @property
+    def reshapes_cluster(self) -> bool:
+        """It leaves the cluster other than the trial's setup built it (another version,
+        other nodes: upgrade, add-node, decommission, replace): the run's next trial gets
+        a new cluster."""
+        ...
+
     def describe(self, fields: Record) -> str:
         """What its own fields add to a fault's description (`` by -5000 ms``), or ""."""
         ...

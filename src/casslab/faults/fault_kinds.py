@@ -23,6 +23,7 @@ from casslab.faults.kinds.kill.kill_fault import KILL
 from casslab.faults.kinds.partition.partition_fault import PARTITION
 from casslab.faults.kinds.pause.pause_fault import PAUSE
 from casslab.faults.kinds.repair.repair_operation import REPAIR
+from casslab.faults.kinds.replace.replace_operation import REPLACE
 from casslab.faults.kinds.restart.restart_operation import RESTART
 from casslab.faults.kinds.slow_disk.slow_disk_fault import SLOW_DISK
 from casslab.faults.kinds.stop.stop_fault import STOP
@@ -51,6 +52,7 @@ register(COMPACT)
 register(DECOMMISSION)
 register(ADD_NODE)
 register(UPGRADE)
+register(REPLACE)
 
 
 def fault_kind(name: str) -> FaultKind:

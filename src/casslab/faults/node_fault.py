@@ -26,6 +26,7 @@ class NodeProcessFault:
     marks_down: bool = True
     ends_jvm: bool = True  # its hint counters start again from zero
     steps_clock: bool = False
+    reshapes_cluster: bool = False
     ends_when_done: bool = False
 
     def describe(self, fields: Record) -> str:

@@ -80,6 +80,7 @@ class NodeOperation:
     marks_down: bool = False
     ends_jvm: bool = False
     steps_clock: bool = False
+    reshapes_cluster: bool = False
     ends_when_done: bool = True
 
     def describe(self, fields: Record) -> str:

@@ -55,6 +55,8 @@ def test_the_shipped_set() -> None:
         "seed003-vm-sizes",
         "topologies-scaled",
         "topologies",
+        "upgrade-under-load-scaled",
+        "upgrade-under-load",
         "workload-mix-container-scaled",
         "workload-mix-container",
         "workload-mix",
@@ -362,3 +364,27 @@ def test_latest_config_scaled_keeps_the_design_and_fits_thirty_minutes() -> None
     assert (full.trials[0].nodes, len(full.trials)) == (3, 30)
     assert (scaled.trials[0].nodes, len(scaled.trials)) == (1, 18)
     assert 24 <= _fits(scaled, 30) <= 26  # the file says about 25 minutes
+
+
+def test_the_upgrade_study_scaled_keeps_its_design() -> None:
+    """Both upgrade 3 nodes at RF 3 from 5.0.8 to 5.0.9 under QUORUM writes and read every
+    acknowledged write back; the full size goes on to add, decommission and repair."""
+    scaled, design = (
+        experiment_loader.load(EXPERIMENTS / f"{n}.yaml")
+        for n in ("upgrade-under-load-scaled", "upgrade-under-load")
+    )
+    for experiment in (scaled, design):
+        assert (experiment.cluster.nodes, experiment.cluster.version) == (3, "5.0.8")
+        assert experiment.schema_.replication["replication_factor"] == 3
+        assert experiment.verify is not None
+        assert experiment.verify.value == "QUORUM"
+        assert experiment.faults[0].kind == "upgrade"
+        assert experiment.faults[0].fields.model_dump() == {"to": "5.0.9"}
+        assert "cl=QUORUM" in str(experiment.workload)
+        assert "# Run time:" in (EXPERIMENTS / f"{experiment.name}.yaml").read_text()
+    assert scaled.kpis == design.kpis
+    assert [f.kind for f in design.faults] == ["upgrade", "add-node", "decommission", "repair"]
+    assert (len(plan_of(scaled.name).trials), len(plan_of(design.name).trials)) == (1, 5)
+    [trial] = plan_of(scaled.name).trials
+    # the upgrade took 163 s in the measured run: the load runs a minute past it
+    assert measured_s(trial.workload.text) >= scaled.faults[0].at_s + 163 + 50

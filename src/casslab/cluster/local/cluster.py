@@ -35,7 +35,7 @@ from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.heap import default_heap, heap_problem
 from casslab.cluster.local import captures, launch
 from casslab.cluster.local.node_capabilities import LocalClock, LocalProcesses, LocalRing
-from casslab.cluster.local.versions import LocalVersions
+from casslab.cluster.local.versions import LocalVersions, node_distributions
 from casslab.cluster.model import (
     LOCAL_DATACENTER,
     ClusterSpec,
@@ -122,6 +122,7 @@ class LocalCluster:
             jdk.check_supported(java, spec.version)  # before any download
         dist = distribution.resolve(spec.version)
         jdk.check_supported(java, dist.version)
+        mixed = node_distributions(spec, dist.version, java)
         clock_skew.check_request(spec.clock, spec.nodes, dist, spec.injectable_clock)
         asked = presets.with_preset(spec.preset, dist, spec.settings, reserved=node_config.RESERVED)
         settings = normalize(asked, distribution.settings_catalogue(dist))
@@ -133,6 +134,14 @@ class LocalCluster:
                 "--native-port to move a cluster"
             )
         heap, nodes, extra = cls._prepare(spec, directory)
+        nodes = [
+            n.model_copy(
+                update={"version": mixed[n.number].version, "lib_dir": mixed[n.number].lib_dir}
+            )
+            if n.number in mixed
+            else n
+            for n in nodes
+        ]
         cluster = cls(
             ClusterState(
                 spec=spec,
@@ -395,6 +404,7 @@ class LocalCluster:
                     status=status,
                     rss_mib=rss,
                     data_mib=launch.dir_size_mib(node.data_dir) if node.data_dir.exists() else None,
+                    release_version=node.version or self.state.cassandra_version,
                 )
             )
         return views

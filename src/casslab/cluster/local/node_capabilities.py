@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -71,6 +72,16 @@ class LocalRing:
         from casslab.cluster.local import grow
 
         return grow.add_node(self.cluster, timeout_s)
+
+    def check_replace(self, number: int, factors: Mapping[str, int]) -> int:
+        from casslab.cluster.local import replace
+
+        return replace.check_replaceable(self.cluster, number, factors)
+
+    def replace(self, number: int, timeout_s: float) -> int:
+        from casslab.cluster.local import replace
+
+        return replace.replace(self.cluster, number, timeout_s)
 
     def forget(self, number: int) -> None:
         """Drop node ``number`` from the state; its directory stays (its logs)."""

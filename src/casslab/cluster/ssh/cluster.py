@@ -112,6 +112,8 @@ class SshCluster:
             raise ConfigError("an ssh cluster needs an inventory: casslab up --hosts hosts.yaml")
         if spec.clock or spec.injectable_clock:
             raise _refused("skew clocks", spec.name, "leave --clock and --injectable-clock out")
+        if spec.node_versions:
+            raise _refused("run nodes of several versions", spec.name, "leave --node-version out")
         inventory = load_inventory(Path(spec.hosts))
         if spec.nodes not in (1, len(inventory.hosts)):
             raise ConfigError(

@@ -44,6 +44,7 @@ class ClusterSetup:
     topology_name: str | None = None  # what the file calls it: a preset's name, ...
     gc: str | None = None  # the nodes' collector (None: Cassandra's G1)
     preset: str | None = None  # the settings preset (None: default): casslab.cluster.presets
+    node_versions: tuple[tuple[int, str], ...] = ()  # nodes on another version from the start
 
     @classmethod
     def of(
@@ -56,6 +57,7 @@ class ClusterSetup:
         topology: TopologyChoice | None = None,
         gc: str | None = None,
         preset: str | None = None,
+        node_versions: Mapping[int, str] | None = None,
     ) -> ClusterSetup:
         """``isolation``: values of :data:`~casslab.cluster.ISOLATION_FIELDS` (missing
         ones: the default)."""
@@ -77,6 +79,7 @@ class ClusterSetup:
             **shape,
             gc=gc,
             preset=preset,
+            node_versions=tuple(sorted((node_versions or {}).items())),
         )
 
     def value(self, name: str) -> Any:
@@ -91,6 +94,7 @@ class ClusterSetup:
         fields: dict[str, Any] = {"nodes": self.nodes, "heap": self.heap, "version": self.version}
         fields |= {"gc": self.gc} if self.gc is not None else {}
         fields |= {"preset": self.preset} if self.preset is not None else {}
+        fields |= {"node_versions": dict(self.node_versions)} if self.node_versions else {}
         fields |= {name: getattr(self.node_isolation, name) for name in ISOLATION_FIELDS}
         if self.topology is not None:
             fields |= {"topology": self.topology, "links": self.links}
@@ -102,6 +106,7 @@ class ClusterSetup:
         isolation = "".join(f", {part}" for part in self._isolation_parts())
         gc = f", {self.gc} collector" if self.gc else ""
         preset = f", preset {self.preset}" if self.preset else ""
+        preset += "".join(f", node {n} on {v}" for n, v in self.node_versions)
         text = f"{self.nodes} node(s), {heap}, {version}{gc}{preset}{isolation}"
         if settings and self.settings != "{}":
             text += f", settings {self.settings}"

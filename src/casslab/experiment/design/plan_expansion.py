@@ -127,7 +127,7 @@ def experiment_digest(experiment: Experiment) -> str:
         run that it started keeps its digest, and resumes."""
     data = experiment.to_file_dict()
     defaults = NodeIsolation().model_dump(mode="json") | {"topology": None, "clock": None}
-    defaults |= {"gc": None, "preset": None}
+    defaults |= {"gc": None, "preset": None, "node_versions": None}
     data["cluster"] = {
         key: value
         for key, value in data["cluster"].items()
@@ -240,6 +240,7 @@ def _trial_for(
         nodes=nodes,
         heap=software.get("heap", experiment.cluster.heap),
         version=software.get("version", experiment.cluster.version),
+        node_versions=experiment.cluster.node_versions or {},
         gc=software.get("gc", experiment.cluster.gc),
         preset=software.get("preset", experiment.cluster.preset),
         node_isolation=node_isolation,

@@ -67,6 +67,8 @@ class Trial(Record):
     nodes: int
     heap: str | None
     version: str | None
+    # nodes on another version from the start (cluster.node_versions; empty: none)
+    node_versions: dict[int, str] = Field(default_factory=dict)
     gc: str | None = None  # the nodes' collector (None: Cassandra's G1)
     preset: str | None = None  # the settings preset (None: default): casslab.cluster.presets
     # the nodes' isolation and limits: the cluster section's, then cluster.* levels
@@ -104,6 +106,7 @@ class Trial(Record):
             self.topology,
             self.gc,
             self.preset,
+            self.node_versions,
         )
 
     @property

@@ -20,6 +20,7 @@ USE_FIELD = "use"
 FIXED_BY_THE_CLUSTER = (
     "nodes",
     "version",
+    "node_versions",
     "heap",
     "config",
     "topology",

@@ -105,7 +105,7 @@ from pydantic import (
 from casslab.analysis.analysis_records import DEFAULT_KPIS
 from casslab.analysis.claim_records import Claim
 from casslab.analysis.profile_kind import ProfileKind
-from casslab.cluster import NodeIsolation, collectors, presets
+from casslab.cluster import NodeIsolation, collectors, node_versions, presets
 from casslab.engine_contract.workload_spec import Consistency
 from casslab.errors import ConfigError
 from casslab.experiment.file.file_record import SCHEMA_VERSION, Level, Record
@@ -165,6 +165,8 @@ class ClusterSection(NodeIsolation):
 
     nodes: StrictInt = Field(default=1, ge=1)
     version: str | None = None  # None: the default 5.0.x (or CASSANDRA_HOME)
+    # nodes on another version from the start, e.g. {2: 5.0.8}: casslab.cluster.node_versions
+    node_versions: dict[int, str] | None = None
     heap: str | None = None  # JVM heap per node, e.g. 1G or 512M; None: sized from memory
     gc: str | None = None  # the JVM's collector: G1 (None: Cassandra's), ZGC, Shenandoah, ...
     # a settings preset under config: (None: default; latest: cassandra_latest.yaml's changes)
@@ -186,6 +188,21 @@ class ClusterSection(NodeIsolation):
     def _clock(cls, value: Any) -> Any:
         clock_offsets(value)  # raises ValueError naming the value and the form
         return value
+
+    @field_validator("node_versions", mode="before")
+    @classmethod
+    def _node_versions(cls, value: Any) -> Any:
+        return node_versions.parse(value) if value is not None else None
+
+    @model_validator(mode="after")
+    def _node_versions_in_cluster(self) -> ClusterSection:
+        outside = sorted(n for n in self.node_versions or {} if n > self.nodes)
+        if outside and self.topology is None:
+            raise ValueError(
+                f"node_versions names node(s) {outside}, but nodes is {self.nodes}; "
+                "raise nodes or drop those"
+            )
+        return self
 
     @field_validator("topology", mode="before")
     @classmethod

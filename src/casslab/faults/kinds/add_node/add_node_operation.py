@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 class AddNodeOperation(NodeOperation):
     name: str = "add-node"
     target: Target = Target.NEW_NODE
+    reshapes_cluster: bool = True
 
     def check(self, cluster: Cluster, fault: Fault) -> None:
         processes_of(cluster)

@@ -58,6 +58,7 @@ class ClockJumpFault:
     marks_down: bool = False  # the node stays up
     ends_jvm: bool = False
     steps_clock: bool = True
+    reshapes_cluster: bool = False
     ends_when_done: bool = False
 
     def describe(self, fields: Record) -> str:

@@ -63,6 +63,7 @@ def decommission_problem(number: int, nodes: int, factors: Mapping[str, int]) ->
 class DecommissionOperation(NodeOperation):
     name: str = "decommission"
     ends_jvm: bool = True
+    reshapes_cluster: bool = True
 
     def check(self, cluster: Cluster, fault: Fault) -> None:
         processes_of(cluster)

@@ -26,6 +26,7 @@ class PartitionFault:
     marks_down: bool = True  # the other side marks the cut-off nodes down
     ends_jvm: bool = False
     steps_clock: bool = False
+    reshapes_cluster: bool = False
     ends_when_done: bool = False
 
     def describe(self, fields: Record) -> str:

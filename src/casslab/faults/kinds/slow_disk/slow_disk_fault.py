@@ -64,6 +64,7 @@ class SlowDiskFault:
     marks_down: bool = False  # the node stays up
     ends_jvm: bool = False
     steps_clock: bool = False
+    reshapes_cluster: bool = False
     ends_when_done: bool = False
 
     def describe(self, fields: Record) -> str:

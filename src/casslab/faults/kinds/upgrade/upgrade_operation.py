@@ -36,6 +36,7 @@ class UpgradeOperation(NodeOperation):
     fields: type[Record] = UpgradeFields
     target: Target = Target.CLUSTER
     ends_jvm: bool = True
+    reshapes_cluster: bool = True
 
     def describe(self, fields: Record) -> str:
         return f" to {fields.to}" if isinstance(fields, UpgradeFields) else ""

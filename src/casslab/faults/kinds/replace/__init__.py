@@ -1,0 +1,1 @@
+"""The replace operation: a dead node is replaced by a new one that takes its tokens."""
