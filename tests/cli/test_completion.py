@@ -41,7 +41,7 @@ def test_the_bash_script_names_casslab_and_its_completion_variable() -> None:
         ("casslab stre", 1, ["stress"]),
         ("casslab re", 1, ["restart", "reset", "report"]),
         ("casslab capacity ", 2, ["find", "plan", "model", "size"]),
-        ("casslab up --nod", 2, ["--nodes", "--node-size"]),
+        ("casslab up --nod", 2, ["--nodes", "--node-size", "--node-version"]),
     ],
 )
 def test_a_prefix_completes_to_casslab_s_own_words(
