@@ -82,7 +82,7 @@ def test_a_profiled_trial_draws_its_nodes_write_path(tmp_path: Path) -> None:
     # (JFR's 64-frame stacks cut the deepest); the netty and buffer frames lead
     assert max(write_path, default=0.0) > 2.0, top
     assert ET.parse(profile_dir / "node1-cpu.svg").getroot().tag.endswith("svg")
-    run_dir = profile_dir.parents[2]
+    run_dir = profile_dir.parents[3]  # run/trials/<cell>/<iteration>/profile
     assert quote(str((profile_dir / "node1-cpu.svg").relative_to(run_dir))) in (
         run_dir / "report.html"
     ).read_text(encoding="utf-8")  # the report links the trial's flame graph
