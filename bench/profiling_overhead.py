@@ -17,9 +17,9 @@ profiled trial does (the recording's start and the files' writing are part of th
 Measured here (Cassandra 5.0.9, JDK 17.0.15, 512 MiB heap, a 2-core machine shared with other
 work): a JFR recording started and stopped in the node's JVM leaves the node slow after it
 stops, not only while it records. 10 s write phases at 16 threads: 15,000-18,000 ops/s
-before (p99 8-10 ms, also after a bare ``jcmd VM.version`` attach), 2,300 ops/s in the two phases after one
-``JFR.start``/``JFR.stop`` with no load in between (p99 50-80 ms), with ``settings=profile``
-and ``settings=default`` alike. So the first profiled phase divides the op rate of every
+before (p99 8-10 ms, also after a bare ``jcmd VM.version`` attach), 2,300 ops/s in the two
+phases after one ``JFR.start``/``JFR.stop`` with no load in between (p99 50-80 ms); with
+``settings=default`` too. So the first profiled phase divides the op rate of every
 later phase, plain or profiled, and the rounds' order decides the ratio: read the per-round
 figures, not only the ratio.
 
