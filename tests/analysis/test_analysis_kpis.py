@@ -22,6 +22,7 @@ from casslab.analysis import (
     trial_kpis,
 )
 from casslab.analysis.kpis import node_numbers
+from casslab.analysis.metric_rules import table_rules
 from casslab.engine_contract.engine_records import (
     IntervalRecord,
     LatencyStats,
@@ -161,7 +162,8 @@ FRAME = pd.DataFrame(frame_rows(), columns=["time", "node", "metric", "value"])
 
 def test_kpis_from_metrics_whole_frame() -> None:
     kpis = kpis_from_metrics(FRAME)
-    assert set(kpis) == {rule.kpi for rule in METRIC_RULES}
+    # every rule's KPI, and the workload table's (none here: None)
+    assert set(kpis) == {rule.kpi for rule in (*METRIC_RULES, *table_rules(""))}
     assert kpis["bytes_compacted"] == 350.0 + 2000.0  # n1 has a counter reset
     assert kpis["cpu_busy_pct"] == pytest.approx((30.0 + 50.0) / 2)
     assert kpis["memory_used_mib"] == pytest.approx(1.2 * 1024)  # (4 * 1 + 2) / 5 GiB
@@ -253,9 +255,9 @@ def test_every_rule_names_a_catalogued_metric_of_the_right_kind() -> None:
     catalogue = pytest.importorskip("casslab.metrics.catalogue")
     by_name = {m.name: m for m in catalogue.CATALOGUE}
     counters = {Reduction.COUNTER_DELTA, Reduction.COUNTER_RATE}
-    for rule in METRIC_RULES:
+    for rule in (*METRIC_RULES, *table_rules("keyspace1.standard1")):
         for metric in rule.metrics:
-            entry = by_name.get(catalogue.family(metric))  # a stage's: its family
+            entry = by_name.get(catalogue.family(metric))  # a stage's, a table's: its family
             assert entry is not None, f"{rule.kpi}: {metric} is not in the metrics catalogue"
             is_counter = entry.kind.value == "counter"
             assert is_counter == (rule.reduction in counters), f"{rule.kpi}: {metric}"

@@ -56,3 +56,57 @@ def test_every_key_stage_has_catalogued_kpis(pool: str) -> None:
 def test_stage_kpi_names() -> None:
     assert stage_kpi("Native-Transport-Requests") == "native_transport_requests"
     assert stage_kpi("MemtablePostFlush") == "memtable_post_flush"
+
+
+def _rows(series: dict[tuple[str, str], list[float]]) -> pd.DataFrame:
+    rows = [
+        (float(t), node, metric, float(v))
+        for (node, metric), values in series.items()
+        for t, v in enumerate(values)
+    ]
+    return pd.DataFrame(rows, columns=["time", "node", "metric", "value"])
+
+
+WORKLOAD, IDLE = "keyspace1.standard1", "keyspace1.counter1"
+
+
+def table_frame() -> pd.DataFrame:
+    """keyspace1.standard1 takes 300 + 200 writes and 60 reads over the window; counter1,
+    idle but for 10 reads, keeps an old, slower read latency (a decaying reservoir holds it)."""
+    return _rows(
+        {
+            (N1, f"cassandra.table_writes/{WORKLOAD}"): [1000, 1100, 1200, 1300],
+            (N2, f"cassandra.table_writes/{WORKLOAD}"): [500, 500, 600, 700],
+            (N1, f"cassandra.table_reads/{WORKLOAD}"): [0, 20, 40, 60],
+            (N1, f"cassandra.table_reads/{IDLE}"): [5000, 5000, 5010, 5010],
+            (N1, f"cassandra.table_read_latency_p99_ms/{WORKLOAD}"): [1.0, 2.0, 3.0, 2.0],
+            (N2, f"cassandra.table_read_latency_p99_ms/{WORKLOAD}"): [0.5, 0.5, 0.5, 0.5],
+            (N1, f"cassandra.table_read_latency_p99_ms/{IDLE}"): [90.0, 90.0, 90.0, 90.0],
+            (N1, f"cassandra.table_write_latency_p50_ms/{WORKLOAD}"): [0.02, 0.04, 0.02, 0.04],
+            (N1, f"cassandra.table_sstables_per_read_mean/{WORKLOAD}"): [1.0, 1.5, 2.0, 1.5],
+            (N2, f"cassandra.table_sstables_per_read_mean/{WORKLOAD}"): [3.0, 3.0, 3.0, 3.0],
+            (N1, f"cassandra.table_sstables_per_read_p99/{WORKLOAD}"): [2, 4, 3, 2],
+            (N1, "cassandra.read_latency_p99_ms"): [4.0, 4.0, 4.0, 4.0],
+        }
+    )
+
+
+def test_the_workload_table_is_the_one_with_the_most_local_requests() -> None:
+    from casslab.analysis.kpis import busiest_table
+
+    assert busiest_table(table_frame()) == WORKLOAD  # 560 requests against 10
+    assert busiest_table(frame()) is None
+
+
+def test_table_kpis_of_the_workload_table_beside_the_coordinators() -> None:
+    k = kpis_from_metrics(table_frame())
+    assert k["table_read_latency_p99_ms"] == pytest.approx(2.0)  # node 1's mean, the larger
+    assert k["cassandra_read_latency_p99_ms"] == pytest.approx(4.0)  # the coordinator's
+    assert k["table_write_latency_p50_ms"] == pytest.approx(0.03)
+    assert k["table_write_latency_p99_ms"] is None  # not sampled: unknown
+    assert k["table_sstables_per_read_mean"] == pytest.approx(3.0)  # node 2's, the larger
+    assert k["table_sstables_per_read_p99"] == 4.0
+    untouched = kpis_from_metrics(frame())
+    assert untouched["table_read_latency_p99_ms"] is None
+    for name in ("table_read_latency_p99_ms", "table_sstables_per_read_p99"):
+        assert kpi_spec(name).unit in ("ms", "sstables")

@@ -125,6 +125,32 @@ def test_summarize_keeps_each_table_apart_as_well() -> None:
     assert metric("cassandra.table_sstables/ks.t1").name == "cassandra.table_sstables"
 
 
+def test_summarize_takes_each_tables_latency_and_sstables_per_read() -> None:
+    t1, t2 = f"{M}:type=Table,keyspace=ks,scope=t1", f"{M}:type=Table,keyspace=ks,scope=t2"
+    lines = [
+        f"V\t{t1},name=ReadLatency\tCount\t1200",
+        f"V\t{t1},name=ReadLatency\t50thPercentile\t88.148",
+        f"V\t{t1},name=ReadLatency\t99thPercentile\t454.826",
+        f"V\t{t1},name=WriteLatency\tCount\t9000",
+        f"V\t{t1},name=WriteLatency\t99thPercentile\t42.51",
+        f"V\t{t1},name=SSTablesPerReadHistogram\tMean\t1.75",
+        f"V\t{t1},name=SSTablesPerReadHistogram\t99thPercentile\t4.0",
+        f"V\t{t2},name=ReadLatency\tCount\t3",
+    ]
+    s = summarize(parse_answer(lines))
+    assert s == {
+        "cassandra.table_reads/ks.t1": 1200.0,
+        "cassandra.table_read_latency_p50_ms/ks.t1": pytest.approx(0.088148),
+        "cassandra.table_read_latency_p99_ms/ks.t1": pytest.approx(0.454826),
+        "cassandra.table_writes/ks.t1": 9000.0,
+        "cassandra.table_write_latency_p99_ms/ks.t1": pytest.approx(0.04251),
+        "cassandra.table_sstables_per_read_mean/ks.t1": 1.75,
+        "cassandra.table_sstables_per_read_p99/ks.t1": 4.0,
+        "cassandra.table_reads/ks.t2": 3.0,
+    }
+    assert {family(k) for k in s} <= names()
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

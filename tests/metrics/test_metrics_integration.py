@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from casslab import metrics
 from casslab.analysis.kpi_server import KEY_STAGES
+from casslab.analysis.kpis import kpis_from_metrics
 from casslab.cluster import LocalCluster
 from casslab.metrics.catalogue import family, names
 from casslab.metrics.cgroup import CgroupPaths
@@ -152,6 +153,12 @@ def test_write_flush_compact(
     assert _series(df, "cassandra.rows_per_read_p99").max() >= 1
     # none written: 0 or 1, the upper bound of the histogram's first bucket
     assert (_series(df, "cassandra.tombstones_per_read_p99") <= 1).all()
+    # per table: mx.t's own local requests, latency and SSTables per read, its trial KPIs
+    table_reads = _series(df, "cassandra.table_reads/mx.t")
+    assert table_reads.iloc[-1] - table_reads.iloc[0] == 900
+    table_kpis = kpis_from_metrics(df)
+    assert 0 < table_kpis["table_write_latency_p99_ms"] < 1000  # type: ignore[operator]
+    assert table_kpis["table_sstables_per_read_p99"] >= 1  # type: ignore[operator]
     key_hits = _series(df, "cassandra.key_cache_hit_pct")
     assert ((key_hits >= 0) & (key_hits <= 100)).all()
 

@@ -45,3 +45,25 @@ def test_a_container_table_when_the_nodes_ran_in_cgroups() -> None:
     assert table.rows[0].cells[1].startswith("49.00 ± 12.71")
     assert table.rows[1].cells[1:] == ["-", "-"]
     assert container_table(trials[2:], ["process"], 0.95) is None
+
+
+def test_the_table_latency_stands_beside_the_coordinators() -> None:
+    from casslab.report.resources import server_latency_table
+
+    trials = [
+        _trial("LCS", 1, cassandra_read_latency_p99_ms=4.0, table_read_latency_p99_ms=1.0),
+        _trial("LCS", 2, cassandra_read_latency_p99_ms=6.0, table_read_latency_p99_ms=3.0),
+        _trial("STCS", 1, cassandra_read_latency_p99_ms=9.0, table_sstables_per_read_mean=4.5),
+    ]
+    table = server_latency_table(trials, ["STCS", "LCS"], 0.95)
+    assert table is not None
+    assert [c.split(" (")[0] for c in table.columns] == [
+        "cell",
+        "cassandra_read_latency_p99_ms",
+        "table_read_latency_p99_ms",
+        "table_sstables_per_read_mean",
+    ]
+    assert table.rows[1].cells[1].startswith("5.00 ± 12.71")
+    assert table.rows[1].cells[2].startswith("2.00 ± 12.71")
+    assert table.rows[0].cells[3].startswith("4.5")
+    assert server_latency_table([_trial("a", 1, op_rate=1.0)], ["a"], 0.95) is None

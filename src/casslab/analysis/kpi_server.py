@@ -1,7 +1,8 @@
 """KPIs of what Cassandra measured of itself (specs here; their rules are in
 :mod:`casslab.analysis.metric_rules`): each key thread-pool stage's queue and blocked tasks,
 its own coordinator latency percentiles, cache hit rates, tombstones and rows per read,
-and the messages it dropped."""
+the messages it dropped, and the local latency and SSTables per read of the workload's
+table (:data:`TABLE_KPIS`)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ KEY_STAGES = (
     "HintsDispatcher",
 )
 PERCENTILES = ("p50", "p99", "p999")
+TABLE_PERCENTILES = ("p50", "p99")  # what a Table MBean's latency is read at
 
 
 def stage_kpi(pool: str) -> str:
@@ -30,6 +32,38 @@ def stage_kpi(pool: str) -> str:
 
 
 _N, _L = Direction.NEUTRAL, Direction.LOWER_IS_BETTER
+
+_WORKLOAD_TABLE = (
+    "of the workload's table (the user table with the most local reads and writes over "
+    "the window, summed over nodes)"
+)
+
+TABLE_KPIS: tuple[KpiSpec, ...] = (
+    *(
+        spec(
+            f"table_{op}_latency_{p}_ms",
+            "ms",
+            _L,
+            f"local {op} latency {p} {_WORKLOAD_TABLE}, as Cassandra measured it on the "
+            "replica (Table metrics), mean of its per-second readings, largest over nodes",
+        )
+        for op in ("read", "write")
+        for p in TABLE_PERCENTILES
+    ),
+    spec(
+        "table_sstables_per_read_mean",
+        "sstables",
+        _L,
+        f"SSTables a local read touched, mean, {_WORKLOAD_TABLE}; mean of its per-second "
+        "readings, largest over nodes",
+    ),
+    spec(
+        "table_sstables_per_read_p99",
+        "sstables",
+        _L,
+        f"SSTables a local read touched, p99, {_WORKLOAD_TABLE}; largest reading on any node",
+    ),
+)
 
 SERVER_KPIS: tuple[KpiSpec, ...] = (
     *(
@@ -114,4 +148,5 @@ SERVER_KPIS: tuple[KpiSpec, ...] = (
         _N,
         "rows read per read, p99, largest sample of any user table on any node",
     ),
+    *TABLE_KPIS,
 )

@@ -18,6 +18,8 @@
   Rules marked ``per_node`` also give one KPI per node, ``node<N>.<kpi>``, N counting the
   nodes in address order (:func:`node_numbers`). CPU KPIs are in % of ONE core, so that
   ``host_cpu_pct = cassandra_cpu_pct + engine_cpu_pct + other_cpu_pct``.
+  The workload's table KPIs (``table_read_latency_p99_ms``, ...) are those of the user
+  table with the most local reads and writes in the window (:func:`busiest_table`).
 
 A KPI that was not measured is ``None``, never 0. All KPIs of one trial, over its steady
 part, come from :func:`casslab.analysis.trial.trial_kpis`.
@@ -36,7 +38,14 @@ import numpy.typing as npt
 import pandas as pd
 
 from casslab.analysis.kpi_catalogue import node_kpi
-from casslab.analysis.metric_rules import METRIC_RULES, AcrossNodes, MetricRule, Reduction
+from casslab.analysis.metric_rules import (
+    METRIC_RULES,
+    TABLE_ACTIVITY,
+    AcrossNodes,
+    MetricRule,
+    Reduction,
+    table_rules,
+)
 from casslab.engine_contract.engine_records import (
     IntervalRecord,
     LatencyStats,
@@ -275,6 +284,24 @@ def _apply_rules(
     return out
 
 
+def busiest_table(window: pd.DataFrame) -> str | None:
+    """``keyspace.table`` of the user table with the largest increase of local reads plus
+    writes over the window, summed over nodes (ties: the first by name); None when no table
+    counter has two samples."""
+    activity: dict[str, float] = {}
+    prefixes = tuple(f"{family}/" for family in TABLE_ACTIVITY)
+    rows = window[window["metric"].astype(str).str.startswith(prefixes)]
+    for (metric, _node), samples in rows.groupby(["metric", "node"], sort=True):
+        values = [float(v) for v in samples.sort_values("time", kind="stable")["value"]]
+        if len(values) < 2:
+            continue
+        table = str(metric).partition("/")[2]
+        activity[table] = activity.get(table, 0.0) + counter_increase(values)
+    if not activity:
+        return None
+    return min(activity, key=lambda table: (-activity[table], table))
+
+
 def kpis_from_metrics(
     frame: pd.DataFrame,
     *,
@@ -291,7 +318,8 @@ def kpis_from_metrics(
     label to its number N (default: :func:`node_numbers` of the frame's nodes with
     per-node metrics). Rows whose value is NaN are gaps and are dropped.
     ``start``/``end`` compare with the ``time`` column, so pass seconds for a numeric
-    column and datetimes for a datetime column.
+    column and datetimes for a datetime column. With the default ``rules``, also the KPIs
+    of the workload's table (:func:`busiest_table`, :func:`~.metric_rules.table_rules`).
     """
     missing = [c for c in METRICS_COLUMNS if c not in frame.columns]
     if missing:
@@ -314,4 +342,7 @@ def kpis_from_metrics(
     if numbering is None:
         per_node = {m for rule in rules if rule.per_node for m in rule.metrics}
         numbering = node_numbers(frame.loc[frame["metric"].isin(per_node), "node"].astype(str))
-    return _apply_rules(window, rules, numbering)
+    out = _apply_rules(window, rules, numbering)
+    if rules is METRIC_RULES:  # and the workload's table
+        out.update(_apply_rules(window, table_rules(busiest_table(window) or ""), numbering))
+    return out

@@ -14,7 +14,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from casslab.analysis.kpi_server import KEY_STAGES, PERCENTILES, stage_kpi
+from casslab.analysis.kpi_server import KEY_STAGES, PERCENTILES, TABLE_PERCENTILES, stage_kpi
 from casslab.record import Record
 
 
@@ -133,6 +133,39 @@ SERVER_RULES: tuple[MetricRule, ...] = (
         for name in ("tombstones_per_read_p99", "rows_per_read_p99")
     ),
 )
+
+#: The counters that tell which user table the workload used (the most of both, summed).
+TABLE_ACTIVITY = ("cassandra.table_reads", "cassandra.table_writes")
+
+
+def table_rules(table: str) -> tuple[MetricRule, ...]:
+    """The KPIs of one user table (``keyspace.table``) from its per-table metrics
+    (:data:`casslab.analysis.kpi_server.TABLE_KPIS`); with ``table`` "" they are None."""
+    return (
+        *(
+            _mean(
+                f"table_{op}_latency_{p}_ms",
+                f"cassandra.table_{op}_latency_{p}_ms/{table}",
+                AcrossNodes.MAX,
+                per_node=False,
+            )
+            for op in ("read", "write")
+            for p in TABLE_PERCENTILES
+        ),
+        _mean(
+            "table_sstables_per_read_mean",
+            f"cassandra.table_sstables_per_read_mean/{table}",
+            AcrossNodes.MAX,
+            per_node=False,
+        ),
+        MetricRule(
+            kpi="table_sstables_per_read_p99",
+            metrics=(f"cassandra.table_sstables_per_read_p99/{table}",),
+            reduction=Reduction.GAUGE_MAX,
+            across_nodes=AcrossNodes.MAX,
+        ),
+    )
+
 
 _MIB = 1.0 / (1024 * 1024)
 _MB = 1e-6

@@ -10,11 +10,13 @@ import difflib
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from casslab.analysis.profile_kind import ProfileKind
 from casslab.cluster.class_catalogue import Named
 from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.errors import CasslabError, UsageError, WorkloadSyntaxError, problems_message
@@ -22,6 +24,7 @@ from casslab.load import credentials
 from casslab.load.engine import EngineResult
 
 if TYPE_CHECKING:
+    from casslab.experiment.steps.profile.profile_phase import NodeProfile, Profiler
     from casslab.load.session import LoadClients
 
 FALLBACK_CONTACT_POINT = "127.0.0.1:9042"
@@ -136,6 +139,55 @@ def check_timeout(timeout: float | None) -> None:
             f"--timeout {timeout:g}: give the seconds after which the engine stops, above "
             "zero (e.g. --timeout 600), or leave it out"
         )
+
+
+ProfileKinds = Annotated[
+    list[ProfileKind] | None,
+    typer.Option(
+        "--profile",
+        help="Record the current cluster's nodes with JDK Flight Recorder over the measured "
+        "part (not the warm-up) and draw a flame graph per node: cpu, alloc, lock or wall "
+        "(repeat for several).",
+    ),
+]
+ProfileDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--profile-dir",
+        help="Where --profile writes node<N>.jfr, its collapsed stacks and flame graphs "
+        "(default: profile-<UTC time> here).",
+    ),
+]
+
+
+def check_profile(kinds: list[ProfileKind] | None, split: bool) -> list[ProfileKind]:
+    """The profile kinds asked; --profile with a run split over several engines is a
+    usage error (the profile starts at the first measured interval of one engine)."""
+    if kinds and split:
+        raise typer.BadParameter(
+            "--profile records one engine's measured part; drop --clients/--client-hosts "
+            "or --profile",
+            param_hint="--profile",
+        )
+    return list(kinds or [])
+
+
+@contextmanager
+def profiled(
+    kinds: list[ProfileKind], directory: Path | None
+) -> Iterator[tuple[Profiler | None, list[NodeProfile]]]:
+    """The current cluster's profiler for ``kinds`` (None without any) and the list that
+    gets its profiles when the block ends (written into ``directory``, else
+    ``profile-<UTC time>`` in the working directory)."""
+    if not kinds:
+        yield None, []
+        return
+    from casslab.experiment.steps.profile import profile_phase  # the cluster, JFR: if asked
+
+    folder = directory or Path.cwd() / f"profile-{datetime.now(UTC):%Y%m%dT%H%M%S}"
+    profiler = profile_phase.current_cluster_profiler(kinds, folder)
+    with profile_phase.recorded(profiler) as profiles:
+        yield profiler, profiles
 
 
 def default_contact_points() -> list[str]:

@@ -8,7 +8,10 @@ it prints the statements it would run (:mod:`casslab.load.stress.plan_text`) on 
 the engine spec as JSON on stdout. ``--engine-cpus`` runs the engine in a cgroup of its own
 pinned to those CPUs (:func:`casslab.host.engine_cgroup.engine_cgroup`). ``--clients N`` and
 ``--client-hosts FILE`` split the run over several engines
-(:mod:`casslab.cli.stress_clients`). The options both commands share are in
+(:mod:`casslab.cli.stress_clients`). ``--profile KIND`` records the current cluster's nodes
+with JDK Flight Recorder from the first measured interval to the end
+(:mod:`casslab.experiment.steps.profile.profile_phase`) and writes their flame graphs into
+``--profile-dir``. The options both commands share are in
 :mod:`casslab.cli.load_options`.
 """
 
@@ -29,6 +32,8 @@ from casslab.cli.load_options import (
     DryRun,
     EngineCpus,
     JsonLines,
+    ProfileDir,
+    ProfileKinds,
     Seed,
     Timeout,
     VerifyAt,
@@ -36,9 +41,11 @@ from casslab.cli.load_options import (
     check_classes,
     check_clients,
     check_engine_cpus,
+    check_profile,
     check_timeout,
     check_vector_version,
     default_contact_points,
+    profiled,
     refuse_casslab_typos,
     report_errors,
     with_current_access,
@@ -109,6 +116,8 @@ def stress(
     clients: Clients = 1,
     client_hosts: ClientHosts = None,
     verify: VerifyAt = None,
+    profile: ProfileKinds = None,
+    profile_dir: ProfileDir = None,
 ) -> None:
     """Run a cassandra-stress command line (same syntax), with casslab's engine.
 
@@ -152,6 +161,7 @@ def stress(
         spec = with_verify(spec, verify, workload=f"stress {command.kind.value}")
     merged = check_clients(spec, clients, client_hosts, engine_cpus)
     check_engine_cpus(engine_cpus)
+    kinds = check_profile(profile, merged is not None)
     credentials.require_password_env(spec.connection)  # before anything starts, dry or not
     check_classes(spec, defaults, stress_command_classes(command, Path.cwd()))
     note = truncate_note(command, spec.rate)
@@ -169,6 +179,7 @@ def stress(
         _open_log(command.log.file) as log,
         workdir_for(workdir) as work,
         LoadSession(engine_cpus) as session,
+        profiled(kinds, profile_dir) as (profiler, profiles),
     ):
 
         def text(line: str) -> None:
@@ -215,6 +226,8 @@ def stress(
             meter = EngineMeter(engine_cpus)
 
             def measured(record: IntervalRecord) -> None:
+                if profiler is not None and record.phase != "warmup" and not profiler.running:
+                    profiler.start()  # the measured part only
                 meter.interval(record)
                 on_interval(record)
 
@@ -239,6 +252,8 @@ def stress(
                 text("END")
             if warning is not None:
                 typer.echo(warning, err=True)
+    for drawn in profiles:
+        typer.echo(f"Flame graph, node {drawn.node} {drawn.kind.value}: {drawn.svg_path}", err=True)
     if verify is not None and not json_lines:
         typer.echo(run_outcome.verify_line(result.summary))
     report_errors(result)

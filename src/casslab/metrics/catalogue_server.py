@@ -6,7 +6,9 @@ Cheapest path first: the stages, caches and per-read histograms come from the
 ``system_views`` virtual tables the CQL sampler already queries every second (one small
 query each, no JMX needed, any cluster); the latency percentiles and dropped messages by
 verb are not in any virtual table of Cassandra 5.0, so they ride on the JMX sampler's
-existing polls (extra attributes of MBeans it already reads, no extra round trip).
+existing polls (extra attributes of MBeans it already reads, no extra round trip). The
+per-table figures are the Table MBeans beside the LiveSSTableCount the JMX sampler already
+reads for every user table (SSTables per read is in no virtual table).
 """
 
 from __future__ import annotations
@@ -41,6 +43,55 @@ def _latency(op: str, attribute: str, suffix: str) -> Metric:
         "minutes, all keyspaces).",
     )
 
+
+_TABLE = " of one user table; the metric name ends in /<keyspace>.<table>."
+
+
+def _table_latency(op: str, attribute: str, suffix: str) -> Metric:
+    return entry(
+        f"cassandra.table_{op}_latency_{suffix}_ms",
+        "ms",
+        _G,
+        _JMX,
+        f"Local {op} latency, {suffix} as Cassandra measures it on the replica (Table "
+        f"{op.capitalize()}Latency {attribute}: a decaying reservoir)" + _TABLE,
+    )
+
+
+#: Per-table families (their recorded names end in ``/<keyspace>.<table>``).
+TABLE_METRICS: tuple[Metric, ...] = (
+    *(
+        entry(
+            f"cassandra.table_{op}s",
+            f"{op}s",
+            _C,
+            _JMX,
+            f"Local {op}s since the node started (Table {op.capitalize()}Latency Count)" + _TABLE,
+        )
+        for op in ("read", "write")
+    ),
+    *(
+        _table_latency(op, attr, suffix)
+        for op in ("read", "write")
+        for attr, suffix in LATENCY_PERCENTILES[:2]
+    ),
+    entry(
+        "cassandra.table_sstables_per_read_mean",
+        "sstables",
+        _G,
+        _JMX,
+        "SSTables a local read touched, mean (Table SSTablesPerReadHistogram Mean, a "
+        "decaying reservoir)" + _TABLE,
+    ),
+    entry(
+        "cassandra.table_sstables_per_read_p99",
+        "sstables",
+        _G,
+        _JMX,
+        "SSTables a local read touched, 99th percentile (Table SSTablesPerReadHistogram "
+        "99thPercentile)" + _TABLE,
+    ),
+)
 
 SERVER_METRICS: tuple[Metric, ...] = (
     entry("cassandra.stage_active", "tasks", _G, _CQL, "Tasks running in a pool" + _POOL),
@@ -112,6 +163,7 @@ SERVER_METRICS: tuple[Metric, ...] = (
         "DroppedMessages, read every 10 s); one metric per verb that dropped any, its name "
         "ending in /<verb>, e.g. /MUTATION_REQ.",
     ),
+    *TABLE_METRICS,
 )
 
 #: Families whose recorded names end in ``/<pool>`` and ``/<verb>``.

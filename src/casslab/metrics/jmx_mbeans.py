@@ -29,6 +29,8 @@ SYSTEM_KEYSPACES = (
 _M = "org.apache.cassandra.metrics"
 _PERCENTILES = dict(LATENCY_PERCENTILES)
 _LATENCY_ATTRIBUTES = ",".join(["Count", *_PERCENTILES])
+_TABLE_PERCENTILES = dict(LATENCY_PERCENTILES[:2])  # p50 and p99 of each user table
+_TABLE_LATENCY_ATTRIBUTES = ",".join(["Count", *_TABLE_PERCENTILES])
 _DROPPED_BY_VERB = "cassandra.dropped_messages_by_verb"
 #: Read at every poll: a handful of MBeans (per-table ones for user tables only).
 FAST_QUERIES: tuple[tuple[str, str], ...] = (
@@ -41,6 +43,9 @@ FAST_QUERIES: tuple[tuple[str, str], ...] = (
     (f"{_M}:type=Compaction,name=BytesCompacted", "Count"),
     (f"{_M}:type=Table,keyspace=*,scope=*,name=LiveSSTableCount", "Value"),
     (f"{_M}:type=Table,keyspace=*,scope=*,name=LiveDiskSpaceUsed", "Count"),
+    (f"{_M}:type=Table,keyspace=*,scope=*,name=ReadLatency", _TABLE_LATENCY_ATTRIBUTES),
+    (f"{_M}:type=Table,keyspace=*,scope=*,name=WriteLatency", _TABLE_LATENCY_ATTRIBUTES),
+    (f"{_M}:type=Table,keyspace=*,scope=*,name=SSTablesPerReadHistogram", "Mean,99thPercentile"),
     ("java.lang:type=GarbageCollector,name=*", "CollectionCount,CollectionTime"),
     (f"{_M}:type=Storage,name=TotalHints", "Count"),
     (f"{_M}:type=HintsService,name=HintsSucceeded", "Count"),
@@ -95,6 +100,19 @@ def concurrent_collector(name: str | None) -> bool:
     return name is not None and any(w in name for w in CONCURRENT_COLLECTOR_WORDS)
 
 
+def _table_family(name: str, attribute: str) -> str:
+    """The catalogue family of one attribute of a per-table MBean: ``ReadLatency`` Count
+    -> ``cassandra.table_reads``, its 99thPercentile (microseconds) ->
+    ``cassandra.table_read_latency_p99_ms``; ``SSTablesPerReadHistogram`` Mean ->
+    ``cassandra.table_sstables_per_read_mean``."""
+    if name == "SSTablesPerReadHistogram":
+        return f"cassandra.table_sstables_per_read_{'mean' if attribute == 'Mean' else 'p99'}"
+    op = name.removesuffix("Latency").lower()
+    if attribute == "Count":
+        return f"cassandra.table_{op}s"
+    return f"cassandra.table_{op}_latency_{_TABLE_PERCENTILES[attribute]}_ms"
+
+
 def summarize(values: list[JmxValue]) -> dict[str, float]:
     """Raw JMX values -> cumulative/gauge figures keyed by catalogue name (or by an internal
     ``_``-prefixed name for the latency counters the caller diffs)."""
@@ -131,6 +149,12 @@ def summarize(values: list[JmxValue]) -> dict[str, float]:
             keyspace = _key(jv.object_name, "keyspace")
             if keyspace is not None and scope is not None:
                 add(per_table(table, keyspace, scope), jv.value)
+        elif typ == "Table" and name in ("ReadLatency", "WriteLatency", "SSTablesPerReadHistogram"):
+            keyspace = _key(jv.object_name, "keyspace")
+            if keyspace is not None and scope is not None:
+                micros = name != "SSTablesPerReadHistogram" and jv.attribute != "Count"
+                value = jv.value / 1e3 if micros else jv.value  # latencies in microseconds
+                out[per_table(_table_family(name, jv.attribute), keyspace, scope)] = value
         elif typ == "Storage" and name == "TotalHints":
             add("cassandra.hints_written", jv.value)
         elif typ == "HintsService" and name == "HintsSucceeded":

@@ -21,7 +21,7 @@ import enum
 import re
 
 from casslab.metrics.catalogue import TABLE_SEPARATOR, Metric, MetricKind, MetricSource
-from casslab.metrics.catalogue_server import PER_STAGE_FAMILIES, PER_VERB_FAMILIES
+from casslab.metrics.catalogue_server import PER_STAGE_FAMILIES, PER_VERB_FAMILIES, TABLE_METRICS
 from casslab.record import Record
 
 PREFIX = "casslab_"
@@ -38,7 +38,13 @@ MEMBER_LABELS = (STAGE_LABEL, VERB_LABEL)
 ENGINE_LABELS = ("cluster", "trial", "cell", "phase", "op")
 
 #: Catalogue families whose recorded names carry a table: ``<family>/<keyspace>.<table>``.
-PER_TABLE_FAMILIES = frozenset({"cassandra.table_sstables", "cassandra.table_live_disk_bytes"})
+PER_TABLE_FAMILIES = frozenset(
+    {
+        "cassandra.table_sstables",
+        "cassandra.table_live_disk_bytes",
+        *(m.name for m in TABLE_METRICS),
+    }
+)
 
 
 def sanitize(name: str) -> str:

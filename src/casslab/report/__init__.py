@@ -19,13 +19,15 @@ from pathlib import Path
 
 from casslab.analysis import AnalysisOptions
 from casslab.analysis.claim_records import Claim
-from casslab.analysis.run_frames import intervals_frame, trials_frame
+from casslab.analysis.run_frames import cell_layout, intervals_frame, trials_frame
 from casslab.report.build import build_report
 from casslab.report.compare import build_comparison
 from casslab.report.confined import inside, output_folder
 from casslab.report.html import render_html
 from casslab.report.markdown import render_markdown
 from casslab.report.png import render_png
+from casslab.report.profile_files import read_cell_stacks, write_graphs
+from casslab.report.profiles import cell_graphs
 from casslab.report.report_document import FigureSpec, Report, ReportPaths, VerdictRow
 from casslab.report.tables import trials_csv, trials_parquet
 from casslab.store.io import atomic_write
@@ -80,8 +82,12 @@ def write_report(
     frame = trials_frame(run)
     parquet = atomic_write(layout.trials_table, trials_parquet(frame))
     csv = atomic_write(layout.trials_csv, trials_csv(frame))
-    report = build_report(run, options, window_s=window_s, claims=claims)
+    stacks, unread = read_cell_stacks(run)
+    if unread:
+        run = run.model_copy(update={"problems": (*run.problems, *unread)})
+    report = build_report(run, options, window_s=window_s, claims=claims, profiles=stacks)
     figures = _write_figures(report, inside(layout.figures_dir, layout.root))
+    graphs = write_graphs(layout.root, cell_graphs(stacks, cell_layout(run).baseline_cell))
     links = {key: path.relative_to(layout.root).as_posix() for key, path in figures.items()}
     summary = atomic_write(layout.summary_md, render_markdown(report, links))
     html = atomic_write(layout.report_html, render_html(report))
@@ -91,6 +97,7 @@ def write_report(
         trials_parquet=parquet,
         trials_csv=csv,
         figures=list(figures.values()),
+        flame_graphs=graphs,
         problems=list(run.problems),
     )
 

@@ -48,6 +48,7 @@ from casslab.report.figures import (
 )
 from casslab.report.frames import run_kpis
 from casslab.report.lww import lww_section
+from casslab.report.profiles import CellStacks, profile_section
 from casslab.report.report_document import (
     Report,
     Section,
@@ -332,9 +333,11 @@ def build_report(
     *,
     window_s: float | None = None,
     claims: Sequence[Claim] | None = None,
+    profiles: CellStacks | None = None,
 ) -> Report:
     """The report of one run (see the module docstring); ``claims``: judge these instead of
-    the claims the manifest recorded (a run made before its experiment file had them)."""
+    the claims the manifest recorded (a run made before its experiment file had them);
+    ``profiles``: each cell's merged profile stacks, for its flame graphs' section."""
     analysis, trials, layout = run_analysis(run, options)
     cells = [c for c in layout.cells if any(t.result.cell_id == c for t in run.trials)]
     colors = cell_colors(cells)
@@ -362,6 +365,10 @@ def build_report(
         limits = bottleneck_section(run, cells)
         if limits is not None:  # what limited each cell, next to the verdicts
             sections.append(limits)
+    profiled = profile_section(run, cells, layout.baseline_cell, profiles)
+    if profiled is not None:  # where the nodes spent their time, next to the verdicts
+        sections.append(profiled)
+    if analysis is not None:
         sections.append(
             Section(
                 id="cells",

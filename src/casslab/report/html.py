@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from html import escape
 from typing import Any
+from urllib.parse import quote
 
 import plotly.graph_objects as go
 import plotly.offline
@@ -229,13 +230,20 @@ def figure_div(spec: FigureSpec) -> str:
     return f'<div class="figure" id="figure-{escape(spec.id)}">{body}{note}</div>'
 
 
+def _linked(text: str, target: str) -> str:
+    """A cell's text, as a link to ``target`` (a relative path) when there is one."""
+    if not target:
+        return escape(text)
+    return f'<a href="{escape(quote(target))}">{escape(text)}</a>'
+
+
 def table_html(table: Table) -> str:
     head = "".join(f"<th>{escape(c)}</th>" for c in table.columns)
     rows = []
     for row in table.rows:
         css = _TONE_CLASS[row.tone]
         attr = f' class="{css}"' if css else ""
-        cells = "".join(f"<td>{escape(c)}</td>" for c in row.cells)
+        cells = "".join(f"<td>{_linked(c, row.link(i))}</td>" for i, c in enumerate(row.cells))
         rows.append(f"<tr{attr}>{cells}</tr>")
     note = f'<p class="note">{escape(table.note)}</p>' if table.note else ""
     return (

@@ -6,6 +6,7 @@ Figures are not drawn here; when PNG files exist, :func:`render_markdown` links 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from urllib.parse import quote
 
 from casslab.report import text
 from casslab.report.report_document import Report, Section, Table
@@ -22,7 +23,11 @@ def table_markdown(table: Table) -> str:
     lines.append("| " + " | ".join(_cell(c) for c in table.columns) + " |")
     lines.append("|" + "|".join("---" for _ in table.columns) + "|")
     for row in table.rows:
-        lines.append("| " + " | ".join(_cell(c) for c in row.cells) + " |")
+        cells = [
+            f"[{_cell(c)}]({quote(row.link(i))})" if row.link(i) else _cell(c)
+            for i, c in enumerate(row.cells)
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
     if table.note:
         lines += ["", f"_{table.note}_"]
     return "\n".join(lines)

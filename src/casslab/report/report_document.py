@@ -31,8 +31,16 @@ class Tone(StrEnum):
 
 
 class TableRow(Record):
+    """One row; ``links``, when given, holds one target per cell (a path relative to the
+    run directory, or "" for a cell that links nowhere)."""
+
     cells: list[str]
     tone: Tone = Tone.NEUTRAL
+    links: list[str] = Field(default_factory=list)
+
+    def link(self, column: int) -> str:
+        """The target of cell ``column`` ("" for none)."""
+        return self.links[column] if column < len(self.links) else ""
 
 
 class Table(Record):
@@ -160,3 +168,4 @@ class ReportPaths(Record):
     trials_csv: Path
     figures: list[Path]
     problems: list[str] = Field(default_factory=list)  # run files that could not be read
+    flame_graphs: list[Path] = Field(default_factory=list)  # each cell's, under flame/

@@ -1,5 +1,6 @@
 """The report's tables of resources: by process (Cassandra, the load engine, the rest of
-the host) and by container (each node's cgroup, the columns of ``docker stats``)."""
+the host) and by container (each node's cgroup, the columns of ``docker stats``); and what
+Cassandra measured of its own latency, the coordinator's beside the workload table's."""
 
 from __future__ import annotations
 
@@ -23,6 +24,16 @@ PROCESS_KPIS = (
     "engine_rss_bytes",
 )
 """What each process of the host used, per cell, whether or not the file lists them."""
+
+SERVER_LATENCY_KPIS = (
+    "cassandra_read_latency_p99_ms",
+    "table_read_latency_p99_ms",
+    "cassandra_write_latency_p99_ms",
+    "table_write_latency_p99_ms",
+    "table_sstables_per_read_mean",
+    "table_sstables_per_read_p99",
+)
+"""Cassandra's own latency per cell: each coordinator figure beside its table's."""
 
 
 def _table(
@@ -99,6 +110,28 @@ def container_table(
     )
 
 
+def server_latency_table(
+    trials: Sequence[TrialKpis], cells: Sequence[str], confidence: float
+) -> Table | None:
+    """The coordinator's latency beside the workload table's local one, and SSTables per
+    read: where a request's time went inside Cassandra."""
+    return _table(
+        trials,
+        cells,
+        confidence,
+        SERVER_LATENCY_KPIS,
+        table_id="cells-server-latency",
+        title="Latency as Cassandra measured it: the coordinator and the workload's table",
+        note=(
+            "Mean ± 95% CI half-width over each cell's trials. Coordinator: ClientRequest "
+            "latency (the whole request, replicas included); table: the local read or write "
+            "on a replica of the user table with the most requests (Table metrics), and the "
+            "SSTables each local read touched. Both are Cassandra's decaying reservoirs, "
+            "read each second and averaged over the window, the slowest node's."
+        ),
+    )
+
+
 def resource_tables(
     trials: Sequence[TrialKpis], cells: Sequence[str], confidence: float
 ) -> list[Table]:
@@ -106,5 +139,6 @@ def resource_tables(
     tables = (
         process_table(trials, cells, confidence),
         container_table(trials, cells, confidence),
+        server_latency_table(trials, cells, confidence),
     )
     return [t for t in tables if t is not None]

@@ -5,9 +5,12 @@ results/<experiment>/<run-id>/
   manifest.json                 RunManifest (versions, host, resolved experiment, times)
   plan.json                     PlanFile: the expanded plan, as the run started it
   trials/<cell-id>/<iteration>/ engine.jsonl, latency.hlog, metrics.parquet, summary.json,
-                                faults.json (with a faults: timeline)
+                                faults.json (with a faults: timeline),
+                                profile/ (with profile:): node<N>.jfr, node<N>-<kind>.collapsed
+                                and .svg
   trials.parquet, trials.csv    one row per trial: factor levels + every KPI
-  report.html, summary.md, figures/*.png
+  report.html, summary.md, figures/*.png, flame/*.svg (each cell's merged and differential
+                                flame graphs)
 ```
 Each trial's ``summary.json`` (:class:`~casslab.store.run_records.TrialResult`) is written when
 the trial ends, so a crash loses at most the trial in flight and ``--resume`` skips
@@ -70,6 +73,10 @@ class RunLayout(Record):
         """What the trial's faults did (written only with a ``faults:`` timeline)."""
         return self.trial_dir(cell_id, iteration) / "faults.json"
 
+    def profile_dir(self, cell_id: str, iteration: int) -> Path:
+        """The trial's server profiles (written only with ``profile:``)."""
+        return self.trial_dir(cell_id, iteration) / "profile"
+
     def latency_hlog(self, cell_id: str, iteration: int) -> Path:
         return self.trial_dir(cell_id, iteration) / "latency.hlog"
 
@@ -95,3 +102,8 @@ class RunLayout(Record):
     @property
     def figures_dir(self) -> Path:
         return self.root / "figures"
+
+    @property
+    def flame_dir(self) -> Path:
+        """Each cell's merged flame graphs and its differential ones against the baseline."""
+        return self.root / "flame"

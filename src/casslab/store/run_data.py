@@ -3,10 +3,12 @@
 :func:`read_run` reads ``manifest.json``, ``plan.json`` (its outline), every
 ``trials/<cell>/<iteration>/summary.json`` (:class:`~casslab.store.run_records.TrialResult`),
 each trial's ``engine.jsonl`` interval records and, when present, its ``metrics.parquet``
-(long format: time, node, metric, value). A failed or interrupted trial may lack any of
-its files except ``summary.json``: what is missing or unreadable is noted in
-:attr:`TrialData.problems` and the report shows it; it never stops the report. A file
-written by a newer casslab always stops it (:class:`~casslab.errors.NewerSchemaError`).
+(long format: time, node, metric, value), and the names of its server profiles
+(``profile/node<N>-<kind>.collapsed`` and ``.svg``: :func:`read_profiles`). A failed or
+interrupted trial may lack any of its files except ``summary.json``: what is missing or
+unreadable is noted in :attr:`TrialData.problems` and the report shows it; it never stops
+the report. A file written by a newer casslab always stops it
+(:class:`~casslab.errors.NewerSchemaError`).
 
 A run written before ``plan.json`` existed has no plan: ``legacy_plan``, when given,
 makes an outline from the manifest's resolved experiment (the CLI passes the experiment
@@ -17,6 +19,7 @@ package's expansion; the store cannot expand an experiment itself), and
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -81,6 +84,40 @@ def read_faults(path: Path) -> tuple[list[FaultSpan], list[str]]:
     return spans, []
 
 
+class ProfileFile(Record):
+    """One node's profile of one kind in a trial: its collapsed stacks and, when drawn, its
+    flame graph. ``kind`` is the profile kind's name (``cpu``, ``alloc``, ``lock``, ``wall``)."""
+
+    node: int
+    kind: str
+    stacks_path: Path
+    svg_path: Path | None = None
+
+
+_PROFILE_NAME = re.compile(r"node(\d+)-([a-z]+)\.collapsed")
+
+
+def read_profiles(directory: Path) -> list[ProfileFile]:
+    """The profiles in a trial's ``profile/`` folder, by node then kind (none: no folder)."""
+    if not directory.is_dir():
+        return []
+    out: list[ProfileFile] = []
+    for path in directory.glob("node*-*.collapsed"):
+        found = _PROFILE_NAME.fullmatch(path.name)
+        if found is None:
+            continue
+        svg = path.with_suffix(".svg")
+        out.append(
+            ProfileFile(
+                node=int(found.group(1)),
+                kind=found.group(2),
+                stacks_path=path,
+                svg_path=svg if svg.is_file() else None,
+            )
+        )
+    return sorted(out, key=lambda p: (p.node, p.kind))
+
+
 class TrialData(BaseModel):
     """One trial as found on disk: its summary, its interval series and its metrics."""
 
@@ -92,6 +129,7 @@ class TrialData(BaseModel):
     engine_errors: tuple[str, ...] = ()  # messages of the engine's error records
     metrics: pd.DataFrame | None = None  # columns time (Unix s), node, metric, value
     faults: tuple[FaultSpan, ...] = ()  # the windows of its faults.json, if any
+    profiles: tuple[ProfileFile, ...] = ()  # its nodes' server profiles (profile:)
     problems: tuple[str, ...] = ()  # files missing or unreadable, for the report
 
     @property
@@ -246,6 +284,7 @@ def _read_trial(layout: RunLayout, result: TrialResult) -> TrialData:
         engine_errors=tuple(engine_errors),
         metrics=metrics,
         faults=tuple(faults),
+        profiles=tuple(read_profiles(layout.profile_dir(result.cell_id, result.iteration))),
         problems=tuple(problems),
     )
 

@@ -307,7 +307,9 @@ class Runner:
             expired = skew_phase.expired_before(cluster, trial)
             timeline = fault_phase.timeline(cluster, self.experiment.faults)
             profiler = profile_phase.profiler_for(
-                cluster, self.experiment.profile, trial_dir / "profile"
+                cluster,
+                self.experiment.profile,
+                self.layout.profile_dir(trial.cell_id, trial.iteration),
             )
             with (
                 times.phase("measure", announce=False),  # measure announces itself

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from urllib.parse import quote
 
 import psutil
 import pytest
@@ -93,3 +94,7 @@ def test_a_profiled_trial_draws_its_nodes_write_path(tmp_path: Path) -> None:
     print(f"write path: {on_write_path} of {total} samples")
     assert 100.0 * on_write_path / total > 2.0, top
     assert ET.parse(profile_dir / "node1-cpu.svg").getroot().tag.endswith("svg")
+    run_dir = profile_dir.parents[3]  # run/trials/<cell>/<iteration>/profile
+    assert quote(str((profile_dir / "node1-cpu.svg").relative_to(run_dir))) in (
+        run_dir / "report.html"
+    ).read_text(encoding="utf-8")  # the report links the trial's flame graph

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from casslab.cluster import Cluster
+from casslab.cluster import Cluster, attach, current_name
 from casslab.errors import ExperimentError, SetupError
 from casslab.host import jfr
 from casslab.record import Record
@@ -105,6 +105,19 @@ def profiler_for(
     pids = {n.number: n.pid for n in cluster.nodes if n.pid is not None}
     directory.mkdir(parents=True, exist_ok=True)
     return Profiler(pids, kinds, directory)
+
+
+def current_cluster_profiler(kinds: Sequence[ProfileKind], directory: Path) -> Profiler | None:
+    """The profiler of the current casslab cluster's nodes (``casslab stress --profile``);
+    None without ``kinds``; an :class:`ExperimentError` without a current cluster."""
+    if not kinds:
+        return None
+    if current_name() is None:
+        raise ExperimentError(
+            f"--profile {' '.join(k.value for k in kinds)}: there is no current casslab "
+            "cluster to profile; start one with `casslab up` (its nodes run here)"
+        )
+    return profiler_for(attach(), kinds, directory)
 
 
 @contextmanager

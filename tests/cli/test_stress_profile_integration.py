@@ -1,0 +1,47 @@
+"""`casslab stress --profile cpu` against the current cluster (the session's shared node,
+emptied before and after, made current for the test): a JFR recording of the node over the
+measured part and its CPU flame graph, named on stderr."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from casslab.cluster import LocalCluster
+from casslab.cluster import state as cluster_state
+from casslab.report.flame.stacks import parse_collapsed
+from cli_entry import NEEDS_ENGINE, casslab, flat
+from shared_clusters import emptied
+
+pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
+
+
+@pytest.fixture(scope="module")
+def current(shared_node: LocalCluster) -> Iterator[LocalCluster]:
+    """The shared node, emptied and current while the module runs."""
+    for cluster in emptied(shared_node):
+        cluster_state.set_current(cluster.name)
+        try:
+            yield cluster
+        finally:
+            cluster_state.forget_current(cluster.name)
+
+
+def test_stress_draws_the_current_clusters_cpu_flame_graph(
+    current: LocalCluster, tmp_path: Path
+) -> None:
+    folder = tmp_path / "profile"
+    args = ["stress", "write", "duration=8s", "-rate", "threads=8"]
+    args += ["-pop", "dist=UNIFORM(1..10000)", "--profile", "cpu", "--profile-dir", str(folder)]
+    done = casslab(None, *args, timeout_s=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    svg = folder / "node1-cpu.svg"
+    assert f"Flame graph, node 1 cpu: {svg}" in flat(done.stderr)
+    assert (folder / "node1.jfr").stat().st_size > 10_000
+    stacks = parse_collapsed((folder / "node1-cpu.collapsed").read_text())
+    assert sum(stacks.values()) > 20
+    assert any("org.apache.cassandra" in stack for stack in stacks)
+    assert ET.parse(svg).getroot().tag.endswith("svg")
