@@ -55,6 +55,8 @@ def test_the_shipped_set() -> None:
         "seed003-vm-sizes",
         "topologies-scaled",
         "topologies",
+        "vector-search-scaled",
+        "vector-search",
         "workload-mix-container-scaled",
         "workload-mix-container",
         "workload-mix",
@@ -362,3 +364,23 @@ def test_latest_config_scaled_keeps_the_design_and_fits_thirty_minutes() -> None
     assert (full.trials[0].nodes, len(full.trials)) == (3, 30)
     assert (scaled.trials[0].nodes, len(scaled.trials)) == (1, 18)
     assert 24 <= _fits(scaled, 30) <= 26  # the file says about 25 minutes
+
+
+def test_vector_search_compares_k_and_reports_recall_at_both_sizes() -> None:
+    """Issue 33's vector study: ANN searches for the 10 and the 100 nearest neighbours (and,
+    full size, a filtered one) on one preloaded set, recall@k among the KPIs."""
+    full, scaled = plan_of("vector-search"), plan_of("vector-search-scaled")
+    for plan, name in ((full, "vector-search"), (scaled, "vector-search-scaled")):
+        experiment = experiment_loader.load(EXPERIMENTS / f"{name}.yaml")
+        assert plan.factors == ("workload",)
+        assert {"recall_at_k", "recall_p5", "latency_p99_ms"} <= set(experiment.kpis)
+        assert sum(t.restart for t in plan.trials) == 1
+        assert all(measured_s(t.workload.text) >= 50 for t in plan.trials)  # MSER-5
+    ops = [str(level).split(" ops(")[1] for level in _levels(full, "workload")]
+    assert ops == ["ann10=1)", "ann100=1)", "ann10_filtered=1)"]
+    assert len(full.trials) == 15
+    assert len(scaled.trials) == 4
+    # the file says about 5.5 minutes with --jvm-warmup 30: the trials, one node start,
+    # 30 s of JVM warm-up, ~40 s for the preload and its capture
+    asked = sum(t.warmup_s + measured_s(t.workload.text) + 5 for t in scaled.trials)
+    assert asked + 15 + 30 + 40 <= 5.5 * 60
