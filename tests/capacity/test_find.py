@@ -348,3 +348,53 @@ def test_curve_is_the_median_p99_per_rate_ascending() -> None:
     runs = points((2000, False), (1000, True), (1000, True))
     rows = curve([*runs, Point(run=4, probe=probe(1000, 9.0), verdict=Verdict.PASS)])
     assert rows == [(1000, 5.0, 3, 0), (2000, 50.0, 0, 1)]
+
+
+# ---------------------------------------------------------------- the recall floor
+
+
+def recalled(rate: float, recall: float | None, p99: float = 5.0) -> Probe:
+    return probe(rate, p99).model_copy(update={"recall": recall})
+
+
+FLOOR = FindSettings(p99_slo_ms=20, min_recall=0.95)
+
+
+@pytest.mark.parametrize(
+    ("measured", "expected"),
+    [
+        (recalled(1000, 0.96), (Verdict.PASS, None)),
+        (recalled(1000, 0.95), (Verdict.PASS, None)),  # at least the floor
+        (recalled(1000, 0.949), (Verdict.FAIL, FailReason.RECALL)),
+        (recalled(1000, None), (Verdict.FAIL, FailReason.RECALL)),  # no ANN query counted
+        (recalled(1000, 0.5, p99=25.0), (Verdict.FAIL, FailReason.LATENCY)),  # latency first
+    ],
+)
+def test_a_recall_under_the_floor_fails_a_run(
+    measured: Probe, expected: tuple[Verdict, FailReason | None]
+) -> None:
+    assert judge(measured, FLOOR) == expected
+
+
+def test_without_a_floor_recall_is_measured_not_judged() -> None:
+    assert judge(recalled(1000, 0.1), SETTINGS) == (Verdict.PASS, None)
+
+
+def test_a_recall_that_falls_with_the_rate_caps_the_answer_below_the_latency_knee() -> None:
+    # p99 crosses 20 ms at 9,000/s; recall = 1 - rate / 100,000 crosses 0.95 at 5,000/s
+    latency_only = queue(10_000)
+
+    def measure(rate: float) -> Probe:
+        return latency_only(rate).model_copy(update={"recall": 1.0 - rate / 100_000})
+
+    result = find_capacity(measure, FLOOR.model_copy(update={"start_rate_per_s": 1000.0}))
+
+    assert result.status is FindStatus.FOUND
+    assert result.max_rate is not None
+    assert result.bracket_high_per_s is not None
+    assert result.max_rate <= 5000 < result.bracket_high_per_s
+    assert result.bracket_high_per_s <= result.max_rate * 1.05
+    assert any(p.reason is FailReason.RECALL for p in result.points)
+    # even the lowest rate, 10/s, reaches only 0.9999
+    unreachable = FLOOR.model_copy(update={"min_recall": 0.99999})
+    assert find_capacity(measure, unreachable).status is FindStatus.NONE_MEETS

@@ -168,6 +168,9 @@ def test_closed_loop_reports_the_best_thread_count(
             2,
             "use the workload's tool (stress) for it",
         ),
+        (["--p99", "20ms", "--min-recall", "1.5", "write"], 2, "--min-recall 1.5: give the"),
+        (["--p99", "20ms", "--min-recall", "0.95", "write"], 2, "counts no recall@k"),
+        (["--closed-loop", "--min-recall", "0.95", "write"], 2, "floor is of the open-loop"),
         (
             ["--p99", "20ms", "write", "-node", "127.0.237.250"],
             1,

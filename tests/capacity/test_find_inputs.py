@@ -4,6 +4,8 @@ run built from the command."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from casslab.capacity.find_settings import (
@@ -11,6 +13,7 @@ from casslab.capacity.find_settings import (
     parse_error_share,
     parse_percent,
     parse_rate_per_s,
+    parse_recall,
     parse_slo_ms,
     settings,
 )
@@ -19,11 +22,14 @@ from casslab.capacity.probe_spec import (
     parse_command,
     preload_spec,
     ramp_spec,
+    require_recall,
     split_words,
 )
 from casslab.engine_contract.workload_spec import OpenLoop, OpKind, ThreadRamp
-from casslab.errors import ConfigError, WorkloadSyntaxError
+from casslab.errors import ConfigError, UsageError, WorkloadSyntaxError
 from casslab.load.front_end import OPEN_LOOP_IN_FLIGHT, SearchLoad
+from casslab.load.vectors.synthetic import clustered
+from casslab.load.vectors.texmex import write_fvecs, write_ivecs
 
 CONTACT = ["127.0.0.1:9042"]
 
@@ -90,6 +96,17 @@ def test_settings_out_of_order_name_the_options() -> None:
     with pytest.raises(ConfigError, match="precision"):
         settings(p99_slo_ms=20.0, precision=0.001)
     assert settings(p99_slo_ms=20.0) == FindSettings(p99_slo_ms=20.0)
+
+
+@pytest.mark.parametrize(("text", "share"), [("0.95", 0.95), ("95%", 0.95), ("1", 1.0)])
+def test_parse_recall(text: str, share: float) -> None:
+    assert parse_recall(text) == pytest.approx(share)
+
+
+@pytest.mark.parametrize("text", ["0", "1.5", "95", "high", "-0.1"])
+def test_parse_recall_refuses(text: str) -> None:
+    with pytest.raises(ConfigError, match=f"--min-recall {text}: give the recall@k a run"):
+        parse_recall(text)
 
 
 # ---------------------------------------------------------------- the workload
@@ -213,3 +230,42 @@ def test_preload_runs_as_given_with_the_search_s_data_seed() -> None:
         ["ycsb load -P workloada -p recordcount=300"], contact_points=CONTACT, data_seed=1
     )
     assert ycsb.stop.ops == 300
+
+
+VECTOR_PROFILE = """
+keyspace: kv
+table: t
+table_definition: |
+  CREATE TABLE t (id bigint PRIMARY KEY, c int, v vector<float, 8>)
+extra_definitions:
+  - CREATE CUSTOM INDEX ON t (v) USING 'StorageAttachedIndex'
+queries:
+  ann:
+    cql: SELECT id FROM t ORDER BY v ANN OF ? LIMIT 5
+  filtered:
+    cql: SELECT id FROM t WHERE c = ? ORDER BY v ANN OF ? LIMIT 5
+vectors:
+  column: v
+  dataset: s_base.fvecs
+"""
+
+
+def test_a_recall_floor_needs_a_workload_that_counts_recall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CASSLAB_CACHE", str(tmp_path / "cache"))
+    data = clustered(count=100, dimension=8, queries=10, depth=5)
+    write_fvecs(tmp_path / "s_base.fvecs", data.base)
+    write_fvecs(tmp_path / "s_query.fvecs", data.queries)
+    write_ivecs(tmp_path / "s_groundtruth.ivecs", data.neighbors)
+    (tmp_path / "p.yaml").write_text(VECTOR_PROFILE)
+
+    def command(*words: str) -> SearchLoad:
+        return parse_command(list(words), contact_points=CONTACT, cwd=tmp_path)
+
+    require_recall(command("user", "profile=p.yaml", "ops(ann=1)"))
+    for words in (("write",), ("user", "profile=p.yaml", "ops(filtered=1)")):
+        with pytest.raises(UsageError) as caught:
+            require_recall(command(*words))
+        assert "--min-recall" in str(caught.value)
+        assert "counts no recall@k" in str(caught.value)

@@ -25,6 +25,7 @@ from casslab.engine_contract.engine_records import (
     RampStep,
     SummaryRecord,
 )
+from casslab.engine_contract.recall import recall_stats
 from casslab.errors import ClusterError
 
 
@@ -143,3 +144,20 @@ def test_no_node_answering_is_an_error_naming_the_address() -> None:
         server.bind(("127.0.0.1", 0))
         server.listen()
         check_reachable([f"127.0.0.1:{port}", f"127.0.0.1:{server.getsockname()[1]}"])
+
+
+def test_a_run_s_recall_is_its_ann_queries_mean_from_summary_or_intervals() -> None:
+    # k = 2: 1 query found 1, 3 found both (7/8); then 1 found none, 5 found both (10/12)
+    first, second = recall_stats([0, 1, 3]), recall_stats([1, 0, 5])
+    ann = stats(4).model_copy(update={"recall": first})
+    done = summary({"ann": ann}).model_copy(update={"total": ann})
+    assert probe_from_summary(100.0, done, None).recall == pytest.approx(7 / 8)
+    assert probe_from_summary(100.0, summary({"write": stats(10)}), None).recall is None
+    intervals = [
+        interval("warmup", 0.0, 4, 2.0).model_copy(update={"total": ann}),
+        interval("measure", 1.0, 4, 2.0).model_copy(update={"total": ann}),
+        interval("measure", 2.0, 6, 2.0).model_copy(
+            update={"total": stats(6).model_copy(update={"recall": second})}
+        ),
+    ]
+    assert probe_from_intervals(100.0, intervals, None).recall == pytest.approx(17 / 20)

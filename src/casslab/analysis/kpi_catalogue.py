@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from casslab.analysis.kpi_recall import RECALL_KPIS
 from casslab.analysis.kpi_record import Direction as Direction
 from casslab.analysis.kpi_record import KpiSpec as KpiSpec
 from casslab.analysis.kpi_record import spec as _spec
@@ -380,6 +381,7 @@ KPI_CATALOGUE: dict[str, KpiSpec] = {
             per_node=True,
         ),
         *SERVER_KPIS,
+        *RECALL_KPIS,
     )
 }
 

@@ -1,13 +1,15 @@
 """Per-trial KPIs from the engine's records and from the long-format metrics frame.
 
 * :func:`kpis_from_summary`: op rate, errors and response-time latency (mean, p50, p95, p99,
-  p99.9, max), in total and per operation type (``read.latency_p99_ms``), from the engine's
+  p99.9, max), in total and per operation type (``read.latency_p99_ms``), and where ANN
+  queries counted recall its mean and p5 / p1 (``ann.recall_at_k``), from the engine's
   :class:`~casslab.engine_contract.workload_spec.SummaryRecord`. Response time counts from the
   intended start, so it includes queueing (no coordinated omission).
 * :func:`kpis_from_intervals`: the same from the measured :class:`IntervalRecord` s when no
-  summary exists (a trial cut short): op rate, errors, count-weighted mean latency and the
-  largest max. Percentiles cannot be merged from per-interval percentiles, so they are
-  ``None`` here (the HdrHistogram log has them).
+  summary exists (a trial cut short): op rate, errors, count-weighted mean latency, the
+  largest max and the recall of every query (summed counts: exact). Latency percentiles
+  cannot be merged from per-interval percentiles, so they are ``None`` here (the
+  HdrHistogram log has them).
 * :func:`kpis_from_metrics`: resource and compaction KPIs from a frame with columns
   ``time, node, metric, value`` (``casslab.metrics.store.load``; time in Unix seconds) by
   the rules of :data:`casslab.analysis.metric_rules.METRIC_RULES`, the one table mapping
@@ -50,8 +52,10 @@ from casslab.engine_contract.engine_records import (
     IntervalRecord,
     LatencyStats,
     OpStats,
+    RecallStats,
     SummaryRecord,
 )
+from casslab.engine_contract.recall import merged_recall
 from casslab.errors import AnalysisError
 
 # ---------------------------------------------------------------- engine records
@@ -64,10 +68,22 @@ _LATENCY_FIELDS: tuple[tuple[str, str], ...] = (
     ("latency_p999_ms", "p999_ms"),
     ("latency_max_ms", "max_ms"),
 )
+_RECALL_FIELDS: tuple[tuple[str, str], ...] = (
+    ("recall_at_k", "mean"),
+    ("recall_p5", "p5"),
+    ("recall_p1", "p1"),
+)
 
 
 def _prefixed(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
+
+
+def _recall_kpis(recall: RecallStats | None, prefix: str) -> dict[str, float | None]:
+    """Recall@k KPIs of ANN queries; none for operations that count no recall."""
+    if recall is None:
+        return {}
+    return {_prefixed(prefix, kpi): float(getattr(recall, field)) for kpi, field in _RECALL_FIELDS}
 
 
 def _op_kpis(stats: OpStats, prefix: str) -> dict[str, float | None]:
@@ -79,6 +95,7 @@ def _op_kpis(stats: OpStats, prefix: str) -> dict[str, float | None]:
     for kpi, field in _LATENCY_FIELDS:
         value = float(getattr(latency, field)) if latency.count > 0 else None
         out[_prefixed(prefix, kpi)] = value
+    out.update(_recall_kpis(stats.recall, prefix))
     return out
 
 
@@ -111,6 +128,7 @@ def _merge_intervals(stats: Sequence[OpStats], duration_s: float) -> dict[str, f
     else:
         out["latency_mean_ms"] = None
         out["latency_max_ms"] = None
+    out.update(_recall_kpis(merged_recall([s.recall for s in stats]), ""))
     return out
 
 
@@ -138,14 +156,16 @@ def interval_series(
 ) -> list[float | None]:
     """One KPI per interval of a phase, in time order (for :mod:`casslab.analysis.autocorr`).
 
-    ``kpi`` is ``op_rate``, ``errors`` or a latency KPI, optionally per operation
-    (``read.latency_p99_ms``). An interval where the KPI is undefined gives ``None``.
+    ``kpi`` is ``op_rate``, ``errors``, a latency KPI or a recall KPI (``recall_at_k``,
+    ``recall_p5``, ``recall_p1``), optionally per operation (``read.latency_p99_ms``). An
+    interval where the KPI is undefined (no ANN query: no recall) gives ``None``.
     """
     operation, _, base = kpi.rpartition(".")
-    if base not in {"op_rate", "errors", *(k for k, _ in _LATENCY_FIELDS)}:
+    per_interval = ("op_rate", "errors", *(k for k, _ in (*_LATENCY_FIELDS, *_RECALL_FIELDS)))
+    if base not in per_interval:
         raise AnalysisError(
-            f"interval series of {kpi!r}: the engine reports op_rate, errors and latency "
-            "KPIs per interval; choose one of those"
+            f"interval series of {kpi!r}: the engine reports {', '.join(per_interval)} per "
+            "interval; choose one of those"
         )
     out: list[float | None] = []
     for interval in sorted((i for i in intervals if i.phase == phase), key=lambda i: i.t_start_s):

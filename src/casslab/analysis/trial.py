@@ -12,6 +12,9 @@
    and :attr:`TrialKpis.window_note` says so. ``errors`` always counts the whole measured
    phase: an operation that failed during the transient is a failure of the configuration,
    never truncated away.
+   Recall@k of ANN queries (``recall_at_k``, ``recall_p5``, ``recall_p1``) comes with the
+   engine KPIs, over the same window, and its 95% CI across that window's intervals
+   (``recall_ci_low`` / ``recall_ci_high``, :mod:`casslab.analysis.recall_ci`).
 3. **Metric KPIs** (:func:`casslab.analysis.kpis.kpis_from_metrics`) over the steady part:
    the metrics window starts at ``start`` + the steady-state start.
 
@@ -28,6 +31,7 @@ import pandas as pd
 from casslab.analysis.analysis_records import KpiWindow, SteadyState, TrialKpis
 from casslab.analysis.kpis import kpis_from_intervals, kpis_from_metrics, kpis_from_summary
 from casslab.analysis.metric_rules import METRIC_RULES, MetricRule
+from casslab.analysis.recall_ci import recall_ci_kpis
 from casslab.analysis.steady import measured_intervals, steady_state
 from casslab.analysis.window import window_summary
 from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
@@ -113,10 +117,12 @@ def trial_kpis(
     whole = kpis_from_summary(summary) if summary is not None else kpis_from_intervals(intervals)
     engine: dict[str, float | None] | None = None
     note: str | None = None
+    engine_intervals = measured
     if truncated and steady is not None:
         engine, note = _steady_engine_kpis(measured[steady.start_index :], hlog, summary)
         if engine is not None:
             engine.update({k: v for k, v in whole.items() if _is_errors(k)})
+            engine_intervals = measured[steady.start_index :]
     window = KpiWindow.STEADY if steady is not None and steady.steady else KpiWindow.MEASURE
     if engine is None:
         engine = whole
@@ -124,6 +130,7 @@ def trial_kpis(
             window = KpiWindow.MEASURE
     if not engine:
         engine = dict.fromkeys(ENGINE_KPIS)
+    engine.update(recall_ci_kpis(engine_intervals))
     metric_start = _shift(start, steady.start_s) if truncated and steady is not None else start
     if metrics is not None:
         resources = kpis_from_metrics(metrics, start=metric_start, end=end, rules=rules)

@@ -3,7 +3,7 @@
 The engine summarises its whole measured phase; the steady part of a trial
 (:mod:`casslab.analysis.steady`) is a later window of it. :func:`window_summary` builds
 the :class:`~casslab.engine_contract.engine_records.SummaryRecord` the engine would have written for
-that window: counts, errors, rows and op rate from the interval records, and latency (mean,
+that window: counts, errors, rows, op rate and recall from the interval records, and latency (mean,
 p50, p95, p99, p99.9, max; response and service time) from the trial's HdrHistogram
 interval log (:mod:`casslab.engine_contract.hdr`), merged over the window's intervals. Merging
 histograms is exact: the percentiles are those of every operation in the window, within
@@ -21,6 +21,7 @@ from casslab.engine_contract.engine_records import (
     SummaryRecord,
 )
 from casslab.engine_contract.hdr import SERVICE_SUFFIX, IntervalLog, latency_stats, merge, select
+from casslab.engine_contract.recall import merged_recall
 from casslab.errors import AnalysisError
 
 
@@ -52,6 +53,7 @@ def _op_stats(
         mismatches=sum(s.mismatches for s in stats),
         response=response,
         service=service,
+        recall=merged_recall([s.recall for s in stats]),
     )
 
 

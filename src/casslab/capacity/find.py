@@ -19,8 +19,10 @@ far, so the search can stop and be resumed at any point):
    rate; then *H* moves down to it and the search goes on below.
 
 A run passes when its p99 (from the intended start: coordinated-omission corrected) is at
-most the SLO, the share of failed operations is within the budget, and the engine completed
-at least ``1 - saturation_tolerance`` of the rate asked (otherwise the rate is *saturated*).
+most the SLO, the share of failed operations is within the budget, the engine completed
+at least ``1 - saturation_tolerance`` of the rate asked (otherwise the rate is *saturated*),
+and, with a recall floor, the mean recall@k of its ANN queries is at least the floor (a
+vector index that answers faster by searching less fails here as a slow one fails the p99).
 
 **Decision rule.** A rate *passes* when every one of its runs passed, and *fails* when any
 did. The answer ``max_rate`` is *L*: the highest rate below the lowest failing rate whose
@@ -67,6 +69,7 @@ class Probe(Record):
     duration_s: float  # of the measured phase
     truncated: bool = False
     first_error: str | None = None  # the first failed operation's message, if any
+    recall: float | None = None  # mean recall@k of the run's ANN queries; None: none counted
 
 
 class Verdict(StrEnum):
@@ -78,6 +81,7 @@ class FailReason(StrEnum):
     LATENCY = "latency"  # p99 above the SLO
     ERRORS = "errors"  # more failed operations than the budget
     SATURATED = "saturated"  # the cluster completed less than the rate asked
+    RECALL = "recall"  # mean recall@k under the floor (or no ANN query counted)
 
 
 class Point(Record):
@@ -120,7 +124,7 @@ Measure = Callable[[float], Probe]
 
 
 def judge(probe: Probe, settings: FindSettings) -> tuple[Verdict, FailReason | None]:
-    """A run's verdict; of several reasons, saturation first, then errors, then latency."""
+    """A run's verdict; of several reasons, saturation first, then errors, latency, recall."""
     attempted = probe.ops + probe.errors
     completed_per_s = attempted / probe.duration_s if probe.duration_s > 0 else 0.0
     floor = probe.rate_asked_per_s * (1.0 - settings.saturation_tolerance)
@@ -130,6 +134,9 @@ def judge(probe: Probe, settings: FindSettings) -> tuple[Verdict, FailReason | N
         return Verdict.FAIL, FailReason.ERRORS
     if probe.p99_ms is None or probe.p99_ms > settings.p99_slo_ms:
         return Verdict.FAIL, FailReason.LATENCY
+    least = settings.min_recall
+    if least is not None and (probe.recall is None or probe.recall < least):
+        return Verdict.FAIL, FailReason.RECALL
     return Verdict.PASS, None
 
 

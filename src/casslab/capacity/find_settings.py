@@ -1,6 +1,6 @@
 """The settings of a capacity search (:mod:`casslab.capacity.find`) and the parsers of the
 values people type for them: ``--p99 20ms``, ``--errors 0`` / ``0.1%``, ``--precision 5%``,
-rates as ``2000`` or ``2000/s``. Pure: text in, typed values or a
+``--min-recall 0.95`` / ``95%``, rates as ``2000`` or ``2000/s``. Pure: text in, typed values or a
 :class:`~casslab.errors.ConfigError` naming the value and the fix out."""
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ class FindSettings(Record):
 
     A run passes when its p99 response time (from the intended start) is at most
     ``p99_slo_ms``, at most ``error_share`` of its operations failed, and it completed at
-    least ``1 - saturation_tolerance`` of the rate asked. The ramp starts at
+    least ``1 - saturation_tolerance`` of the rate asked; with ``min_recall``, the mean
+    recall@k of its ANN queries is at least that share too. The ramp starts at
     ``start_rate_per_s`` and multiplies by ``ramp_factor`` until a run fails (or
     ``max_rate_per_s``); below a first failure it divides by it (down to
     ``min_rate_per_s``); then it bisects (geometric mean) until the bracket's high end is
@@ -43,6 +44,7 @@ class FindSettings(Record):
     repeats: int = Field(default=3, ge=1, le=20)
     saturation_tolerance: float = Field(default=0.05, gt=0, lt=1)
     max_runs: int = Field(default=40, ge=1)
+    min_recall: float | None = Field(default=None, gt=0, le=1)
 
     @model_validator(mode="after")
     def _rates(self) -> FindSettings:
@@ -92,6 +94,21 @@ def parse_percent(text: str, *, option: str) -> float:
     if match is None:
         raise ConfigError(f"{option} {text}: write a percentage, e.g. {option} 5%")
     return float(match.group(1)) / 100.0
+
+
+def parse_recall(text: str, *, option: str = "--min-recall") -> float:
+    """A recall floor: a share ``0.95`` or a percentage ``95%``, above 0 and at most 1."""
+    match = _PERCENT.match(text)
+    try:
+        value = float(match.group(1)) / 100.0 if match else float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 < value <= 1.0:
+        raise ConfigError(
+            f"{option} {text}: give the recall@k a run must reach, a share in (0, 1] or a "
+            f"percentage, e.g. {option} 0.95 or {option} 95%"
+        )
+    return value
 
 
 def parse_rate_per_s(text: str, *, option: str) -> float:

@@ -21,6 +21,7 @@ from pathlib import Path
 from casslab.capacity.find import Probe
 from casslab.capacity.probe_spec import open_loop_spec
 from casslab.engine_contract.engine_records import ErrorRecord, IntervalRecord, SummaryRecord
+from casslab.engine_contract.recall import merged_recall
 from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.errors import ClusterError, EngineError
 from casslab.load.front_end import READ_KINDS, SearchLoad
@@ -74,6 +75,7 @@ def probe_from_summary(rate_per_s: float, summary: SummaryRecord, first_error: s
         p999_ms=total.response.p999_ms if measured else None,
         duration_s=summary.duration_s,
         first_error=first_error,
+        recall=total.recall.mean if total.recall is not None else None,
     )
 
 
@@ -97,7 +99,13 @@ def probe_from_intervals(
         duration_s=duration_s,
         truncated=True,
         first_error=first_error,
+        recall=_recall(measured),
     )
+
+
+def _recall(intervals: Sequence[IntervalRecord]) -> float | None:
+    merged = merged_recall([i.total.recall for i in intervals])
+    return merged.mean if merged is not None else None
 
 
 def check_data(command: SearchLoad, summary: SummaryRecord) -> None:

@@ -30,7 +30,7 @@ from casslab.engine_contract.workload_spec import (
     ThreadRamp,
     WorkloadSpec,
 )
-from casslab.errors import WorkloadSyntaxError
+from casslab.errors import UsageError, WorkloadSyntaxError
 from casslab.load.front_end import FrontEnd, SearchLoad
 from casslab.load.front_ends import split_selector
 from casslab.load.stress.build import stress_thread_steps
@@ -133,4 +133,18 @@ def ramp_spec(command: SearchLoad, *, step_duration_s: float, warmup_s: float) -
             "warmup_s": warmup_s,
             "output": Output(interval_s=1.0),
         }
+    )
+
+
+def require_recall(command: SearchLoad, option: str = "--min-recall") -> None:
+    """Refuse a recall floor for a workload that counts no recall: one without a vector
+    dataset, or whose queries include no ANN search against its ground truth."""
+    if command.spec.vectors is not None and any(
+        op.recall_k is not None for op in command.spec.operations
+    ):
+        return
+    raise UsageError(
+        f"capacity find {option}: {command.display} counts no recall@k (it has no vector "
+        "dataset with ground truth, or no unfiltered ANN query); search a vector workload, "
+        "e.g. user profile=@vector 'ops(ann=1)', or leave out " + option
     )

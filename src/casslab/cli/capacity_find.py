@@ -17,21 +17,29 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from casslab.capacity.find import FindResult, FindStatus, Point, Verdict, find_capacity
+from casslab.capacity.find import FindResult, Point, find_capacity
 from casslab.capacity.find_settings import (
     FindSettings,
     parse_error_share,
     parse_percent,
     parse_rate_per_s,
+    parse_recall,
     parse_slo_ms,
     settings,
 )
 from casslab.capacity.probe import EngineMeasure, check_reachable, run_preload
-from casslab.capacity.probe_spec import parse_command, preload_spec, split_words
+from casslab.capacity.probe_spec import parse_command, preload_spec, require_recall, split_words
 from casslab.capacity.ramp import RampResult, run_ramp
+from casslab.cli.capacity_find_view import (
+    View,
+    answer_lines,
+    curve_table,
+    elapsed,
+    ms,
+    point_line,
+)
 from casslab.cli.interrupt import Interrupted
 from casslab.cli.load_options import (
     DataSeed,
@@ -102,6 +110,14 @@ Precision = Annotated[
 ]
 Repeats = Annotated[int, _option("Runs that must all pass at the answer.", "--repeats")]
 MaxRuns = Annotated[int, _option("Most runs in a search.", "--max-runs")]
+MinRecall = Annotated[
+    str | None,
+    _option(
+        "A vector workload's recall floor: a run whose mean recall@k is below it fails "
+        "(0.95 or 95%).",
+        "--min-recall",
+    ),
+]
 Preload = Annotated[
     str | None,
     _option(
@@ -120,6 +136,7 @@ def _read_settings(
     precision: str,
     repeats: int,
     max_runs: int,
+    min_recall: str | None,
 ) -> FindSettings:
     if p99 is None:
         raise UsageError(
@@ -136,115 +153,10 @@ def _read_settings(
             precision=parse_percent(precision, option="--precision"),
             repeats=repeats,
             max_runs=max_runs,
+            min_recall=parse_recall(min_recall) if min_recall is not None else None,
         )
     except ConfigError as error:
         raise UsageError(str(error)) from None
-
-
-class _View:
-    """Where text goes: standard output, or standard error when --json owns standard output."""
-
-    def __init__(self, json_out: bool) -> None:
-        self.json_out = json_out
-        self.console = Console(stderr=json_out, highlight=False)
-
-    def say(self, text: str) -> None:
-        self.console.print(text, soft_wrap=True)
-
-
-def _ms(value: float | None) -> str:
-    return "-" if value is None else f"{value:,.2f}"
-
-
-def _point_line(point: Point, slo_ms: float) -> str:
-    probe = point.probe
-    verdict = "pass" if point.verdict is Verdict.PASS else f"FAIL ({point.reason})"
-    line = (
-        f"run {point.run:>2}: {probe.rate_asked_per_s:>10,.0f}/s asked, "
-        f"{probe.rate_achieved_per_s:>10,.0f}/s done, p50 {_ms(probe.p50_ms)} ms, "
-        f"p99 {_ms(probe.p99_ms)} ms (SLO {slo_ms:g}), p99.9 {_ms(probe.p999_ms)} ms, "
-        f"{probe.errors:,} errors: {verdict}"
-    )
-    if probe.truncated:
-        line += "; stopped at its deadline"
-    if probe.first_error:
-        line += f"; first error: {probe.first_error[:120]}"
-    return line
-
-
-def _curve_table(result: FindResult) -> Table:
-    table = Table(title="rate against p99 (the open-loop curve)")
-    for name in ("rate asked/s", "done/s", "p50 ms", "p99 ms", "p99.9 ms", "errors", "verdict"):
-        table.add_column(name, justify="right")
-    table.add_column("run", justify="right")
-    ordered = sorted(result.points, key=lambda p: (p.probe.rate_asked_per_s, p.run))
-    for point in ordered:
-        probe = point.probe
-        mark = "pass" if point.verdict is Verdict.PASS else f"fail: {point.reason}"
-        if probe.rate_asked_per_s == result.max_rate:
-            mark += " (max)"
-        table.add_row(
-            f"{probe.rate_asked_per_s:,.0f}",
-            f"{probe.rate_achieved_per_s:,.0f}",
-            _ms(probe.p50_ms),
-            _ms(probe.p99_ms),
-            _ms(probe.p999_ms),
-            f"{probe.errors:,}",
-            mark,
-            str(point.run),
-        )
-    return table
-
-
-def _elapsed(seconds: float) -> str:
-    minutes, rest = divmod(round(seconds), 60)
-    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
-
-
-def _answer_lines(result: FindResult) -> list[str]:
-    s = result.settings
-    slo = f"p99 <= {s.p99_slo_ms:g} ms" + (
-        f" and <= {s.error_share:.3%} errors" if s.error_share else " and no errors"
-    )
-    lines: list[str] = []
-    if result.max_rate is None:
-        lowest = min((p.probe.rate_asked_per_s for p in result.points), default=None)
-        lines.append(
-            f"no rate meets {slo}: even {lowest:,.0f}/s failed; lower --min-rate or check "
-            "the cluster"
-            if lowest is not None
-            else f"no run finished; nothing is known of {slo}"
-        )
-    else:
-        lines.append(
-            f"max rate: {result.max_rate:,.0f} ops/s with {slo} (p99 {_ms(result.p99_ms_at_max)} "
-            f"ms, the worst of {result.runs_at_max} run(s), all passed)"
-        )
-        if result.bracket_high_per_s is not None:
-            width = result.bracket_high_per_s / result.max_rate - 1
-            lines.append(
-                f"bracket: the SLO is crossed between {result.max_rate:,.0f} and "
-                f"{result.bracket_high_per_s:,.0f} ops/s (+{width:.1%}), which failed"
-            )
-        if result.pass_probability_low is not None:
-            lines.append(
-                f"confidence: {result.runs_at_max} of {result.runs_at_max} runs passed at the "
-                f"max: a run there passes with probability >= {result.pass_probability_low:.2f} "
-                "(one-sided 95%, Clopper-Pearson)"
-            )
-    notes = {
-        FindStatus.ABOVE_MAX: "every rate up to --max-rate passed: the capacity is higher",
-        FindStatus.RUN_LIMIT: "the search used all --max-runs runs before it settled",
-        FindStatus.INTERRUPTED: "interrupted: the answer so far, not settled",
-    }
-    if result.status in notes:
-        lines.append(notes[result.status])
-    if result.passes_above_fail:
-        lines.append(
-            f"{result.passes_above_fail} run(s) passed above the lowest failing rate (noise); "
-            "the answer is the conservative one"
-        )
-    return lines
 
 
 def _save(out: Path, name: str, text: str) -> Path:
@@ -253,7 +165,7 @@ def _save(out: Path, name: str, text: str) -> Path:
     return path
 
 
-def _finish(view: _View, result: FindResult, out: Path, title: str) -> None:
+def _finish(view: View, result: FindResult, out: Path, title: str) -> None:
     from casslab.capacity.find_figure import find_figure  # matplotlib: only when drawing
 
     _save(out, RESULT_FILE, result.model_dump_json(indent=2))
@@ -262,18 +174,18 @@ def _finish(view: _View, result: FindResult, out: Path, title: str) -> None:
     if view.json_out:
         typer.echo(result.model_dump_json(indent=2))
     else:
-        view.console.print(_curve_table(result))
-    for line in _answer_lines(result):
+        view.console.print(curve_table(result))
+    for line in answer_lines(result):
         view.say(line)
     if result.elapsed_s is not None:
-        view.say(f"search: {len(result.points)} runs in {_elapsed(result.elapsed_s)}")
+        view.say(f"search: {len(result.points)} runs in {elapsed(result.elapsed_s)}")
     view.say(
         f"result: {out / RESULT_FILE}" + (f", figure: {out / FIGURE_FILE}" if result.points else "")
     )
 
 
 def _search(
-    view: _View,
+    view: View,
     command: SearchLoad,
     find: FindSettings,
     measure: EngineMeasure,
@@ -283,7 +195,7 @@ def _search(
     latest: list[FindResult] = []
 
     def on_point(point: Point, so_far: FindResult) -> None:
-        view.say(_point_line(point, find.p99_slo_ms))
+        view.say(point_line(point, find.p99_slo_ms))
         latest[:] = [so_far.model_copy(update={"elapsed_s": time.monotonic() - start})]
         _save(out, RESULT_FILE, latest[0].model_dump_json(indent=2))
 
@@ -308,7 +220,7 @@ def _search(
 
 
 def _ramp(
-    view: _View,
+    view: View,
     command: SearchLoad,
     out: Path,
     step_s: float,
@@ -342,7 +254,7 @@ def _ramp(
         table.add_row(
             f"{step.threads}{best}",
             f"{step.op_rate:,.0f}",
-            _ms(step.p99_ms),
+            ms(step.p99_ms),
             str(step.errors),
             meets,
         )
@@ -350,7 +262,7 @@ def _ramp(
         view.console.print(table)
     view.say(
         f"best: {result.best_threads} threads, {result.op_rate or 0:,.0f} ops/s, p99 "
-        f"{_ms(result.p99_ms_at_best)} ms (closed loop: service time, queueing hidden)"
+        f"{ms(result.p99_ms_at_best)} ms (closed loop: service time, queueing hidden)"
     )
     if slo_ms is not None:
         under = result.best_threads_under_slo
@@ -359,7 +271,7 @@ def _ramp(
             if under is not None and result.op_rate_under_slo is not None
             else f"no step met p99 {slo_ms:g} ms"
         )
-    view.say(f"ramp took {_elapsed(result.elapsed_s or 0)}; result: {out / RAMP_RESULT_FILE}")
+    view.say(f"ramp took {elapsed(result.elapsed_s or 0)}; result: {out / RAMP_RESULT_FILE}")
     return result
 
 
@@ -395,6 +307,7 @@ def find(
     repeats: Repeats = 3,
     max_runs: MaxRuns = 40,
     preload: Preload = None,
+    min_recall: MinRecall = None,
     seed: Seed = 0,
     data_seed: DataSeed = 0,
     engine_cpus: EngineCpus = None,
@@ -409,7 +322,8 @@ def find(
     --repeats runs. A read workload needs data: --preload 'write -pop seq=1..100000 n=100000'.
 
     --closed-loop runs cassandra-stress's thread ramp instead and reports the best thread
-    count. Exits 2 when no rate meets the SLO.
+    count. --min-recall 0.95 adds a vector workload's recall floor to the SLO
+    (user profile=@vector 'ops(ann=1)'). Exits 2 when no rate meets the SLO.
     """
     refuse_casslab_typos(ctx, "cassandra-stress and YCSB", "-rate")
     try:  # the options' own values: a usage error (exit 2)
@@ -420,9 +334,20 @@ def find(
     except ConfigError as error:
         raise UsageError(str(error)) from None
     find_settings = None
+    if closed_loop and min_recall is not None:
+        raise UsageError("capacity find --min-recall: the floor is of the open-loop search")
     if not closed_loop:
         find_settings = _read_settings(
-            p99, errors, start_rate, min_rate, max_rate, factor, precision, repeats, max_runs
+            p99,
+            errors,
+            start_rate,
+            min_rate,
+            max_rate,
+            factor,
+            precision,
+            repeats,
+            max_runs,
+            min_recall,
         )
     contact = default_contact_points()
     command = parse_command(
@@ -432,6 +357,8 @@ def find(
         seed=seed,
         data_seed=data_seed,
     )
+    if find_settings is not None and find_settings.min_recall is not None:
+        require_recall(command)
     # against the current cluster, its login, CA and local datacenter (an attached one's)
     command = command.model_copy(update={"spec": with_current_access(command.spec, contact)})
     loader = None
@@ -453,7 +380,7 @@ def find(
     check_reachable(command.spec.connection.contact_points)
     target = out or Path.cwd() / f"capacity-{datetime.now():%Y%m%d-%H%M%S}"
     target.mkdir(parents=True, exist_ok=True)
-    view = _View(json_out)
+    view = View(json_out)
     with LoadSession(engine_cpus) as session:
         if loader is not None:
             view.say(f"preload: {preload}")

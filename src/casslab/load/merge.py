@@ -49,9 +49,9 @@ from casslab.engine_contract.hdr import (
     merge,
 )
 from casslab.engine_contract.hdr_encode import LogLine, interval_log_text, log_tag
+from casslab.engine_contract.recall import merged_recall
 from casslab.errors import AnalysisError
 from casslab.load.engine import EngineResult
-from casslab.load.vectors.recall import merged_recall
 from casslab.record import Record
 
 SCHEMA_VERSION: Literal[1] = 1

@@ -49,6 +49,7 @@ from casslab.report.figures import (
 from casslab.report.frames import run_kpis
 from casslab.report.lww import lww_section
 from casslab.report.profiles import CellStacks, profile_section
+from casslab.report.recall_figure import recall_figures
 from casslab.report.report_document import (
     Report,
     Section,
@@ -385,6 +386,7 @@ def build_report(
                         for k in analysis.kpis
                         if (figure := level_bar_figure(trials, k, cells, options.confidence))
                     ),
+                    *recall_figures(trials, cells, colors),
                 ],
             )
         )

@@ -73,21 +73,21 @@ li { margin: 0.25em 0; }
 """
 
 
+def _error_bars(
+    low: list[float | None] | None, high: list[float | None] | None
+) -> dict[str, Any] | None:
+    if high is None:
+        return None
+    return {"type": "data", "symmetric": False, "array": high, "arrayminus": low, "visible": True}
+
+
 def _trace(kind: FigureKind, series: Series) -> Any:
     common: dict[str, Any] = {
         "name": series.name,
         "legendgroup": series.group or series.name,
         "showlegend": series.show_legend,
     }
-    error: dict[str, Any] | None = None
-    if series.error_high is not None:
-        error = {
-            "type": "data",
-            "symmetric": False,
-            "array": series.error_high,
-            "arrayminus": series.error_low,
-            "visible": True,
-        }
+    error = _error_bars(series.error_low, series.error_high)
     if kind is FigureKind.LINES:
         # the legend names the group (a cell); the hover names the line (an iteration)
         line = {"color": series.color, "width": 1.6, "dash": "dash" if series.dash else "solid"}
@@ -98,6 +98,16 @@ def _trace(kind: FigureKind, series: Series) -> Any:
             mode="lines",
             line=line,
             hovertemplate=f"{escape(series.name)}<br>%{{x}} s: %{{y}}<extra></extra>",
+            **common,
+        )
+    if kind is FigureKind.SCATTER:
+        return go.Scatter(
+            x=series.x,
+            y=series.y,
+            mode="markers",
+            marker={"color": series.color, "size": 9},
+            error_y=error,
+            error_x=_error_bars(series.x_error_low, series.x_error_high),
             **common,
         )
     if kind is FigureKind.BARS:

@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 from matplotlib.transforms import blended_transform_factory
 
-from casslab.report.report_document import FigureKind, FigureSpec, Series
+from casslab.report.report_document import FigureKind, FigureSpec
 
 WIDTH_IN = 10.0
 HEIGHT_IN = 4.8
@@ -27,13 +27,12 @@ def _nan(values: list[float | None]) -> list[float]:
     return [math.nan if v is None else float(v) for v in values]
 
 
-def _errors(series: Series) -> list[list[float]] | None:
-    if series.error_low is None or series.error_high is None:
+def _errors(
+    low: list[float | None] | None, high: list[float | None] | None
+) -> list[list[float]] | None:
+    if low is None or high is None:
         return None
-    return [
-        [0.0 if v is None else v for v in series.error_low],
-        [0.0 if v is None else v for v in series.error_high],
-    ]
+    return [[0.0 if v is None else v for v in low], [0.0 if v is None else v for v in high]]
 
 
 def _draw_markers(spec: FigureSpec, axes: Axes) -> None:
@@ -105,11 +104,24 @@ def _draw(spec: FigureSpec, figure: Figure) -> None:
             axes.errorbar(
                 [str(x) for x in s.x],
                 _nan(s.y),
-                yerr=_errors(s),
+                yerr=_errors(s.error_low, s.error_high),
                 color=s.color,
                 marker="o",
                 capsize=4,
                 label=s.name,
+            )
+    elif spec.kind is FigureKind.SCATTER:
+        for s in spec.series:
+            axes.errorbar(
+                [float(x) for x in s.x],
+                _nan(s.y),
+                xerr=_errors(s.x_error_low, s.x_error_high),
+                yerr=_errors(s.error_low, s.error_high),
+                color=s.color,
+                marker="o",
+                linestyle="none",
+                capsize=4,
+                label=s.name if s.show_legend else None,
             )
     else:
         data = [[v for v in s.y if v is not None] for s in spec.series]
@@ -128,7 +140,7 @@ def _draw(spec: FigureSpec, figure: Figure) -> None:
     axes.set_xlabel(spec.x_label)
     axes.set_ylabel(spec.y_label)
     axes.grid(True, alpha=0.3)
-    if spec.kind in (FigureKind.LINES, FigureKind.CURVES):
+    if spec.kind in (FigureKind.LINES, FigureKind.CURVES, FigureKind.SCATTER):
         axes.legend(fontsize=8, loc="best")
 
 

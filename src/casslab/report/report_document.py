@@ -58,16 +58,19 @@ class FigureKind(StrEnum):
     BARS = "bars"  # one bar per category with CI error bars
     CURVES = "curves"  # markers + lines over categories (latency percentiles)
     BOXES = "boxes"  # one box per category of the raw values
+    SCATTER = "scatter"  # markers at numeric (x, y), error bars either way (QPS vs recall)
 
 
 class Series(Record):
-    """One trace. ``x`` is numeric for LINES, category labels otherwise."""
+    """One trace. ``x`` is numeric for LINES and SCATTER, category labels otherwise."""
 
     name: str
     x: list[float] | list[str]
     y: list[float | None]
     error_low: list[float | None] | None = None  # distance below y (CI), BARS / CURVES
     error_high: list[float | None] | None = None  # distance above y
+    x_error_low: list[float | None] | None = None  # distance left of x (CI), SCATTER
+    x_error_high: list[float | None] | None = None  # distance right of x
     color: str = "#1f77b4"
     group: str = ""  # legend group: iterations of one cell share one entry
     show_legend: bool = True

@@ -57,6 +57,8 @@ def test_the_shipped_set() -> None:
         "topologies",
         "upgrade-under-load-scaled",
         "upgrade-under-load",
+        "vector-search-scaled",
+        "vector-search",
         "workload-mix-container-scaled",
         "workload-mix-container",
         "workload-mix",
@@ -388,3 +390,23 @@ def test_the_upgrade_study_scaled_keeps_its_design() -> None:
     [trial] = plan_of(scaled.name).trials
     # the upgrade took 163 s in the measured run: the load runs a minute past it
     assert measured_s(trial.workload.text) >= scaled.faults[0].at_s + 163 + 50
+
+
+def test_vector_search_compares_k_and_reports_recall_at_both_sizes() -> None:
+    """Issue 33's vector study: ANN searches for the 10 and the 100 nearest neighbours (and,
+    full size, a filtered one) on one preloaded set, recall@k among the KPIs."""
+    full, scaled = plan_of("vector-search"), plan_of("vector-search-scaled")
+    for plan, name in ((full, "vector-search"), (scaled, "vector-search-scaled")):
+        experiment = experiment_loader.load(EXPERIMENTS / f"{name}.yaml")
+        assert plan.factors == ("workload",)
+        assert {"recall_at_k", "recall_p5", "latency_p99_ms"} <= set(experiment.kpis)
+        assert sum(t.restart for t in plan.trials) == 1
+        assert all(measured_s(t.workload.text) >= 50 for t in plan.trials)  # MSER-5
+    ops = [str(level).split(" ops(")[1] for level in _levels(full, "workload")]
+    assert ops == ["ann10=1)", "ann100=1)", "ann10_filtered=1)"]
+    assert len(full.trials) == 15
+    assert len(scaled.trials) == 4
+    # the file says about 5.5 minutes with --jvm-warmup 30: the trials, one node start,
+    # 30 s of JVM warm-up, ~40 s for the preload and its capture
+    asked = sum(t.warmup_s + measured_s(t.workload.text) + 5 for t in scaled.trials)
+    assert asked + 15 + 30 + 40 <= 5.5 * 60
