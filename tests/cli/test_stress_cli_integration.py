@@ -127,7 +127,8 @@ def test_stress_text_output_log_and_graph_revisions(cluster: LocalCluster, tmp_p
     )
     rows = [line for line in done.stdout.splitlines() if line.startswith("total,")]
     headers = done.stdout.count("type,      total ops,    op/s,")
-    assert len(rows) == 3, done.stdout
+    # 6 s in 2 s rows: 3, and a short fourth when the engine's end falls just past the third
+    assert 3 <= len(rows) <= 4, done.stdout
     assert headers == len(rows), done.stdout  # at the start, then before each later row
     totals = [int(row.split(",")[1]) for row in rows]  # cumulative operations
     assert totals == sorted(totals), rows
