@@ -28,8 +28,7 @@ from casslab.capacity.probe_spec import (
 from casslab.engine_contract.workload_spec import OpenLoop, OpKind, ThreadRamp
 from casslab.errors import ConfigError, UsageError, WorkloadSyntaxError
 from casslab.load.front_end import OPEN_LOOP_IN_FLIGHT, SearchLoad
-from casslab.load.vectors.synthetic import clustered
-from casslab.load.vectors.texmex import write_fvecs, write_ivecs
+from small_vectors import write_small_vectors
 
 CONTACT = ["127.0.0.1:9042"]
 
@@ -232,33 +231,11 @@ def test_preload_runs_as_given_with_the_search_s_data_seed() -> None:
     assert ycsb.stop.ops == 300
 
 
-VECTOR_PROFILE = """
-keyspace: kv
-table: t
-table_definition: |
-  CREATE TABLE t (id bigint PRIMARY KEY, c int, v vector<float, 8>)
-extra_definitions:
-  - CREATE CUSTOM INDEX ON t (v) USING 'StorageAttachedIndex'
-queries:
-  ann:
-    cql: SELECT id FROM t ORDER BY v ANN OF ? LIMIT 5
-  filtered:
-    cql: SELECT id FROM t WHERE c = ? ORDER BY v ANN OF ? LIMIT 5
-vectors:
-  column: v
-  dataset: s_base.fvecs
-"""
-
-
 def test_a_recall_floor_needs_a_workload_that_counts_recall(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CASSLAB_CACHE", str(tmp_path / "cache"))
-    data = clustered(count=100, dimension=8, queries=10, depth=5)
-    write_fvecs(tmp_path / "s_base.fvecs", data.base)
-    write_fvecs(tmp_path / "s_query.fvecs", data.queries)
-    write_ivecs(tmp_path / "s_groundtruth.ivecs", data.neighbors)
-    (tmp_path / "p.yaml").write_text(VECTOR_PROFILE)
+    write_small_vectors(tmp_path)
 
     def command(*words: str) -> SearchLoad:
         return parse_command(list(words), contact_points=CONTACT, cwd=tmp_path)

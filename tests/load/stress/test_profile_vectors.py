@@ -16,40 +16,18 @@ from casslab.load.stress.parse import parse_stress
 from casslab.load.stress.profile import parse_profile
 from casslab.load.stress.profile_cql import profile_schema_cql
 from casslab.load.stress.profile_vectors import ann_recall_k, check_version
-from casslab.load.vectors.synthetic import clustered
 from casslab.load.vectors.texmex import write_fvecs, write_ivecs
+from small_vectors import PROFILE, write_small_vectors
 
 CONNECTION = Connection(contact_points=["127.0.0.1:9042"])
 CATALOG = Path(__file__).parents[3] / "src" / "casslab" / "workloads" / "catalog" / "vector.yaml"
-
-PROFILE = """
-keyspace: kv
-table: t
-table_definition: |
-  CREATE TABLE t (id bigint PRIMARY KEY, c int, v vector<float, 8>)
-extra_definitions:
-  - CREATE CUSTOM INDEX ON t (v) USING 'StorageAttachedIndex'
-queries:
-  ann:
-    cql: SELECT id FROM t ORDER BY v ANN OF ? LIMIT 5
-  filtered:
-    cql: SELECT id FROM t WHERE c = ? ORDER BY v ANN OF ? LIMIT 5
-vectors:
-  column: v
-  dataset: s_base.fvecs
-"""
 
 
 @pytest.fixture
 def dataset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """s_*.fvecs/ivecs of 100 vectors of dimension 8, ground truth 5 deep, beside p.yaml."""
     monkeypatch.setenv("CASSLAB_CACHE", str(tmp_path / "cache"))
-    data = clustered(count=100, dimension=8, queries=10, depth=5)
-    write_fvecs(tmp_path / "s_base.fvecs", data.base)
-    write_fvecs(tmp_path / "s_query.fvecs", data.queries)
-    write_ivecs(tmp_path / "s_groundtruth.ivecs", data.neighbors)
-    (tmp_path / "p.yaml").write_text(PROFILE)
-    return tmp_path
+    return write_small_vectors(tmp_path)
 
 
 def spec(folder: Path, line: str) -> WorkloadSpec:
