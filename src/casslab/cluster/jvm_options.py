@@ -9,19 +9,16 @@ import re
 
 _PROPERTY = re.compile(r"^-D[A-Za-z_][\w.\-]*(=[^\x00-\x1f]*)?$")
 _XX = re.compile(r"^-XX:[+-]?[A-Za-z][A-Za-z0-9_]*(=[^\s\x00-\x1f]+)?$")
-_OWN_FIELDS = {
-    "-Xmx": "the heap is --heap (heap: in an experiment file)",
-    "-Xms": "the heap is --heap (heap: in an experiment file)",
-    "-XX:+Use": "the collector is --gc (gc: in an experiment file)",
-    "-XX:MaxHeapSize": "the heap is --heap (heap: in an experiment file)",
-}
+_HEAP = re.compile(r"^(-Xmx|-Xms|-XX:MaxHeapSize)")
+_COLLECTOR = re.compile(r"^-XX:\+Use\w*GC$")
 
 
 def problem(option: str) -> str | None:
     """Why ``option`` cannot be one of a node's JVM options, or None when it can."""
-    for prefix, reason in _OWN_FIELDS.items():
-        if option.startswith(prefix) and (prefix != "-XX:+Use" or option.endswith("GC")):
-            return f"JVM option {option!r}: {reason}"
+    if _HEAP.match(option):
+        return f"JVM option {option!r}: the heap is --heap (heap: in an experiment file)"
+    if _COLLECTOR.match(option):
+        return f"JVM option {option!r}: the collector is --gc (gc: in an experiment file)"
     if _PROPERTY.match(option) or _XX.match(option):
         return None
     return (

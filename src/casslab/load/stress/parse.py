@@ -155,7 +155,7 @@ def parse_stress(command: str | Sequence[str]) -> StressCommand:
     _check_end(kind, tokens[1:])
     _check_command(kind, fields)
     check_credentials(fields)
-    apply_reporting(tokens, fields)
+    apply_reporting(fields)
     return StressCommand.model_validate(fields)
 
 

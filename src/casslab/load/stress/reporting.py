@@ -36,7 +36,7 @@ def parse_reporting(kind: StressCommandKind, args: list[str], fields: dict[str, 
     fields["reporting"] = StressReporting.model_validate(values)
 
 
-def apply_reporting(tokens: list[str], fields: dict[str, object]) -> None:
+def apply_reporting(fields: dict[str, object]) -> None:
     """``output-frequency=`` becomes the reporting period (``-log interval=``); a different
     ``-log interval=`` beside it is refused, naming both."""
     reporting = fields.get("reporting")
@@ -44,7 +44,7 @@ def apply_reporting(tokens: list[str], fields: dict[str, object]) -> None:
         return
     log = fields.get("log")
     log = log if isinstance(log, StressLog) else StressLog()
-    interval_given = any(t.lower().startswith("interval=") for t in _group_args(tokens, "-log"))
+    interval_given = "interval_s" in log.model_fields_set
     if interval_given and log.interval_s != reporting.output_frequency_s:
         raise WorkloadSyntaxError(
             f"-log interval={log.interval_s:g}s and -reporting output-frequency="
@@ -52,18 +52,6 @@ def apply_reporting(tokens: list[str], fields: dict[str, object]) -> None:
             "set how often a row is printed; give one of them"
         )
     fields["log"] = log.model_copy(update={"interval_s": reporting.output_frequency_s})
-
-
-def _group_args(tokens: list[str], group: str) -> list[str]:
-    args: list[str] = []
-    inside = False
-    for token in tokens:
-        if token.startswith("-"):
-            inside = token.lower() == group
-            continue
-        if inside:
-            args.append(token)
-    return args
 
 
 def header_due(every_s: float | None, since_header_s: float) -> bool:
