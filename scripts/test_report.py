@@ -1,18 +1,23 @@
 """The time of `make test`: each phase's wall time and the 30 slowest tests across all
 phases (setup, call and teardown together, as pytest's JUnit report times them), read
-from the reports `make test` writes into .test-reports/.
+from the reports `make test` writes into .test-reports/; then each failed test with the
+line that failed and its message, last, so that the tail of a long log says why.
 
     python scripts/test_report.py [.test-reports]
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
 SLOWEST = 30
+MESSAGE_CHARS = 600
+"""A failure's message is cut here: pytest's includes the repr of every operand."""
+_LOCATION = re.compile(r"^(\S+\.py:\d+): ", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -20,6 +25,8 @@ class TestTime:
     phase: str
     name: str
     seconds: float
+    failure: str | None = None
+    """Where and why it failed or errored (``file.py:LINE: message``), if it did."""
 
 
 @dataclass(frozen=True)
@@ -46,8 +53,22 @@ def read_tests(phase: str, xml: Path) -> list[TestTime]:
     times: list[TestTime] = []
     for case in ET.parse(xml).getroot().iter("testcase"):
         name = f"{case.get('classname', '')}::{case.get('name', '')}"
-        times.append(TestTime(phase, name, float(case.get("time") or 0.0)))
+        times.append(TestTime(phase, name, float(case.get("time") or 0.0), _failure(case)))
     return times
+
+
+def _failure(case: ET.Element) -> str | None:
+    """The failure's (or error's) last traceback location and its message, cut short."""
+    for kind in ("failure", "error"):
+        element = case.find(kind)
+        if element is None:
+            continue
+        message = " ".join((element.get("message") or kind).split())
+        if len(message) > MESSAGE_CHARS:
+            message = message[:MESSAGE_CHARS] + " ..."
+        locations = _LOCATION.findall(element.text or "")
+        return f"{locations[-1]}: {message}" if locations else message
+    return None
 
 
 def render(phases: list[PhaseTime], tests: list[TestTime], slowest: int = SLOWEST) -> str:
@@ -61,6 +82,11 @@ def render(phases: list[PhaseTime], tests: list[TestTime], slowest: int = SLOWES
     if ranked:
         lines.append(f"the {len(ranked)} slowest tests (setup + call + teardown):")
         lines += [f"  {t.seconds:7.1f} s  [{t.phase}] {t.name}" for t in ranked]
+    failed = [t for t in tests if t.failure is not None]
+    if failed:
+        lines.append(f"{len(failed)} failed:")
+        for test in failed:
+            lines += [f"  [{test.phase}] {test.name}", f"    {test.failure}"]
     return "\n".join(lines)
 
 

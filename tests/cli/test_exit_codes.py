@@ -2,10 +2,12 @@
 exits 2 (an unknown option, a value the framework cannot convert, an option value the
 command checks itself), everything else 1 (a file's content, a missing file, the load
 tools' own arguments, checked as cassandra-stress and YCSB do). Every command of the app
-is walked for the first two; no cluster is needed (a command refused here starts nothing)."""
+is walked for the first two; no cluster is needed (a command refused here starts nothing).
+A command that ran to its end with a failed outcome exits 3."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,8 +15,14 @@ from typing import Any
 import pytest
 import typer
 import typer.main
+from typer.testing import CliRunner
 
+from casslab.cli.exit_status import OUTCOME_FAILED
 from casslab.cli.main import app
+from casslab.cluster.model import BackendKind
+from casslab.cluster.registry import BACKENDS
+from casslab.experiment.run import recording
+from fakes import FakeBackend, install_fake_engine
 from hostile_entry import Case, problems, run_main, write_files
 
 
@@ -106,3 +114,23 @@ def test_exit_code_as_documented(case: Case, tmp_path: Path) -> None:
     write_files(tmp_path, case.files)
     outcome = run_main(case.argv, tmp_path, {"CASSLAB_HOME": str(tmp_path / "home")})
     assert problems(case, outcome) == [], outcome.out + outcome.err
+
+
+def test_a_run_whose_trial_failed_exits_3_after_its_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed trial is an outcome, not a usage error: the run goes on, writes its report and
+    exits 3 (the fake engine fails the measured phase of iteration 1; a fake cluster)."""
+    install_fake_engine(tmp_path, monkeypatch)
+    monkeypatch.setitem(BACKENDS, BackendKind.LOCAL, FakeBackend)
+    monkeypatch.setattr(recording, "default_sources", lambda _cluster, _pid=None: [])
+    monkeypatch.setenv("CASSLAB_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("FAKE_ENGINE_FAIL_SEEDS", "1")
+    file = tmp_path / "one.yaml"
+    file.write_text("name: one\nworkload: write n=20\niterations: 2\n", encoding="utf-8")
+    results = tmp_path / "results"
+    ran = CliRunner().invoke(app, ["run", str(file), "--results", str(results)])
+    assert ran.exit_code == OUTCOME_FAILED == 3, ran.output
+    summaries = sorted(results.glob("one/*/trials/*/*/summary.json"))
+    assert [json.loads(s.read_text())["status"] for s in summaries] == ["failed", "ok"]
+    assert next(results.glob("one/*/report.html")).is_file()

@@ -1,5 +1,6 @@
 """`make test`'s time report (scripts/test_report.py) on literal reports: phase times in
-order with their status, and the slowest tests across phases."""
+order with their status, the slowest tests across phases, and each failure's line and
+message at the end."""
 
 from __future__ import annotations
 
@@ -11,7 +12,13 @@ JUNIT = """<?xml version="1.0" encoding="utf-8"?>
 <testsuites><testsuite name="pytest" tests="3">
 <testcase classname="tests.a.test_x" name="test_one" time="12.5" />
 <testcase classname="tests.a.test_x" name="test_two" time="0.25" />
-<testcase classname="tests.b.test_y" name="test_three[p1]" time="40.0"><failure /></testcase>
+<testcase classname="tests.b.test_y" name="test_three[p1]" time="40.0"><failure
+ message="assert 27.5 &lt; 25&#10; +  where 27.5 = f()">def test_three():
+&gt;       assert window["detected_s"] &lt; 25
+E       assert 27.5 &lt; 25
+
+tests/b/test_y.py:42: AssertionError</failure></testcase>
+<testcase classname="tests.b.test_y" name="test_four" time="1.0"><error /></testcase>
 </testsuite></testsuites>
 """
 
@@ -33,8 +40,15 @@ def test_phases_and_the_slowest_tests(tmp_path: Path) -> None:
     assert "FAILED (exit 1)" in lines[3]
     assert "total" in lines[4]
     assert "730.8 s (12.2 min)" in lines[4]
-    assert lines[-2].strip() == "40.0 s  [real-nodes] tests.b.test_y::test_three[p1]"
-    assert lines[-1].strip() == "12.5 s  [real-nodes] tests.a.test_x::test_one"
+    assert lines[-7].strip() == "40.0 s  [real-nodes] tests.b.test_y::test_three[p1]"
+    assert lines[-6].strip() == "12.5 s  [real-nodes] tests.a.test_x::test_one"
+    assert lines[-5:] == [
+        "2 failed:",
+        "  [real-nodes] tests.b.test_y::test_three[p1]",
+        "    tests/b/test_y.py:42: assert 27.5 < 25 + where 27.5 = f()",
+        "  [real-nodes] tests.b.test_y::test_four",
+        "    error",
+    ]
 
 
 def test_no_report_yet_is_an_empty_table(tmp_path: Path) -> None:

@@ -40,6 +40,7 @@ from casslab.cli.capacity_find_view import (
     ms,
     point_line,
 )
+from casslab.cli.exit_status import OUTCOME_FAILED
 from casslab.cli.interrupt import Interrupted
 from casslab.cli.load_options import (
     DataSeed,
@@ -63,7 +64,6 @@ RESULT_FILE = "find.json"
 FIGURE_FILE = "find.png"
 RAMP_RESULT_FILE = "ramp.json"
 RAMP_FIGURE_FILE = "ramp.png"
-EXIT_NO_RATE = 2  # the search ended without a rate that meets the SLO
 
 _PASS_THROUGH = {
     "allow_extra_args": True,
@@ -404,7 +404,7 @@ def find(
         )
         result = _search(view, command, find_settings, measure, target)
     if result.max_rate is None:
-        raise typer.Exit(EXIT_NO_RATE)
+        raise typer.Exit(OUTCOME_FAILED)  # no rate meets the SLO
 
 
 def _seconds(text: str, option: str) -> float:

@@ -19,6 +19,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from casslab.cli.exit_status import OUTCOME_FAILED
 from casslab.cli.interrupt import Interrupted
 from casslab.cli.progress_bar import progress_bar
 
@@ -221,7 +222,7 @@ def run(
         layout = open_run(results, experiment.name, resume=resume_dir or resume)
         failed = _run(experiment, layout, options, store, session)
     if failed:
-        raise typer.Exit(2)
+        raise typer.Exit(OUTCOME_FAILED)
 
 
 def _serve(

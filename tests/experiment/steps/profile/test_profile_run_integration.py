@@ -17,6 +17,7 @@ import pytest
 from casslab.report.flame.diff import method_shares
 from casslab.report.flame.stacks import parse_collapsed
 from cli_entry import NEEDS_ENGINE
+from write_path import write_path_percent
 
 pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
@@ -33,19 +34,6 @@ iterations: 1
 reset: truncate
 profile: [cpu]
 """
-
-
-WRITE_PATH = (
-    "org.apache.cassandra.db.Mutation",
-    "org.apache.cassandra.db.Keyspace.apply",
-    "org.apache.cassandra.db.ColumnFamilyStore.apply",
-    "org.apache.cassandra.db.memtable.",
-    "org.apache.cassandra.db.partitions.AtomicBTreePartition",
-    "org.apache.cassandra.db.commitlog.",
-    "org.apache.cassandra.service.StorageProxy.mutate",
-    "org.apache.cassandra.cql3.statements.ModificationStatement",
-)
-"""Frames that only a write runs through (class or method prefixes)."""
 
 
 def _stop_leftovers(home: Path) -> None:
@@ -80,19 +68,15 @@ def test_a_profiled_trial_draws_its_nodes_write_path(tmp_path: Path) -> None:
     cpu = parse_collapsed((profile_dir / "node1-cpu.collapsed").read_text())
     total = sum(cpu.values())
     assert total > 50
-    on_write_path = sum(
-        count
-        for stack, count in cpu.items()
-        if any(f.startswith(WRITE_PATH) for f in stack.split(";"))
-    )
+    on_write_path = write_path_percent(cpu)
     top = sorted(method_shares(cpu).items(), key=lambda kv: -kv[1])[:25]
     # measured: with the JVM warm-up, 4.3% of the samples under Mutation/Keyspace.apply/
     # ModificationStatement alone on a quiet machine, 1.6% (1 of 61 samples) on CI's busy
     # one: JFR samples only threads running Java code, and its 64-frame stacks cut the
     # deepest. Without it, every stack through the write path (memtable and commit log
     # included): 69 of 415 samples (16.6%) on a busy machine; 2% leaves a starved node room.
-    print(f"write path: {on_write_path} of {total} samples")
-    assert 100.0 * on_write_path / total > 2.0, top
+    print(f"write path: {on_write_path:.1f}% of {total} samples")
+    assert on_write_path > 2.0, top
     assert ET.parse(profile_dir / "node1-cpu.svg").getroot().tag.endswith("svg")
     run_dir = profile_dir.parents[3]  # run/trials/<cell>/<iteration>/profile
     assert quote(str((profile_dir / "node1-cpu.svg").relative_to(run_dir))) in (
