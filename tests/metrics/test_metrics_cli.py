@@ -62,3 +62,19 @@ def test_record_refuses_a_bad_duration() -> None:
     )
     assert result.exit_code != 0
     assert isinstance(result.exception, ConfigError)
+
+
+def test_the_piped_watch_form_is_a_tab_separated_line_per_node() -> None:
+    header = metrics_cli.plain_header().split("\t")
+    assert header[:3] == ["time", "node", "host cpu %"]
+    assert len(header) == 2 + len(metrics_cli.WATCH_COLUMNS)
+    values = {("n1", "process.rss_bytes"): 512 * 2**20, ("n1", "cassandra.gc_pause_ms"): 12.4}
+    rows = metrics_cli.plain_rows(values, ["n1", "n2"], 0.0, {"n2 jmx": "refused"})
+    n1, n2, gaps = rows
+    cells = n1.split("\t")
+    assert cells[:2] == ["00:00:00", "n1"]
+    assert cells[header.index("jvm rss MiB")] == "512"
+    assert cells[header.index("gc ms")] == "12"
+    assert cells[header.index("reads/s")] == "-"  # not sampled
+    assert n2.split("\t")[2:] == ["-"] * len(metrics_cli.WATCH_COLUMNS)
+    assert gaps == "# gaps: n2 jmx: refused"

@@ -7,6 +7,8 @@ must move the way Cassandra works, and every catalogue metric appears.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -196,3 +198,26 @@ def test_cli_record_over_contact_points(one_node: LocalCluster, tmp_path: Path) 
     # contact points only: CQL, with its stand-ins for the JMX metrics
     assert {"cassandra.compactions_completed", "cassandra.compactions_pending"} <= set(df.metric)
     assert not any(m.startswith(("host.", "process.")) for m in set(df.metric))
+
+
+def test_cli_watch_piped_prints_a_line_per_node_per_tick(one_node: LocalCluster) -> None:
+    """``metrics watch`` into a pipe: a tab-separated header, then each tick's line as it
+    comes (the first arrives while the command still runs), not one table at the end."""
+    point = one_node.contact_points[0]
+    command = [sys.executable, "-m", "casslab", "metrics", "watch", "-c", point, "-d", "4s"]
+    environment = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=environment) as watch:
+        assert watch.stdout is not None
+        header = watch.stdout.readline().rstrip("\n").split("\t")
+        first = watch.stdout.readline().rstrip("\n").split("\t")
+        still_running = watch.poll() is None
+        rest = watch.stdout.read().splitlines()
+    assert watch.returncode == 0
+    assert header[:5] == ["time", "node", "host cpu %", "jvm cpu %", "jvm rss MiB"]
+    assert still_running  # streamed: the first tick's line came before the end
+    rows = [first] + [line.split("\t") for line in rest if not line.startswith("# gaps")]
+    assert len(rows) >= 3  # about one a second for 4 s
+    assert {len(row) for row in rows} == {len(header)}
+    assert {row[1] for row in rows} == {one_node.nodes[0].address}
+    writes = header.index("writes/s")
+    assert all(row[writes] == "-" or float(row[writes]) >= 0 for row in rows)

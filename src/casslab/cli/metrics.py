@@ -145,11 +145,14 @@ def record(
 
 
 class _Latest:
-    """The newest value of each (node, metric), filled by the sampling thread."""
+    """The newest value of each (node, metric), filled by the sampling thread, and the
+    number and time of its ticks."""
 
     def __init__(self) -> None:
         self.values: dict[tuple[str, str], float] = {}
         self.gaps: dict[str, str] = {}
+        self.ticks = 0
+        self.now = 0.0
         self.lock = threading.Lock()
 
     def update(self, now: float, samples: list[Sample], gaps: list[Gap]) -> None:
@@ -157,6 +160,17 @@ class _Latest:
             for s in samples:
                 self.values[(s.node, s.metric)] = s.value
             self.gaps = {f"{g.node} {g.source}": g.error for g in gaps}
+            self.ticks += 1
+            self.now = now
+
+
+def _cells(values: dict[tuple[str, str], float], node: str) -> list[str]:
+    """A node's watched metrics, formatted (``-`` where none was sampled)."""
+    cells = []
+    for _, metric_name, scale, fmt in WATCH_COLUMNS:
+        v = values.get((node, metric_name))
+        cells.append("-" if v is None or math.isnan(v) else fmt.format(v * scale))
+    return cells
 
 
 def _render(latest: _Latest, nodes: list[str]) -> Table:
@@ -166,14 +180,27 @@ def _render(latest: _Latest, nodes: list[str]) -> Table:
         table.add_column(header, justify="right")
     with latest.lock:
         for node in nodes:
-            cells = [node]
-            for _, metric_name, scale, fmt in WATCH_COLUMNS:
-                v = latest.values.get((node, metric_name))
-                cells.append("-" if v is None or math.isnan(v) else fmt.format(v * scale))
-            table.add_row(*cells)
+            table.add_row(node, *_cells(latest.values, node))
         if latest.gaps:
             table.caption = "gaps: " + "; ".join(f"{k}: {v}" for k, v in latest.gaps.items())
     return table
+
+
+def plain_header() -> str:
+    """The first line of the piped form: tab-separated column names."""
+    return "\t".join(["time", "node", *(header for header, *_ in WATCH_COLUMNS)])
+
+
+def plain_rows(
+    values: dict[tuple[str, str], float], nodes: list[str], now: float, gaps: dict[str, str]
+) -> list[str]:
+    """One tick in the piped form: a tab-separated line per node (UTC time of the tick),
+    then a ``# gaps:`` line if a source could not be read."""
+    stamp = time.strftime("%H:%M:%S", time.gmtime(now))
+    rows = ["\t".join([stamp, node, *_cells(values, node)]) for node in nodes]
+    if gaps:
+        rows.append("# gaps: " + "; ".join(f"{k}: {v}" for k, v in gaps.items()))
+    return rows
 
 
 def watch(
@@ -185,7 +212,8 @@ def watch(
     ] = None,
     no_jmx: NoJmx = False,
 ) -> None:
-    """Show a live per-node table of the main metrics."""
+    """Show a live per-node table of the main metrics (piped or redirected: a tab-separated
+    line per node per interval instead)."""
     interval_s = parse_duration_s(interval, "--interval")
     until = (
         None if duration is None else time.monotonic() + parse_duration_s(duration, "--duration")
@@ -201,14 +229,33 @@ def watch(
         on_tick=latest.update,
         remote=targets.remote,
     )
-    with rec, Live(_render(latest, nodes), console=console, auto_refresh=False) as live:
-        try:
-            while until is None or time.monotonic() < until:
-                time.sleep(min(interval_s, 1.0))
-                live.update(_render(latest, nodes), refresh=True)
-        except KeyboardInterrupt:
-            pass
+    try:
+        if console.is_terminal:
+            with rec, Live(_render(latest, nodes), console=console, auto_refresh=False) as live:
+                while until is None or time.monotonic() < until:
+                    time.sleep(min(interval_s, 1.0))
+                    live.update(_render(latest, nodes), refresh=True)
+        else:  # piped or redirected: a line per node per tick, as it comes
+            with rec:
+                _print_lines(latest, nodes, until)
+    except KeyboardInterrupt:
+        pass
     targets.close()
+
+
+def _print_lines(latest: _Latest, nodes: list[str], until: float | None) -> None:
+    """The piped form of ``watch``: the header, then each new tick's rows, flushed at once
+    (a file or a pipe gets every tick, not one table at the end)."""
+    print(plain_header(), flush=True)
+    printed = 0
+    while until is None or time.monotonic() < until:
+        time.sleep(0.1)
+        with latest.lock:
+            if latest.ticks == printed:
+                continue
+            printed = latest.ticks
+            rows = plain_rows(latest.values, nodes, latest.now, latest.gaps)
+        print("\n".join(rows), flush=True)
 
 
 def catalogue() -> None:
