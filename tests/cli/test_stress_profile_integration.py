@@ -1,6 +1,6 @@
-"""`casslab stress --profile cpu` against the current cluster (the session's shared node,
-emptied before and after, made current for the test): a JFR recording of the node over the
-measured part and its CPU flame graph, named on stderr."""
+"""`casslab stress --profile cpu` and `casslab ycsb run --profile alloc` against the current
+cluster (the session's shared node, emptied before and after, made current for the test): a
+JFR recording of the node over the measured part and its flame graph, named on stderr."""
 
 from __future__ import annotations
 
@@ -43,5 +43,24 @@ def test_stress_draws_the_current_clusters_cpu_flame_graph(
     assert (folder / "node1.jfr").stat().st_size > 10_000
     stacks = parse_collapsed((folder / "node1-cpu.collapsed").read_text())
     assert sum(stacks.values()) > 20
+    assert any("org.apache.cassandra" in stack for stack in stacks)
+    assert ET.parse(svg).getroot().tag.endswith("svg")
+
+
+def test_ycsb_draws_the_current_clusters_allocation_flame_graph(
+    current: LocalCluster, tmp_path: Path
+) -> None:
+    folder = tmp_path / "ycsb-profile"
+    load = ["ycsb", "load", "-p", "recordcount=2000", "-threads", "8"]
+    loaded = casslab(None, *load, timeout_s=300)
+    assert loaded.returncode == 0, loaded.stdout[-2000:] + loaded.stderr[-2000:]
+    run = ["ycsb", "run", "-p", "recordcount=2000", "-p", "operationcount=20000"]
+    run += ["-threads", "8", "--profile", "alloc", "--profile-dir", str(folder)]
+    done = casslab(None, *run, timeout_s=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    svg = folder / "node1-alloc.svg"
+    assert f"Flame graph, node 1 alloc: {svg}" in flat(done.stderr)
+    stacks = parse_collapsed((folder / "node1-alloc.collapsed").read_text())
+    assert sum(stacks.values()) > 0  # bytes allocated, sampled
     assert any("org.apache.cassandra" in stack for stack in stacks)
     assert ET.parse(svg).getroot().tag.endswith("svg")

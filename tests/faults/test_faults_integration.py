@@ -34,8 +34,9 @@ PLACE = ["--heap", "512M", "--base-address", "127.0.244.1", "--jmx-port-base", "
 # after its last gossip (phi 8: 18 s), and at ALL writes then fail at once (unavailable)
 # instead of each waiting out its timeout. A low rate: the backlog the window builds drains within
 # seconds of the node's return even on a busy machine, so the ALL trial's recovery is
-# inside its 60 s phase (the node is back 15 s + its start-up after the kill: 33 to 38 s
-# into the phase, 50 s on a 2-core machine busy with other work).
+# inside its 75 s phase (the node is back 15 s + its start-up after the kill: 33 to 38 s
+# into the phase, 50 s on a 2-core machine busy with other work; CI failed this test once
+# with a 60 s phase, its cause cut from the log: 15 s more margin for the recovery).
 SETTINGS = ["--set", "phi_convict_threshold=5"]
 ACKED = 500  # writes of the QUORUM trial, one per key (25 s at 20/s)
 
@@ -46,7 +47,7 @@ schema: {{keyspace: keyspace1, replication: {{class: SimpleStrategy, replication
 factors:
   workload:
     - "write n={ACKED} cl=QUORUM -pop seq=1..{ACKED} -rate threads=16 fixed=20/s"
-    - "write n=1200 cl=ALL -pop seq=10001..11200 -rate threads=16 fixed=20/s"
+    - "write n=1500 cl=ALL -pop seq=10001..11500 -rate threads=16 fixed=20/s"
 faults: [{{at: 2s, kind: kill, target: 2, for: 15s}}]
 iterations: 1
 order: sequential
@@ -79,13 +80,26 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         casslab(folder, "down", "--remove", "--name", NAME)
 
 
+def _facts(result: dict[str, Any], faults: dict[str, Any]) -> str:
+    """A trial's fault timing in one short line: what a failed assert shows first."""
+    records, windows = faults.get("faults") or [{}], faults.get("windows") or [{}]
+    record, window = records[0], windows[0]
+    times = ("began_s", "marked_down_s", "ended_s", "marked_up_s")
+    shown = {k: None if record.get(k) is None else round(record[k], 1) for k in times}
+    shown |= {k: window.get(k) for k in ("detected_s", "recovery_s", "back", "errors")}
+    kpis = result.get("kpis") or {}
+    shown |= {k: kpis.get(k) for k in ("faults_unrecovered", "fault_recovery_s")}
+    shown["hints_finished"] = (faults.get("hints") or {}).get("finished")
+    return str(shown)
+
+
 def _trial(run: Path, level: int) -> tuple[dict[str, Any], dict[str, Any]]:
     [summary] = run.glob(f"trials/workload=*{'QUORUM' if level == 0 else 'ALL'}*/1/summary.json")
     faults = json.loads((summary.parent / "faults.json").read_text())
     return json.loads(summary.read_text()), faults
 
 
-# measuring: failure detection within 25 s, and the ALL trial's recovery inside its 60 s
+# measuring: failure detection within 25 s, and the ALL trial's recovery inside its 75 s
 # phase, depend on the machine's pace
 @pytest.mark.measuring
 def test_a_killed_replica_costs_quorum_nothing_and_all_its_window(
@@ -99,19 +113,23 @@ def test_a_killed_replica_costs_quorum_nothing_and_all_its_window(
     [run] = (results / "kill-one").iterdir()
     quorum, quorum_faults = _trial(run, 0)
     every, every_faults = _trial(run, 1)
+    # what a failure says first (its line and message end `make test`'s output)
+    facts = f"QUORUM {_facts(quorum, quorum_faults)}; ALL {_facts(every, every_faults)}"
     for result, faults in ((quorum, quorum_faults), (every, every_faults)):
         assert result["status"] == "ok", result.get("error")
         [record] = faults["faults"]
-        assert record["error"] is None
-        assert 1.5 < record["began_s"] < 5  # 2 s into the measured phase
-        assert record["ended_s"] > record["began_s"] + 14.9  # 15 s, then its start-up
+        assert record["error"] is None, facts
+        assert 1.5 < record["began_s"] < 5, facts  # 2 s into the measured phase
+        assert record["ended_s"] > record["began_s"] + 14.9, facts  # 15 s, then its start-up
         # node 1's failure detector held node 2 down during the window, and up after it
-        assert record["watch_error"] is None
-        assert record["began_s"] < record["marked_down_s"] < record["ended_s"]
-        assert record["marked_up_s"] > record["ended_s"]
+        assert record["watch_error"] is None, facts
+        assert record["marked_down_s"] is not None, facts
+        assert record["marked_up_s"] is not None, facts
+        assert record["began_s"] < record["marked_down_s"] < record["ended_s"], facts
+        assert record["marked_up_s"] > record["ended_s"], facts
         [window] = faults["windows"]
-        assert window["back"] is True
-        assert 0 < window["detected_s"] < 25  # phi 5: about 12 s after its last gossip
+        assert window["back"] is True, facts
+        assert 0 < window["detected_s"] < 25, facts  # phi 5: about 12 s after its last gossip
     kpis_q, kpis_all = quorum["kpis"], every["kpis"]
     assert kpis_q["fault_errors"] == 0
     assert quorum["engine"]["total"]["errors"] == 0
@@ -120,7 +138,7 @@ def test_a_killed_replica_costs_quorum_nothing_and_all_its_window(
     assert hints["unread"] == []
     assert hints["written"] > 0
     assert hints["replayed"] > 0
-    assert hints["finished"] is True, hints
+    assert hints["finished"] is True, (hints, facts)
     assert (kpis_q["fault_hints_written"], kpis_q["fault_hints_replayed"]) == (
         hints["written"],
         hints["replayed"],
@@ -128,7 +146,7 @@ def test_a_killed_replica_costs_quorum_nothing_and_all_its_window(
     assert hints["nodes"][1]["node"] == 2
     assert hints["nodes"][1]["replayed"] == 0  # nobody was down for node 2 to hint
     assert kpis_all["fault_errors"] > 0  # ALL needs node 2
-    assert kpis_all["faults_unrecovered"] == 0, every_faults
+    assert kpis_all["faults_unrecovered"] == 0, facts
     assert kpis_all["fault_recovery_s"] is not None
     # what failed at ALL: unavailable once node 2 was convicted, timeouts before
     [window_all] = every_faults["windows"]

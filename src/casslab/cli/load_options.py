@@ -21,7 +21,7 @@ from casslab.cluster.class_catalogue import Named
 from casslab.engine_contract.workload_spec import WorkloadSpec
 from casslab.errors import CasslabError, UsageError, WorkloadSyntaxError, problems_message
 from casslab.load import credentials
-from casslab.load.engine import EngineResult
+from casslab.load.engine import EngineResult, Wording
 
 if TYPE_CHECKING:
     from casslab.experiment.steps.profile.profile_phase import NodeProfile, Profiler
@@ -190,6 +190,12 @@ def profiled(
         yield profiler, profiles
 
 
+def say_profiles(profiles: list[NodeProfile]) -> None:
+    """Where each node's flame graph was drawn (standard error)."""
+    for drawn in profiles:
+        typer.echo(f"Flame graph, node {drawn.node} {drawn.kind.value}: {drawn.svg_path}", err=True)
+
+
 def default_contact_points() -> list[str]:
     """The current cluster's contact points, else (no current cluster) 127.0.0.1:9042. A
     current cluster whose state cannot be read is an error, not a silent fallback."""
@@ -274,15 +280,20 @@ def check_engine_cpus(engine_cpus: str | None) -> None:
 
 
 def check_clients(
-    spec: WorkloadSpec, clients: int, hosts: Path | None, engine_cpus: str | None
+    spec: WorkloadSpec,
+    clients: int,
+    hosts: Path | None,
+    engine_cpus: str | None,
+    wording: Wording | None = None,
 ) -> LoadClients | None:
     """The engines the run is split across (None: one local engine); a count or client
-    inventory the workload cannot be split into is refused here, before anything runs."""
+    inventory the workload cannot be split into is refused here, before anything runs,
+    in the front end's ``wording``."""
     if clients == 1 and hosts is None:
         return None
     from casslab.cli.stress_clients import check_clients
 
-    return check_clients(spec, clients, hosts, engine_cpus)
+    return check_clients(spec, clients, hosts, engine_cpus, wording)
 
 
 def report_errors(result: EngineResult) -> None:

@@ -48,6 +48,7 @@ from casslab.cli.load_options import (
     profiled,
     refuse_casslab_typos,
     report_errors,
+    say_profiles,
     with_current_access,
     workdir_for,
 )
@@ -252,8 +253,7 @@ def stress(
                 text("END")
             if warning is not None:
                 typer.echo(warning, err=True)
-    for drawn in profiles:
-        typer.echo(f"Flame graph, node {drawn.node} {drawn.kind.value}: {drawn.svg_path}", err=True)
+    say_profiles(profiles)
     if verify is not None and not json_lines:
         typer.echo(run_outcome.verify_line(result.summary))
     report_errors(result)

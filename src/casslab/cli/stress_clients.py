@@ -36,18 +36,24 @@ MERGED_RUN = "merged.json"
 
 
 def check_clients(
-    spec: WorkloadSpec, n: int, client_hosts: Path | None = None, engine_cpus: str | None = None
+    spec: WorkloadSpec,
+    n: int,
+    client_hosts: Path | None = None,
+    engine_cpus: str | None = None,
+    wording: Wording | None = None,
 ) -> LoadClients | None:
     """The engines to run (None: one local engine, the single-engine path); a client count
     or client-host inventory the workload cannot be split into, or that cannot be combined
-    with the other options, is refused here, before anything runs."""
+    with the other options, is refused here, before anything runs, in the front end's words
+    (``wording``: the split speaks cassandra-stress's)."""
+    say = (wording or Wording()).say
     if client_hosts is None:
         if n == 1:
             return None
         try:
             split(spec, n)
         except WorkloadSyntaxError as error:  # --clients is an option casslab checks
-            raise UsageError(str(error)) from None
+            raise UsageError(say(str(error))) from None
         return LoadClients(n)
     if n != 1:
         raise UsageError(
@@ -71,8 +77,8 @@ def check_clients(
         split(spec, n)
     except WorkloadSyntaxError as error:
         raise WorkloadSyntaxError(
-            f"{error} (--client-hosts {client_hosts}: its {n} clients: hosts run one engine "
-            "each; list fewer of them)"
+            f"{say(str(error))} (--client-hosts {client_hosts}: its {n} clients: hosts run "
+            "one engine each; list fewer of them)"
         ) from None
     return LoadClients(n, inventory)
 

@@ -1,7 +1,9 @@
 """``casslab ycsb load|run ...``: YCSB's command line (parsed by :mod:`casslab.load.ycsb`)
 on casslab's engine, its summary printed as YCSB prints it; ``--clients`` and
 ``--client-hosts`` split the run (:mod:`casslab.cli.stress_clients`), ``--verify CL`` reads
-back every acknowledged write after it (:mod:`casslab.load.verify`)."""
+back every acknowledged write after it (:mod:`casslab.load.verify`), ``--profile KIND``
+records the current cluster's nodes from the first measured interval, as ``casslab stress``
+does."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pathlib import Path
 
 import typer
 
+from casslab.analysis.profile_kind import ProfileKind
 from casslab.cli.load_options import (
     ClientHosts,
     Clients,
@@ -17,16 +20,21 @@ from casslab.cli.load_options import (
     DryRun,
     EngineCpus,
     JsonLines,
+    ProfileDir,
+    ProfileKinds,
     Seed,
     Timeout,
     VerifyAt,
     Workdir,
     check_clients,
     check_engine_cpus,
+    check_profile,
     check_timeout,
     default_contact_points,
+    profiled,
     refuse_casslab_typos,
     report_errors,
+    say_profiles,
     with_current_access,
     workdir_for,
 )
@@ -54,6 +62,7 @@ def _ycsb(
     clients: int,
     client_hosts: Path | None,
     verify: str | None,
+    profile: tuple[list[ProfileKind] | None, Path | None],
 ) -> None:
     refuse_casslab_typos(ctx, "YCSB", "-p")
     check_timeout(timeout)
@@ -65,8 +74,10 @@ def _ycsb(
     )
     if verify is not None:
         spec = with_verify(spec, verify, workload=f"ycsb {phase.value}")
-    merged = check_clients(spec, clients, client_hosts, engine_cpus)
+    words = front_end("ycsb").wording(files_kept=workdir is not None)
+    merged = check_clients(spec, clients, client_hosts, engine_cpus, words)
     check_engine_cpus(engine_cpus)
+    kinds = check_profile(profile[0], merged is not None)
     credentials.require_password_env(spec.connection)  # before anything starts, dry or not
     if dry_run:
         typer.echo(credentials.masked(spec).model_dump_json(indent=2))
@@ -75,24 +86,29 @@ def _ycsb(
         from casslab.cli.stress_clients import run_ycsb
 
         with workdir_for(workdir) as work, LoadSession(engine_cpus) as session:
-            words = front_end("ycsb").wording(files_kept=workdir is not None)
             run_ycsb(spec, merged, work, json_lines, (timeout, words, session))
         return
     total = 0
-    with workdir_for(workdir) as work, LoadSession(engine_cpus) as session:
+    with (
+        workdir_for(workdir) as work,
+        LoadSession(engine_cpus) as session,
+        profiled(kinds, profile[1]) as (profiler, profiles),
+    ):
 
         def on_interval(record: IntervalRecord) -> None:
             nonlocal total
             if record.phase == "warmup":
                 return
+            if profiler is not None and not profiler.running:
+                profiler.start()  # from the first measured interval on
             total += record.total.count
             if json_lines:
                 typer.echo(record.model_dump_json())
             elif command.status:
                 typer.echo(ycsb_console.ycsb_status(record, total), err=True)
 
-        words = front_end("ycsb").wording(files_kept=workdir is not None)
         result = session.run(spec, work, on_interval=on_interval, timeout_s=timeout, wording=words)
+    say_profiles(profiles)
     summary: SummaryRecord = result.summary
     if json_lines:
         typer.echo(summary.model_dump_json())
@@ -122,6 +138,8 @@ def _command(phase: YcsbPhase, doc: str) -> Callable[..., None]:
         clients: Clients = 1,
         client_hosts: ClientHosts = None,
         verify: VerifyAt = None,
+        profile: ProfileKinds = None,
+        profile_dir: ProfileDir = None,
     ) -> None:
         _ycsb(
             phase,
@@ -136,6 +154,7 @@ def _command(phase: YcsbPhase, doc: str) -> Callable[..., None]:
             clients,
             client_hosts,
             verify,
+            (profile, profile_dir),
         )
 
     command.__doc__ = doc

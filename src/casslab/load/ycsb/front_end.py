@@ -27,6 +27,8 @@ YCSB_TERMS: tuple[tuple[str, str], ...] = (
         "casslab stress connects over TLS with -transport truststore=FILE",
     ),
     ("raise the timeout", "raise --timeout"),
+    ("-rate threads=", "-threads "),  # the client split's advice
+    ("with the rate", "with -target"),
     (
         "(stop.duration_s / stop.ops)",
         "(-p recordcount= for load, -p operationcount= or -p maxexecutiontime= for run)",
