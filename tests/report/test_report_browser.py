@@ -9,6 +9,7 @@ without rendered SVG. A screenshot is kept next to the run (``report.png``) for 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import matplotlib.image
@@ -16,8 +17,13 @@ import numpy as np
 import pytest
 
 from browser_check import figure_divs, needs_chromium, open_page, screenshot
+from casslab.report import write_report
+from casslab.store.layout import RunLayout
+from flame_literals import STCS, add_profiles
 
 pytestmark = pytest.mark.browser
+
+RunFactory = Callable[..., Path]
 
 
 @needs_chromium
@@ -60,3 +66,28 @@ def test_the_browser_check_catches_a_broken_page(tmp_path: Path) -> None:
     assert any("notDefined" in line for line in load.console)
     assert load.external == ["https://example.invalid/x.png"]
     assert 'class="main-svg"' not in figure_divs(load.dom)["x"]
+
+
+@needs_chromium
+def test_a_report_with_profiles_and_its_flame_graphs_render_without_requests(
+    make_run: RunFactory, tmp_path: Path
+) -> None:
+    """The Profiles section and every flame graph it links (the cells' merged and
+    differential SVGs, each trial's) load in Chromium with no error and no request."""
+    run = add_profiles(make_run())
+    paths = write_report(run)
+    assert paths.flame_graphs
+    load = open_page(paths.report_html, tmp_path / "report")
+    assert load.console == [], "page errors or console output:\n" + "\n".join(load.console)
+    assert load.external == [], f"the page requested network resources: {load.external}"
+    assert '<section id="profiles">' in load.dom
+    start = load.dom.index('<section id="profiles">')
+    links = re.findall(r'<a href="([^"]+\.svg)"', load.dom[start:])
+    assert len(links) >= len(paths.flame_graphs)
+    graphs = [*paths.flame_graphs, RunLayout(root=run).profile_dir(STCS, 1) / "node1-cpu.svg"]
+    for index, graph in enumerate(graphs):
+        shown = open_page(graph, tmp_path / f"graph-{index}")
+        assert shown.console == [], f"{graph}: " + "\n".join(shown.console)
+        assert shown.external == [], f"{graph} requested {shown.external}"
+        assert "<svg" in shown.dom
+        assert "<rect" in shown.dom  # its frames drawn

@@ -11,43 +11,11 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 from casslab.report import build_report, read_run, render_markdown, write_report
-from casslab.report.flame.stacks import collapsed_text
-from casslab.report.flame.svg import flame_svg
 from casslab.report.profiles import cell_graphs, graph_path, profile_section
 from casslab.store.layout import RunLayout
+from flame_literals import COMPACT, LCS, STACKS, STCS, WRITE, add_profiles, write_profile
 
 RunFactory = Callable[..., Path]
-
-STCS = "compaction=STCS"  # the synthetic run's baseline cell
-LCS = "compaction=LCS"
-WRITE = "Thread.run;Stage.run;Mutation.apply;Memtable.put"
-COMPACT = "Thread.run;CompactionTask.run"
-# per node and trial: STCS spends 80% writing, 20% compacting; LCS 50% and 50%
-STACKS = {STCS: {WRITE: 80, COMPACT: 20}, LCS: {WRITE: 50, COMPACT: 50}}
-ALLOC = {WRITE: 4096}
-
-
-def _profile(
-    run: Path, cell: str, iteration: int, node: int, kind: str, stacks: dict[str, int]
-) -> None:
-    folder = RunLayout(root=run).profile_dir(cell, iteration)
-    folder.mkdir(parents=True, exist_ok=True)
-    stem = folder / f"node{node}-{kind}"
-    stem.with_suffix(".collapsed").write_text(collapsed_text(stacks), encoding="utf-8")
-    stem.with_suffix(".svg").write_text(flame_svg(stacks, title="t"), encoding="utf-8")
-
-
-def _profiled(make_run: RunFactory) -> Path:
-    """The synthetic run with a cpu profile of 2 nodes in every trial (the failed LCS #4's
-    all compaction, to show it is left out) and an alloc profile of node 1 in STCS #1."""
-    run = make_run()
-    for cell in (STCS, LCS):
-        for iteration in (1, 2, 3):
-            for node in (1, 2):
-                _profile(run, cell, iteration, node, "cpu", STACKS[cell])
-    _profile(run, STCS, 1, 1, "alloc", ALLOC)
-    _profile(run, LCS, 4, 1, "cpu", {COMPACT: 1000})
-    return run
 
 
 def _fills(svg: str) -> Mapping[str, str]:
@@ -64,7 +32,7 @@ def _fills(svg: str) -> Mapping[str, str]:
 
 
 def test_the_run_data_lists_each_trials_profiles(make_run: RunFactory) -> None:
-    run = read_run(_profiled(make_run))
+    run = read_run(add_profiles(make_run()))
     stcs_1 = next(t for t in run.trials if t.result.trial_id == f"{STCS}/1")
     assert [(p.node, p.kind, p.svg_path is not None) for p in stcs_1.profiles] == [
         (1, "alloc", True),
@@ -79,7 +47,7 @@ def test_the_cells_graphs_merge_finished_trials_and_colour_the_move(
 ) -> None:
     from casslab.report.profile_files import read_cell_stacks
 
-    stacks, problems = read_cell_stacks(read_run(_profiled(make_run)))
+    stacks, problems = read_cell_stacks(read_run(add_profiles(make_run())))
     assert problems == []
     # 3 trials x 2 nodes; the failed LCS #4 (all compaction) is left out
     assert stacks[(LCS, "cpu")] == {WRITE: 300, COMPACT: 300}
@@ -101,7 +69,7 @@ def test_the_cells_graphs_merge_finished_trials_and_colour_the_move(
 def test_the_profiles_section_links_trials_and_lists_moved_frames(make_run: RunFactory) -> None:
     from casslab.report.profile_files import read_cell_stacks
 
-    run = read_run(_profiled(make_run))
+    run = read_run(add_profiles(make_run()))
     stacks, _ = read_cell_stacks(run)
     section = profile_section(run, [STCS, LCS], STCS, stacks)
     assert section is not None
@@ -131,7 +99,7 @@ def test_the_profiles_section_links_trials_and_lists_moved_frames(make_run: RunF
 
 def test_without_a_baseline_profile_there_is_no_differential_graph(make_run: RunFactory) -> None:
     run = make_run()
-    _profile(run, LCS, 1, 1, "cpu", STACKS[LCS])
+    write_profile(run, LCS, 1, 1, "cpu", STACKS[LCS])
     data = read_run(run)
     stacks = {(LCS, "cpu"): STACKS[LCS]}
     assert sorted(cell_graphs(stacks, STCS)) == [graph_path(LCS, "cpu")]
@@ -142,7 +110,7 @@ def test_without_a_baseline_profile_there_is_no_differential_graph(make_run: Run
 
 
 def test_the_written_report_links_every_graph_it_draws(make_run: RunFactory) -> None:
-    run = _profiled(make_run)
+    run = add_profiles(make_run())
     (RunLayout(root=run).profile_dir(LCS, 3) / "node2-cpu.collapsed").write_text("cut\n")
     paths = write_report(run)
     html = paths.report_html.read_text(encoding="utf-8")
