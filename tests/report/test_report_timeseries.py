@@ -1,6 +1,7 @@
 """The seeds' time-series figures in a run's report: each node's metric in the seeds'
 units (bytes compacted in MB), each cell's mean over its iterations in slots with
-``--window``, and the faults' windows of ``faults.json`` shaded on every time series."""
+``--window``, the faults' windows of ``faults.json`` shaded on every time series, and the
+workload table's own latencies per node."""
 
 from __future__ import annotations
 
@@ -9,11 +10,16 @@ import math
 from collections.abc import Callable
 from pathlib import Path
 
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from casslab.report import build_report, read_run, write_report
 from casslab.report.frames import metric_series
 from casslab.report.html import plotly_figure
 from casslab.report.png import render_png
 from casslab.report.report_document import Band, FigureSpec, Report
+from casslab.report.timeseries import workload_table
 from casslab.store.layout import RunLayout
 from cli_entry import casslab
 
@@ -99,3 +105,51 @@ def test_an_unreadable_faults_file_is_a_problem_not_a_failure(make_run: RunFacto
     run = read_run(root)
     assert any("faults.json: cannot read" in p for t in run.trials for p in t.problems)
     write_report(root)
+
+
+def _with_table_metrics(root: Path) -> None:
+    """Every trial's metrics plus two user tables' (per node, each second): ks.busy gets
+    100 local reads a second and a p99 of 2 ms on node 1, 5 ms on node 2; ks.idle one."""
+    for path in sorted(root.glob("trials/*/*/metrics.parquet")):
+        frame = pq.read_table(path).to_pandas()
+        times = sorted(set(frame["time"]))
+        rows = []
+        for second, t in enumerate(times):
+            for node, p99 in (("node1", 2.0), ("node2", 5.0)):
+                rows += [
+                    (t, node, "cassandra.table_reads/ks.busy", 100.0 * second),
+                    (t, node, "cassandra.table_reads/ks.idle", 1.0 * second),
+                    (t, node, "cassandra.table_read_latency_p99_ms/ks.busy", p99),
+                    (t, node, "cassandra.table_read_latency_p99_ms/ks.idle", 99.0),
+                    (t, node, "cassandra.table_write_latency_p99_ms/ks.busy", p99 / 2),
+                    (t, node, "cassandra.table_sstables_per_read_mean/ks.busy", 1.5),
+                ]
+        added = pd.DataFrame(rows, columns=["time", "node", "metric", "value"])
+        both = pd.concat([frame, added], ignore_index=True)
+        pq.write_table(pa.Table.from_pandas(both, preserve_index=False), path)
+
+
+def test_the_workload_tables_own_latency_is_drawn_per_node(make_run: RunFactory) -> None:
+    root = make_run()
+    _with_table_metrics(root)
+    run = read_run(root)
+    assert workload_table(run) == "ks.busy"  # the most local reads and writes
+    report = build_report(run)
+    figure = _figure(report, "metric-table-read-p99-ks-busy")
+    assert "ks.busy" in figure.title
+    assert figure.y_label == "cassandra.table_read_latency_p99_ms/ks.busy (ms)"
+    lines = {s.name: s for s in figure.series}
+    by_node = {
+        node: {y for name, line in lines.items() if name.startswith(f"{node} ") for y in line.y}
+        for node in ("node1", "node2")
+    }
+    assert by_node == {"node1": {2.0}, "node2": {5.0}}
+    assert _figure(report, "metric-table-write-p99-ks-busy").series
+    assert _figure(report, "metric-table-sstables-per-read-ks-busy").series
+    assert not any("ks-idle" in f.id for f in report.figures())
+
+
+def test_without_table_metrics_there_is_no_table_figure(make_run: RunFactory) -> None:
+    run = read_run(make_run())
+    assert workload_table(run) is None
+    assert not any(f.id.startswith("metric-table-") for f in build_report(run).figures())

@@ -18,7 +18,14 @@ from casslab.analysis import Analysis, CellStats, TrialKpis, describe, interval_
 from casslab.analysis.run_frames import measure_intervals, trial_steadiness
 from casslab.report.frames import metric_nodes, metric_series
 from casslab.report.report_document import FigureKind, FigureSpec, Marker, Series
-from casslab.report.timeseries import SEED_FIGURES, SERVER_FIGURES, fault_bands, windowed_lines
+from casslab.report.timeseries import (
+    SEED_FIGURES,
+    SERVER_FIGURES,
+    fault_bands,
+    table_figures,
+    windowed_lines,
+    workload_table,
+)
 from casslab.store.run_data import RunData, TrialData
 from casslab.store.run_records import TrialStatus
 
@@ -355,13 +362,15 @@ def metric_figures(
     window_s: float | None = None,
 ) -> list[FigureSpec]:
     """The cluster-metric figures (the report's, the seeds' and Cassandra's own view,
-    :data:`SEED_FIGURES`, :data:`SERVER_FIGURES`): each
+    :data:`SEED_FIGURES`, :data:`SERVER_FIGURES`, the workload table's): each
     iteration's line, or with ``window_s`` each cell's mean over its iterations in slots of
     that many seconds; faults' windows shaded."""
     out: list[FigureSpec] = []
     markers, steady_note = steady_markers(run, cells, colors)
     bands = fault_bands(run, cells)
     figures = [(*f, 1.0) for f in METRIC_FIGURES] + list(SEED_FIGURES) + list(SERVER_FIGURES)
+    table = workload_table(run)
+    figures += list(table_figures(table)) if table is not None else []
     for figure_id, metric, combine, title, unit, scale in figures:
         series: list[Series] = []
         legend: set[str] = set()  # the cells (or nodes) already in the legend

@@ -1,7 +1,8 @@
 """The time-series figures the seeds drew, beside the report's own (pure): CPU user,
 system and iowait, disk read and write MB/s, memory used and cached, compactions completed
 and bytes compacted, per node (:data:`SEED_FIGURES`); what Cassandra saw, per node
-(:data:`SERVER_FIGURES`); the same averaged over a cell's
+(:data:`SERVER_FIGURES`) and on the workload's table (:func:`table_figures`); the same
+averaged over a cell's
 iterations in slots of ``window_s`` seconds (seed 002 averaged 30 s slots over its
 iterations, :func:`windowed_lines`); and the faults' windows as shaded bands
 (:func:`fault_bands`)."""
@@ -9,8 +10,10 @@ iterations, :func:`windowed_lines`); and the faults' windows as shaded bands
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 
+from casslab.analysis.kpis import busiest_table
 from casslab.report.frames import metric_nodes, metric_series
 from casslab.report.report_document import Band, Series
 from casslab.store.run_data import RunData, TrialData
@@ -98,6 +101,51 @@ SERVER_FIGURES = (
     ),
 )
 FAULT_COLOR = "#d62728"
+
+Figure = tuple[str, str, str, str, str, float]
+"""(figure id, metric, how nodes combine, title, unit, scale from the metric's unit)"""
+
+
+def workload_table(run: RunData) -> str | None:
+    """``keyspace.table`` that most trials of the run worked on (each trial's table with the
+    most local reads and writes, :func:`~casslab.analysis.kpis.busiest_table`; ties: the
+    first by name); None when no trial recorded per-table metrics."""
+    tables = Counter(
+        table
+        for trial in run.trials
+        if trial.metrics is not None and not trial.metrics.empty
+        for table in [busiest_table(trial.metrics)]
+        if table is not None
+    )
+    if not tables:
+        return None
+    return min(tables, key=lambda table: (-tables[table], table))
+
+
+def table_figures(table: str) -> tuple[Figure, ...]:
+    """What Cassandra measured of one table on each replica, per node: local read and write
+    latency p99 and the SSTables a read touched (the per-table metrics end in ``/<table>``)."""
+    slug = table.replace(".", "-").replace("_", "-").lower()
+    latency = tuple(
+        (
+            f"metric-table-{op}-p99-{slug}",
+            f"cassandra.table_{op}_latency_p99_ms/{table}",
+            "node",
+            f"Local {op} latency p99 of {table} (Cassandra's own, per replica) by node",
+            "ms",
+            1.0,
+        )
+        for op in ("read", "write")
+    )
+    sstables = (
+        f"metric-table-sstables-per-read-{slug}",
+        f"cassandra.table_sstables_per_read_mean/{table}",
+        "node",
+        f"SSTables per local read of {table}, mean, by node",
+        "sstables",
+        1.0,
+    )
+    return (*latency, sstables)
 
 
 def fault_bands(run: RunData, cells: Sequence[str]) -> list[Band]:
