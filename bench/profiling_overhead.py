@@ -14,14 +14,12 @@ runner calls it, with the metrics recording on in both arms; the profiled one re
 from its first measured interval and writes its collapsed stacks and flame graph, as a
 profiled trial does (the recording's start and the files' writing are part of the cost).
 
-Measured here (Cassandra 5.0.9, JDK 17.0.15, 512 MiB heap, a 2-core machine shared with other
-work): a JFR recording started and stopped in the node's JVM leaves the node slow after it
-stops, not only while it records. 10 s write phases at 16 threads: 15,000-18,000 ops/s
-before (p99 8-10 ms, also after a bare ``jcmd VM.version`` attach), 2,300 ops/s in the two
-phases after one ``JFR.start``/``JFR.stop`` with no load in between (p99 50-80 ms); with
-``settings=default`` too. So the first profiled phase divides the op rate of every
-later phase, plain or profiled, and the rounds' order decides the ratio: read the per-round
-figures, not only the ratio.
+The node starts with Flight Recorder set up at boot, as a profiled run's nodes do
+(:data:`casslab.host.jfr.AT_BOOT`): the first ``JFR.start`` in a running JVM sets JFR up and
+the JIT then recompiles, which left a node at a third of its op rate for about 30 s here
+(17,700 ops/s before, 5,200, 6,700 and 12,700 in three 10 s phases after one start/stop
+with no load while it recorded; none of that with JFR set up at boot), so both arms run on
+such a node and the ratio is the recordings' own cost.
 
 Printed: per round the op rate and p99 of each arm, and the ratio profiled / plain of the
 mean op rate and of the mean p99 with Fieller's 95 % interval (Welch-Satterthwaite df;
@@ -53,7 +51,7 @@ from casslab.experiment.file.experiment_model import Experiment
 from casslab.experiment.run import trial_phases
 from casslab.experiment.run.engine_specs import spec_for
 from casslab.experiment.run.recording import LazyRecording
-from casslab.experiment.steps.profile.profile_phase import Profiler, recorded
+from casslab.experiment.steps.profile.profile_phase import Profiler, boot_options, recorded
 
 ARMS = ("plain", "profiled")
 
@@ -158,6 +156,8 @@ def main() -> None:
         heap="512M",
         base_address=args.base_address,
         jmx_port_base=args.jmx_port_base,
+        # as a profiled run's nodes: Flight Recorder set up at boot, in both arms
+        jvm_options=boot_options([ProfileKind.CPU]),
     )
     trial, warm = trial_of(args.duration, args.threads), trial_of(args.jit_warmup, args.threads)
     rates: dict[str, list[float]] = {arm: [] for arm in ARMS}

@@ -1,5 +1,6 @@
-"""Class-data sharing of the nodes' classes: which flags a node gets, the archive's key, and
-a real archive built by this machine's JDK from a class list and mapped by a JVM."""
+"""Class-data sharing of the nodes' classes: which flags a node gets (none when its JVM
+options hook class loading at start), the archive's key, and a real archive built by this
+machine's JDK from a class list and mapped by a JVM."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from casslab.cluster import class_share
-from casslab.host import jdk
+from casslab.cluster import ClusterSpec, class_share
+from casslab.cluster.local import launch
+from casslab.host import jdk, jfr
+from fakes import Calls, FakeCluster
 
 JAVA = shutil.which("java")
 needs_java = pytest.mark.skipif(JAVA is None, reason="no java on PATH")
@@ -131,3 +134,40 @@ def test_a_failed_build_leaves_no_archive(tmp_path: Path) -> None:
     )
     assert not share.archive.exists()
     assert list(share.directory.glob(".cassandra.jsa.*")) == []
+
+
+@pytest.mark.parametrize(
+    ("options", "hooked"),
+    [
+        ((), None),
+        (("-Dcassandra.ring_delay_ms=5000", "-XX:+UseNUMA"), None),
+        ((jfr.AT_BOOT,), jfr.AT_BOOT),
+        (("-XX:+FlightRecorder",), "-XX:+FlightRecorder"),
+        (("-Da=1", "-javaagent:/opt/agent.jar"), "-javaagent:/opt/agent.jar"),
+        (
+            ("-agentpath:/opt/libasyncProfiler.so=start",),
+            "-agentpath:/opt/libasyncProfiler.so=start",
+        ),
+        (("-agentlib:jdwp=transport=dt_socket",), "-agentlib:jdwp=transport=dt_socket"),
+    ],
+)
+def test_options_that_hook_class_loading_at_start(
+    options: tuple[str, ...], hooked: str | None
+) -> None:
+    assert class_share.hooked_option(options) == hooked
+
+
+@needs_java
+def test_a_node_with_flight_recorder_at_boot_maps_no_archive(tmp_path: Path) -> None:
+    """Such a node crashed on the archive (JDK 17.0.15); it starts without one, and without
+    writing a class list for one."""
+    lib = _lib(tmp_path, {"cassandra.jar": 10})
+    plain = FakeCluster(ClusterSpec(name="plain"), tmp_path, Calls()).state
+    plain = plain.model_copy(update={"java": Path(str(JAVA)), "lib_dir": lib})
+    [node] = plain.nodes
+    assert launch.node_share(plain, node) is not None
+    booted = plain.model_copy(update={"spec": ClusterSpec(name="p", jvm_options=(jfr.AT_BOOT,))})
+    assert launch.node_share(booted, node) is None
+    command = launch.node_command(booted, node, class_share.node_flags(None, node.logs_dir))
+    assert jfr.AT_BOOT in command
+    assert not any(flag.startswith(("-XX:SharedArchiveFile", "-XX:DumpLoaded")) for flag in command)

@@ -94,6 +94,19 @@ def install_key(java: Path, lib_dir: Path) -> str | None:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
 
+BOOT_INSTRUMENTING = ("-XX:StartFlightRecording", "-XX:+FlightRecorder", "-javaagent:", "-agent")
+"""JVM options that set up class-file hooks as the JVM starts (Flight Recorder, agents). A
+node that maps the archive with one of them crashed here in its first seconds (JDK 17.0.15:
+SIGSEGV in ``KlassFactory::check_shared_class_file_load_hook``), so such nodes start
+without the archive."""
+
+
+def hooked_option(options: Sequence[str]) -> str | None:
+    """The first of ``options`` that hooks class loading at the JVM's start (None: none):
+    a node with it starts without the archive."""
+    return next((o for o in options if o.startswith(BOOT_INSTRUMENTING)), None)
+
+
 def for_install(
     java: Path, java_feature: int, lib_dir: Path, role: str = DAEMON
 ) -> ClassShare | None:

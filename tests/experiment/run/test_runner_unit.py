@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from casslab.cluster import ResetMode
+from casslab.cluster import ClusterSpec, ResetMode
 from casslab.errors import ExperimentError
 from casslab.experiment.design.cluster_setup import ClusterAction
 from casslab.experiment.design.stored_plan import stored_plan
@@ -16,6 +16,7 @@ from casslab.experiment.file.experiment_model import Experiment
 from casslab.experiment.run import events
 from casslab.experiment.run.runner import Runner
 from casslab.experiment.run.runner_options import RunnerOptions, resume_command
+from casslab.host import jfr
 from casslab.store.layout import RunLayout
 from casslab.store.run_records import TrialStatus, read_manifest, read_trial_result
 from fakes import Calls, engine_runs, fake_factory, install_fake_engine
@@ -343,3 +344,29 @@ def test_jvm_warm_up_rehearses_the_preload_and_the_workload_before_the_first_tri
         *["preload", "capture", "reset", "restore", "jvm warm-up"],
         *["reset", "restore", "measure"],
     ]
+
+
+@pytest.mark.parametrize(("profile", "options"), [([], ()), (["cpu"], (jfr.AT_BOOT,))])
+def test_a_profiled_runs_nodes_set_flight_recorder_up_as_they_start(
+    tmp_path: Path, engine_log: Path, profile: list[str], options: tuple[str, ...]
+) -> None:
+    """Its first runtime start would make the nodes' JIT recompile while a trial measures
+    (casslab.host.jfr.AT_BOOT); an unprofiled run's nodes get nothing of it."""
+    specs: list[ClusterSpec] = []
+    create = fake_factory(Calls())
+
+    def capture(spec: ClusterSpec, root: Path | None, *, fresh: bool) -> Any:
+        specs.append(spec)
+        return create(spec, root, fresh=fresh)
+
+    layout = RunLayout(root=tmp_path / "run")
+    layout.root.mkdir()
+    runner = Runner(
+        _experiment(profile=profile, iterations=1),
+        layout,
+        RunnerOptions(results_root=tmp_path, jvm_warmup_s=0, write_report=False),
+        create_cluster=capture,
+        metrics_sources=lambda _cluster, _pid: [],
+    )
+    runner.run()
+    assert [spec.jvm_options for spec in specs] == [options]

@@ -104,9 +104,11 @@ def spawn(
     clock_dir = None  # stock nodes run Cassandra's own clock
     if state.spec.injectable_clock:  # its wall clock takes the skew of its clock file
         clock_dir = skew.clock_classes(state.java, node.lib_dir or state.lib_dir)
-    share = class_share.for_install(state.java, state.java_feature, node.lib_dir or state.lib_dir)
     command = node_command(
-        state, node, [*class_share.node_flags(share, node.logs_dir), *flags], clock_dir
+        state,
+        node,
+        [*class_share.node_flags(node_share(state, node), node.logs_dir), *flags],
+        clock_dir,
     )
     if wrap is not None:
         command = wrap(command)
@@ -122,6 +124,15 @@ def spawn(
             preexec_fn=preexec,  # only file writes into cgroup.procs, before exec
         )
     return process.pid, create_time(process.pid)
+
+
+def node_share(state: ClusterState, node: Node) -> class_share.ClassShare | None:
+    """The class-data sharing archive ``node`` maps (None: it starts without one): none for
+    nodes whose JVM options hook class loading at start (Flight Recorder at boot, agents),
+    which crashed on the archive (:data:`class_share.BOOT_INSTRUMENTING`)."""
+    if class_share.hooked_option(state.spec.jvm_options) is not None:
+        return None
+    return class_share.for_install(state.java, state.java_feature, node.lib_dir or state.lib_dir)
 
 
 def share_classes(state: ClusterState) -> None:

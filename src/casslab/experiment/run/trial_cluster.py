@@ -47,12 +47,14 @@ class TrialClusters:
         before_change: Callable[[], None],
         *,
         injectable_clock: bool = False,
+        jvm_options: tuple[str, ...] = (),
     ) -> None:
         """``use``: the name of an existing cluster to run on (None: casslab's own);
         ``hosts``: the inventory file its own cluster runs on (None: this machine);
         ``before_change`` runs before the nodes change (it closes the metrics samplers,
         whose PIDs and JMX connections are about to go); ``injectable_clock``: its own
-        cluster's nodes run casslab's clock (the run skews or steps clocks)."""
+        cluster's nodes run casslab's clock (the run skews or steps clocks); ``jvm_options``:
+        added to its own cluster's nodes (Flight Recorder at boot for a profiled run)."""
         self._name = f"run-{experiment_name}"[:64]
         self.use = use
         self.hosts = hosts
@@ -61,6 +63,7 @@ class TrialClusters:
         self._emit = emit
         self._before_change = before_change
         self._injectable_clock = injectable_clock
+        self._jvm_options = jvm_options
         self.cluster: Cluster | None = None
         self._setup: ClusterSetup | None = None  # what self.cluster was built from
         self._captures: set[str] = set()  # data keys captured on self.cluster
@@ -136,6 +139,7 @@ class TrialClusters:
                 base_address=self._options.base_address,
                 jmx_port_base=self._options.jmx_port_base,
                 injectable_clock=self._injectable_clock,
+                jvm_options=self._jvm_options,
                 **fields,
             )
         except ValidationError as error:

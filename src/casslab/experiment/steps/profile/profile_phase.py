@@ -89,6 +89,13 @@ class Profiler:
         )
 
 
+def boot_options(kinds: Sequence[ProfileKind]) -> tuple[str, ...]:
+    """The JVM options of the nodes of a run that profiles ``kinds``: Flight Recorder set up
+    as the JVM starts (:data:`casslab.host.jfr.AT_BOOT`: its first runtime start would make
+    the JIT recompile during the measurement); none without ``kinds``."""
+    return (jfr.AT_BOOT,) if kinds else ()
+
+
 def profiler_for(
     cluster: Cluster, kinds: Sequence[ProfileKind], directory: Path
 ) -> Profiler | None:
