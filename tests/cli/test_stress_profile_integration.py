@@ -12,6 +12,7 @@ import pytest
 
 from casslab.cluster import LocalCluster
 from casslab.cluster import state as cluster_state
+from casslab.host import jfr
 from casslab.report.flame.stacks import parse_collapsed
 from cli_entry import NEEDS_ENGINE, casslab, flat
 from shared_clusters import emptied
@@ -40,6 +41,9 @@ def test_stress_draws_the_current_clusters_cpu_flame_graph(
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     svg = folder / "node1-cpu.svg"
     assert f"Flame graph, node 1 cpu: {svg}" in flat(done.stderr)
+    # the shared node started without Flight Recorder set up: the command says what it costs
+    assert "did not start with Flight Recorder set up" in flat(done.stderr)
+    assert f"casslab up --jvm-option {jfr.AT_BOOT}" in flat(done.stderr)
     assert (folder / "node1.jfr").stat().st_size > 10_000
     stacks = parse_collapsed((folder / "node1-cpu.collapsed").read_text())
     assert sum(stacks.values()) > 20

@@ -186,6 +186,9 @@ def profiled(
 
     folder = directory or Path.cwd() / f"profile-{datetime.now(UTC):%Y%m%dT%H%M%S}"
     profiler = profile_phase.current_cluster_profiler(kinds, folder)
+    note = profile_phase.cold_start_note()
+    if note is not None:
+        typer.echo(note, err=True)
     with profile_phase.recorded(profiler) as profiles:
         yield profiler, profiles
 

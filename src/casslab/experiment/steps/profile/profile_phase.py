@@ -127,6 +127,21 @@ def current_cluster_profiler(kinds: Sequence[ProfileKind], directory: Path) -> P
     return profiler_for(attach(), kinds, directory)
 
 
+def cold_start_note() -> str | None:
+    """What ``casslab stress --profile`` says when the current cluster's nodes did not set
+    Flight Recorder up as they started (None when they did): the recording's first start
+    makes their JIT recompile (:data:`casslab.host.jfr.AT_BOOT`)."""
+    cluster = attach()
+    if jfr.AT_BOOT in cluster.state.spec.jvm_options:
+        return None
+    return (
+        f"note: the nodes of {cluster.name!r} did not start with Flight Recorder set up; its "
+        "first start in a node makes the node's JIT recompile, slower for about 30 s (a third "
+        "of its op rate here). For profiles that cost only what they record, start the "
+        f"cluster with: casslab up --jvm-option {jfr.AT_BOOT}"
+    )
+
+
 @contextmanager
 def recorded(profiler: Profiler | None) -> Iterator[list[NodeProfile]]:
     """Around the measured phase: stops ``profiler`` at its end (also on an error) and
