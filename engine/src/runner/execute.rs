@@ -81,7 +81,11 @@ impl Engine {
             batches,
             verify,
         } = session::connect(spec).await?;
-        let tokens = ring_tokens(&session);
+        let tokens = if spec.operations.iter().any(|op| op.token_range.is_some()) {
+            ring_tokens(&session).await.map_err(EngineError::Run)?
+        } else {
+            Vec::new()
+        };
         let walks = spec
             .operations
             .iter()
