@@ -43,9 +43,14 @@ def cluster(shared_node: LocalCluster) -> Iterator[LocalCluster]:
     yield from emptied(shared_node)
 
 
-def stress(cwd: Path, *args: str) -> SummaryRecord:
+@pytest.fixture(scope="module")
+def three(shared_three: LocalCluster) -> Iterator[LocalCluster]:
+    yield from emptied(shared_three)
+
+
+def stress(cwd: Path, *args: str, node: str = SHARED_NODE) -> SummaryRecord:
     done: subprocess.CompletedProcess[str] = run_casslab(
-        None, "stress", "user", *args, "-node", SHARED_NODE, "--json", timeout_s=120, cwd=cwd
+        None, "stress", "user", *args, "-node", node, "--json", timeout_s=120, cwd=cwd
     )
     assert done.returncode == 0, f"{args}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
@@ -53,11 +58,21 @@ def stress(cwd: Path, *args: str) -> SummaryRecord:
     return summary
 
 
-def test_one_walk_over_the_ring_reads_every_row_once(cluster: LocalCluster, tmp_path: Path) -> None:
+def walk_the_ring(cluster: LocalCluster, tmp_path: Path) -> None:
+    """Write the rows, then one walk over the ring must read each once, with no error,
+    in one operation per piece: the ring's ranges (from each token to the next, the
+    wrapping one cut at the ring's ends, -2^63 and 2^63-1), each in three."""
+    node = cluster.nodes[0].address
     (tmp_path / "ranges.yaml").write_text(PROFILE)
     common = ("profile=ranges.yaml", "no-warmup", "cl=ONE")
     write = stress(
-        tmp_path, *common, "ops(insert=1)", f"n={PARTITIONS}", "-pop", f"seq=1..{PARTITIONS}"
+        tmp_path,
+        *common,
+        "ops(insert=1)",
+        f"n={PARTITIONS}",
+        "-pop",
+        f"seq=1..{PARTITIONS}",
+        node=node,
     )
     assert (write.total.errors, write.total.rows) == (0, ROWS)
     walk = stress(
@@ -69,13 +84,24 @@ def test_one_walk_over_the_ring_reads_every_row_once(cluster: LocalCluster, tmp_
         "threads=4",
         "-tokenrange",
         "split-factor=3",
+        node=node,
     )
     scan = walk.ops["all_rows"]
     assert scan.errors == 0, scan
     assert (scan.rows, scan.partitions) == (ROWS, PARTITIONS)
-    # one operation per piece: the node's token ranges (from each token to the next, the
-    # wrapping one cut at the ring's ends, -2^63 and 2^63-1), each in three
-    [row] = cluster.session().execute("SELECT tokens FROM system.local")
-    tokens = {int(t) for t in row.tokens}
+    session = cluster.session(node=1)  # both tables of one node
+    rows = [*session.execute("SELECT tokens FROM system.local")]
+    rows += [*session.execute("SELECT tokens FROM system.peers")]
+    tokens = {int(t) for row in rows for t in row.tokens}
     ranges = len(tokens) + 1 - len(tokens & {-(2**63), 2**63 - 1})
     assert scan.count == 3 * ranges, (scan.count, sorted(tokens))
+
+
+def test_one_walk_over_the_ring_reads_every_row_once(cluster: LocalCluster, tmp_path: Path) -> None:
+    walk_the_ring(cluster, tmp_path)
+
+
+def test_the_walk_covers_every_node_of_three(three: LocalCluster, tmp_path: Path) -> None:
+    """Three nodes: the other nodes' tokens come from system.peers, the ring has three
+    ranges, each owned by one node (replication factor 1)."""
+    walk_the_ring(three, tmp_path)

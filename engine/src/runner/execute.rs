@@ -81,11 +81,7 @@ impl Engine {
             batches,
             verify,
         } = session::connect(spec).await?;
-        let tokens = if spec.operations.iter().any(|op| op.token_range.is_some()) {
-            ring_tokens(&session).await.map_err(EngineError::Run)?
-        } else {
-            Vec::new()
-        };
+        let tokens = ring_tokens(&session);
         let walks = spec
             .operations
             .iter()

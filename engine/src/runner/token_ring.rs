@@ -91,37 +91,12 @@ impl Walk {
     }
 }
 
-/// The tokens of the ring: every node's, from `system.local` and `system.peers`.
-pub async fn ring_tokens(session: &Session) -> Result<Vec<i64>, String> {
-    let mut tokens = Vec::new();
-    for table in ["system.local", "system.peers"] {
-        let what =
-            |e: &dyn std::fmt::Display| format!("reading the ring's tokens from {table}: {e}");
-        let result = session
-            .query_unpaged(format!("SELECT tokens FROM {table}"), ())
-            .await
-            .map_err(|e| what(&e))?;
-        let rows = result.into_rows_result().map_err(|e| what(&e))?;
-        for row in rows.rows::<Row>().map_err(|e| what(&e))? {
-            let row = row.map_err(|e| what(&e))?;
-            let Some(Some(CqlValue::Set(items))) = row.columns.first() else {
-                continue;
-            };
-            for item in items {
-                let text = match item {
-                    CqlValue::Text(t) | CqlValue::Ascii(t) => t,
-                    _ => continue,
-                };
-                tokens.push(text.parse::<i64>().map_err(|_| {
-                    what(&format!(
-                        "token {text:?} is not a Murmur3 token; token range queries need \
-                         the Murmur3Partitioner"
-                    ))
-                })?);
-            }
-        }
-    }
-    Ok(tokens)
+/// The tokens of the ring: every node's, as the driver read them after connecting (its
+/// control connection reads `system.local` and `system.peers` of one node).
+pub fn ring_tokens(session: &Session) -> Vec<i64> {
+    let state = session.get_cluster_state();
+    let ring = state.replica_locator().ring();
+    ring.iter().map(|(t, _)| t.value()).collect()
 }
 
 impl Engine {
