@@ -22,6 +22,8 @@ How casslab maps a profile onto the engine (documented differences from stress):
   column is a function of the partition key.
 * Lightweight transactions (``IF`` in a query or ``insert: condition:``):
   :mod:`casslab.load.stress.profile_lwt`.
+* Token range queries (``token_range_queries:``, ``-tokenrange``):
+  :mod:`casslab.load.stress.token_ranges`.
 * Vector search (``vectors:``, ``ORDER BY v ANN OF ?``) and SAI indexes in
   ``extra_definitions:``: :mod:`casslab.load.stress.profile_vectors`, ``profile_checks``.
 * A ``SELECT`` query checks the columns it returns by value (unless ``-errors
