@@ -58,7 +58,7 @@ def stress(cwd: Path, *args: str, node: str = SHARED_NODE) -> SummaryRecord:
     return summary
 
 
-def walk_the_ring(cluster: LocalCluster, tmp_path: Path) -> None:
+def walk_the_ring(cluster: LocalCluster, tmp_path: Path) -> int:
     """Write the rows, then one walk over the ring must read each once, with no error,
     in one operation per piece: the ring's ranges (from each token to the next, the
     wrapping one cut at the ring's ends, -2^63 and 2^63-1), each in three."""
@@ -95,6 +95,7 @@ def walk_the_ring(cluster: LocalCluster, tmp_path: Path) -> None:
     tokens = {int(t) for row in rows for t in row.tokens}
     ranges = len(tokens) + 1 - len(tokens & {-(2**63), 2**63 - 1})
     assert scan.count == 3 * ranges, (scan.count, sorted(tokens))
+    return scan.count
 
 
 def test_one_walk_over_the_ring_reads_every_row_once(cluster: LocalCluster, tmp_path: Path) -> None:
