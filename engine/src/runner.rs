@@ -11,6 +11,7 @@
 //! | `open_loop` | the open loop's due times: operation *i* is due `i / rate` after the start |
 //! | `phase` | phases (warm-up, measure) and their workers; deadlines and operation limits |
 //! | `ramp` | the thread ramp: its steps and its stopping rule |
+//! | `token_ring` | token range queries: the ring cut into pieces, their walk, one piece's pages |
 //! | `verify` | after the measured phase: the read-back of acknowledged writes (spec `verify`) |
 //! | `recorder` | intervals, error samples, HDR log, summary: the one writer of records |
 //!
@@ -27,6 +28,7 @@ mod ramp;
 mod recorder;
 mod retry;
 mod session;
+mod token_ring;
 mod verify;
 
 pub use execute::Engine;

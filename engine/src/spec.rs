@@ -20,12 +20,14 @@ mod connection;
 mod contract;
 mod defaults;
 mod records;
+mod token_range;
 
 pub use connection::Connection;
 pub use records::{
     ErrorKind, ErrorRecord, IntervalRecord, LatencyStats, OpStats, Phase, RampStep, RecallStats,
     RecordType, SummaryRecord, VerifyStats,
 };
+pub use token_range::TokenRangeScan;
 
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -196,6 +198,8 @@ pub enum OpKind {
     CounterRead,
     ReadModifyWrite,
     Cql,
+    /// cassandra-stress `token_range_queries`: one piece of the token ring per operation
+    TokenRange,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -263,6 +267,9 @@ pub struct Operation {
     /// `vectors` (per query: how many of its k true nearest neighbours came back).
     #[serde(default)]
     pub recall_k: Option<u32>,
+    /// `kind: token_range`: how it walks the token ring.
+    #[serde(default)]
+    pub token_range: Option<TokenRangeScan>,
 }
 
 /// The vector dataset of an ANN workload: TEXMEX files (`.fvecs` base and query vectors,

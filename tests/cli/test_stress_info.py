@@ -28,7 +28,8 @@ def run(*args: str) -> tuple[int, str]:
         (["help", "-RATE"], ["option -rate:"]),
         (["help", "counter-write"], ["command counter_write:", "add=DIST"]),
         (["help", "print"], ["dist=DIST", "UNIFORM(min..max)"]),
-        (["help", "-tokenrange"], ["casslab does not support it yet."]),
+        (["help", "-tokenrange"], ["option -tokenrange:", "wrap", "split-factor=N"]),
+        (["help", "tokenrange"], ["option -tokenrange:", "split-factor=N"]),
         (["help", "mixed"], ["ratio(read=R,write=W"]),
     ],
 )

@@ -40,6 +40,7 @@ from casslab.engine_contract.workload_spec import (
     Statement,
     Stop,
     ThreadRamp,
+    TokenRangeScan,
     UdtName,
     Verify,
     WorkloadSpec,
@@ -362,7 +363,19 @@ def full_spec(tmp_path: Path, rate: Rate) -> WorkloadSpec:
             idempotent=False,
         )
         for i, kind in enumerate(OpKind)
+        if kind is not OpKind.TOKEN_RANGE  # one statement, no binds: below
     ]
+    ops.append(
+        Operation(
+            name="op_token_range",
+            kind=OpKind.TOKEN_RANGE,
+            weight=0.5,
+            statements=[
+                Statement(cql="SELECT token(k), v FROM t WHERE token(k) > ? AND token(k) <= ?")
+            ],
+            token_range=TokenRangeScan(page_size=7, split_factor=3, wrap=True),
+        )
+    )
     return WorkloadSpec(
         connection=Connection(
             contact_points=["127.0.10.1:9042", "127.0.10.2:9042"],

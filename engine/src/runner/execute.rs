@@ -18,6 +18,7 @@ use super::classify::kind_of;
 use super::lwt;
 use super::retry::Retry;
 use super::session::{self, Prepared};
+use super::token_ring::{ring_tokens, Walk};
 use crate::error::EngineError;
 use crate::gen::Value;
 use crate::spec::{ErrorKind, OpKind, WorkloadSpec};
@@ -26,9 +27,9 @@ use crate::workload::{RowRef, Workload, MAX_BATCH_ROWS};
 
 /// What one successful operation saw.
 #[derive(Default)]
-struct Outcome {
-    rows: u64,
-    partitions: u64,
+pub(super) struct Outcome {
+    pub(super) rows: u64,
+    pub(super) partitions: u64,
     not_found: bool,
     mismatch: Option<String>,
     /// A conditional operation's `[applied]`.
@@ -37,7 +38,7 @@ struct Outcome {
     recall_hits: Option<u32>,
 }
 
-enum OpError {
+pub(super) enum OpError {
     Exec(Box<ExecutionError>),
     Result(String),
 }
@@ -60,9 +61,11 @@ impl OpError {
 
 /// The connected, prepared engine, shared by every worker.
 pub struct Engine {
-    session: Session,
+    pub(super) session: Session,
     workload: Workload,
-    prepared: Vec<Vec<PreparedStatement>>,
+    pub(super) prepared: Vec<Vec<PreparedStatement>>,
+    /// Per operation: its walk over the token ring (token range operations only).
+    pub(super) walks: Vec<Option<Walk>>,
     batches: Vec<Option<Batch>>, // per operation: an empty batch carrying its settings
     retry: Retry,
     validate: bool,
@@ -78,8 +81,15 @@ impl Engine {
             batches,
             verify,
         } = session::connect(spec).await?;
+        let tokens = ring_tokens(&session);
+        let walks = spec
+            .operations
+            .iter()
+            .map(|op| op.token_range.as_ref().map(|t| Walk::new(&tokens, t)))
+            .collect();
         Ok(Engine {
             session,
+            walks,
             workload,
             prepared: statements,
             batches,
@@ -109,16 +119,21 @@ impl Engine {
         Ok(rows.rows_num() > 0)
     }
 
+    /// Token range walks start again from the start of the ring (a new phase).
+    pub fn restart_walks(&self) {
+        self.walks.iter().flatten().for_each(Walk::restart);
+    }
+
     /// Run `attempt` until it succeeds, fails for good, or (idempotent requests only)
     /// the retries with exponential backoff are used up.
-    async fn retrying<F, Fut>(
+    pub(super) async fn retrying<T, F, Fut>(
         &self,
         idempotent: bool,
         attempt: F,
-    ) -> Result<QueryResult, ExecutionError>
+    ) -> Result<T, ExecutionError>
     where
         F: Fn() -> Fut,
-        Fut: std::future::Future<Output = Result<QueryResult, ExecutionError>>,
+        Fut: std::future::Future<Output = Result<T, ExecutionError>>,
     {
         let mut tries = 0u32;
         loop {
@@ -270,11 +285,20 @@ impl Engine {
         Ok(out)
     }
 
-    /// Run cycle `i`, timing from `due` (open loop) or the send (closed loop).
-    pub async fn execute(&self, i: u64, due: Option<Instant>, shard: &Mutex<Shard>) {
+    /// Run cycle `i`, timing from `due` (open loop) or the send (closed loop). False: the
+    /// cycle drew a token range operation whose walk is done, and ran nothing (the phase
+    /// ends, as a cassandra-stress thread does when an operation is no longer ready).
+    pub async fn execute(&self, i: u64, due: Option<Instant>, shard: &Mutex<Shard>) -> bool {
         let (op, key) = self.workload.plan(i);
         let sent = Instant::now();
-        let result = self.run_op(op, key, i).await;
+        let result = if self.workload.ops[op].kind == OpKind::TokenRange {
+            match self.run_token_range(op).await {
+                Some(result) => result,
+                None => return false,
+            }
+        } else {
+            self.run_op(op, key, i).await
+        };
         let done = Instant::now();
         let service_ns = done.duration_since(sent).as_nanos() as u64;
         let response_ns = done.duration_since(due.unwrap_or(sent)).as_nanos() as u64;
@@ -309,6 +333,7 @@ impl Engine {
                 s.sample_error(slot, || e.message());
             }
         }
+        true
     }
 }
 

@@ -182,7 +182,9 @@ struct PhaseCtx {
 
 async fn closed_worker(ctx: Arc<PhaseCtx>, shard: usize) {
     while let Some(i) = ctx.cycles.next() {
-        ctx.engine.execute(i, None, &ctx.shards[shard]).await;
+        if !ctx.engine.execute(i, None, &ctx.shards[shard]).await {
+            ctx.cycles.stop(); // a token range walk is done: so is the phase
+        }
     }
 }
 
@@ -198,7 +200,9 @@ async fn open_worker(ctx: Arc<PhaseCtx>, shard: usize, t0: Instant, rate_per_s: 
                 break; // interrupted while waiting for the due time
             }
         }
-        ctx.engine.execute(i, Some(due), &ctx.shards[shard]).await;
+        if !ctx.engine.execute(i, Some(due), &ctx.shards[shard]).await {
+            ctx.cycles.stop(); // a token range walk is done: so is the phase
+        }
     }
 }
 
@@ -313,6 +317,7 @@ pub async fn run(spec: &WorkloadSpec, engine: Arc<Engine>, rec: &mut Recorder) {
         let limits = bounds(load, None, Some(spec.warmup_s), Instant::now());
         let counter = Arc::new(AtomicU64::new(0));
         run_phase(rec, &engine, Phase::Warmup, load, counter, limits).await;
+        engine.restart_walks();
     }
 
     let counter = Arc::new(AtomicU64::new(0));

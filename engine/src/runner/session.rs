@@ -69,12 +69,15 @@ pub async fn connect(spec: &WorkloadSpec) -> Result<Prepared, EngineError> {
                 }
             }
             p.set_is_idempotent(op.idempotent);
-            check_binds(
-                &op.name,
-                &st.cql,
-                p.get_variable_col_specs().len(),
-                st.binds.len(),
-            )?;
+            // a token range query binds its piece's two bounds, in pages
+            let binds = match &op.token_range {
+                Some(t) => {
+                    p.set_page_size(t.page_size.min(i64::from(i32::MAX)) as i32);
+                    2
+                }
+                None => st.binds.len(),
+            };
+            check_binds(&op.name, &st.cql, p.get_variable_col_specs().len(), binds)?;
             stmts.push(p);
         }
         statements.push(stmts);

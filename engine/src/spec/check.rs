@@ -136,6 +136,9 @@ impl Operation {
         for d in &self.clustering {
             d.check().map_err(|e| ctx(format!("clustering: {e}")))?;
         }
+        if let Some(t) = &self.token_range {
+            t.check().map_err(ctx)?;
+        }
         if let Some(b) = &self.batch {
             b.partitions
                 .check()
@@ -195,6 +198,7 @@ impl Operation {
         if !self.condition_binds.is_empty() {
             self.check_condition_binds().map_err(ctx)?;
         }
+        self.check_token_range().map_err(ctx)?;
         if self
             .validate_columns
             .iter()

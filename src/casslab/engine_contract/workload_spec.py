@@ -219,6 +219,9 @@ class OpKind(StrEnum):
     COUNTER_READ = "counter_read"
     READ_MODIFY_WRITE = "read_modify_write"  # statements[0] reads, statements[1] writes
     CQL = "cql"  # any other statement from a user profile
+    # cassandra-stress token_range_queries: each operation pages through one piece of the
+    # token ring (statements[0] binds the piece's two bounds: token(pk) > ? AND <= ?)
+    TOKEN_RANGE = "token_range"
 
 
 class Statement(Record):
@@ -260,6 +263,26 @@ class InsertBatch(Record):
         return self
 
 
+class TokenRangeScan(Record):
+    """How a ``token_range`` operation walks the ring: the ring's ranges (as the nodes own
+    them) each cut into ``split_factor`` pieces, handed out in ring order, one a
+    operation, read in pages of ``page_size`` rows. Without ``wrap`` the phase ends when
+    every piece was read; with it the walk starts over."""
+
+    page_size: int = 5000
+    split_factor: int = 1
+    wrap: bool = False
+
+    @model_validator(mode="after")
+    def _sizes(self) -> TokenRangeScan:
+        if self.page_size < 1 or self.split_factor < 1:
+            raise ValueError(
+                "token_range page_size and split_factor must be >= 1"
+                f" (got {self.page_size} and {self.split_factor})"
+            )
+        return self
+
+
 class Operation(Record):
     """A named operation type, chosen per cycle with probability weight/sum(weights).
 
@@ -290,6 +313,7 @@ class Operation(Record):
     # An ANN search (ORDER BY v ANN OF ? LIMIT k, a query_vector bind): recall@k of the
     # keys in the result's first column against the ground truth of the spec's vectors.
     recall_k: int | None = None
+    token_range: TokenRangeScan | None = None  # kind token_range: how it walks the ring
 
     @model_validator(mode="after")
     def _rows(self) -> Operation:
@@ -322,12 +346,27 @@ class Operation(Record):
             )
         if self.condition_binds:
             self._check_condition_binds()
+        self._check_token_range()
         if any(g.kind is GenKind.SCAN_LENGTH for g in self.validate_columns):
             raise ValueError(
                 f"operation {self.name!r}: validate_columns cannot hold scan_length"
                 " (it is a LIMIT, not a column); remove it"
             )
         return self
+
+    def _check_token_range(self) -> None:
+        if (self.kind is OpKind.TOKEN_RANGE) != (self.token_range is not None):
+            raise ValueError(
+                f"operation {self.name!r}: token_range settings go with kind token_range"
+                " (both or neither)"
+            )
+        if self.token_range is not None and (
+            len(self.statements) != 1 or self.statements[0].binds or self.batch is not None
+        ):
+            raise ValueError(
+                f"operation {self.name!r}: a token_range operation has one statement and no"
+                " binds or batch (the engine binds the range's two bounds)"
+            )
 
     def _check_condition_binds(self) -> None:
         if not self.conditional or len(self.statements) != 2:

@@ -19,7 +19,13 @@ from casslab.load.engine import Wording
 from casslab.record import Record
 
 OPEN_LOOP_IN_FLIGHT: int = OpenLoop(rate_per_s=1.0).max_in_flight  # the engine default
-READ_KINDS = (OpKind.READ, OpKind.SCAN, OpKind.COUNTER_READ, OpKind.READ_MODIFY_WRITE)
+READ_KINDS = (
+    OpKind.READ,
+    OpKind.SCAN,
+    OpKind.COUNTER_READ,
+    OpKind.READ_MODIFY_WRITE,
+    OpKind.TOKEN_RANGE,
+)
 
 
 class ParsedLoad(Protocol):

@@ -132,7 +132,10 @@ def test_a_select_checks_the_columns_every_row_it_returns_shares() -> None:
     ("extra", "message"),
     [
         ("colunmspec: []\n", "unknown key\\(s\\) colunmspec; a profile has columnspec, "),
-        ("token_range_queries: {}\n", "cannot run token-range queries yet"),
+        (
+            "token_range_queries:\n  all:\n    colums: '*'\n",
+            "all: unknown key\\(s\\) colums; a token range query has columns, page_size",
+        ),
     ],
 )
 def test_unknown_profile_keys_are_named(extra: str, message: str) -> None:

@@ -53,6 +53,7 @@ from casslab.load.stress.model import StressCommand, StressCommandKind, Truncate
 from casslab.load.stress.profile import StressProfile, apply_insert_options, load_profile
 from casslab.load.stress.profile_set import profile_paths, set_operations, set_schema
 from casslab.load.stress.profile_vectors import vector_files
+from casslab.load.stress.token_ranges import with_walk
 from casslab.load.stress.truststore import ca_file, store_path
 from casslab.workloads.named import profile_location
 
@@ -237,6 +238,7 @@ def build_spec(
             command.consistency,
             serial_consistency=command.serial_consistency,
         )
+        operations = with_walk(operations, command.token_range)
         schema = set_schema(profiles)
         keyspace = profiles[0][0].keyspace
         keys_max = (

@@ -31,6 +31,7 @@ from casslab.load.stress.model import (
     StressTransport,
 )
 from casslab.load.stress.reporting import parse_reporting
+from casslab.load.stress.token_ranges import parse_tokenrange
 from casslab.load.stress.tokens import (
     expect_options,
     option_words,
@@ -485,4 +486,5 @@ GROUP_PARSERS = {
     "-transport": _transport,
     "-credentials-file": _credentials_file,
     "-reporting": parse_reporting,
+    "-tokenrange": parse_tokenrange,
 }

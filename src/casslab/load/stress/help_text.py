@@ -166,7 +166,15 @@ OPTION_HELP: tuple[HelpEntry, ...] = (
         summary="an HTML graph of the run's metrics",
         parameters=("file=F", "title=T", "revision=R  a run added to an existing graph"),
     ),
-    HelpEntry(name="-tokenrange", summary="token range queries of a profile", supported=False),
+    HelpEntry(
+        name="-tokenrange",
+        summary="how a profile's token_range_queries walk the token ring",
+        parameters=(
+            "wrap  start over at the ring's start when every range was read (default: the"
+            " run ends then)",
+            "split-factor=N  cut each token range into N pieces, one read per piece (default 1)",
+        ),
+    ),
     HelpEntry(
         name="-credentials-file",
         summary="a properties file of credentials; the command line's own win",
@@ -220,7 +228,7 @@ def detail(name: str) -> list[str]:
     """``casslab stress help NAME``: one command's or option group's parameters."""
     key = name.strip().lower()
     by_name = {entry.name: entry for entry in (*COMMAND_HELP, *OPTION_HELP)}
-    entry = by_name.get(key) or by_name.get(key.replace("-", "_"))
+    entry = by_name.get(key) or by_name.get(key.replace("-", "_")) or by_name.get("-" + key)
     if entry is None:
         commands = ", ".join(e.name for e in COMMAND_HELP)
         options = ", ".join(e.name for e in OPTION_HELP)

@@ -51,6 +51,7 @@ GROUPS = (
     "-transport",
     "-credentials-file",
     "-reporting",
+    "-tokenrange",
 )
 
 
@@ -153,6 +154,14 @@ class StressTransport(Record):
         return self.truststore is not None
 
 
+class StressTokenRange(Record):
+    """``-tokenrange [wrap] [split-factor=N]``: how token range queries walk the ring
+    (:mod:`casslab.load.stress.token_ranges`)."""
+
+    wrap: bool = False
+    split_factor: int = Field(default=1, ge=1)
+
+
 class StressCommand(Record):
     """One parsed cassandra-stress command line (values as given; defaults resolved later)."""
 
@@ -193,6 +202,7 @@ class StressCommand(Record):
     credentials_file: str | None = None
     # -reporting: how often rows and the header are printed (casslab.load.stress.reporting)
     reporting: StressReporting = Field(default_factory=StressReporting)
+    token_range: StressTokenRange = Field(default_factory=StressTokenRange)  # -tokenrange
 
     def contact_points(self, default: Sequence[str]) -> list[str]:
         """``host:port`` for every ``-node`` host, or ``default`` when none was given."""

@@ -20,6 +20,7 @@ Accepted command line (the cassandra-stress syntax)::
     retries=N skip-read-validation] [-insert ...] [-transport truststore=FILE
     truststore-password=PW ssl-protocol=TLS ssl-alg=A ssl-ciphers=C,..]
     [-credentials-file FILE] [-reporting output-frequency=1s header-frequency=10s]
+    [-tokenrange [wrap] [split-factor=N]]
 
 Shell-escaped forms (``ratio\\(write=9,read=1\\)``, ``threads\\=450``), a leading
 ``sudo ./tools/bin/cassandra-stress``, an en dash for a hyphen (``\u2013rate``, as copied from

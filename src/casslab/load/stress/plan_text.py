@@ -22,6 +22,11 @@ def _operation_head(operation: Operation) -> str:
         parts.append("rows read are checked")
     if operation.conditional:
         parts.append("lightweight transaction, [applied] counted")
+    walk = operation.token_range
+    if walk is not None:
+        ring = f"each ring range in {walk.split_factor} pieces" if walk.split_factor > 1 else ""
+        parts += [p for p in (ring, f"pages of {walk.page_size} rows") if p]
+        parts.append("the ring again when done" if walk.wrap else "ends when the ring is read")
     return f"{operation.name} ({', '.join(parts)}):"
 
 

@@ -27,6 +27,7 @@ from casslab.load.stress.profile_checks import (
 )
 from casslab.load.stress.profile_lwt import insert_condition
 from casslab.load.stress.profile_vectors import VectorSpec, parse_vectors
+from casslab.load.stress.token_ranges import TokenRangeQuerySpec, parse_token_range_queries
 from casslab.record import Record
 from casslab.yaml_reader import parse_yaml
 
@@ -103,6 +104,8 @@ class StressProfile(Record):
     columnspec: dict[str, ColumnSpec] = Field(default_factory=dict)
     insert: InsertSpec = Field(default_factory=InsertSpec)
     queries: dict[str, QuerySpec] = Field(default_factory=dict)
+    # token_range_queries: bulk reads over the token ring (token_ranges)
+    token_range_queries: dict[str, TokenRangeQuerySpec] = Field(default_factory=dict)
     vectors: VectorSpec | None = None  # a vector column filled from a dataset
 
     def spec_of(self, column: str) -> ColumnSpec:
@@ -158,11 +161,6 @@ def parse_profile(text: str, *, source: str = "<profile>") -> StressProfile:
             f"user profile {source}: unknown key(s) {', '.join(unknown)}; a profile has "
             f"{', '.join(sorted(PROFILE_KEYS))}"
         )
-    if "token_range_queries" in data:
-        raise WorkloadSyntaxError(
-            f"user profile {source}: token_range_queries: casslab cannot run token-range "
-            "queries yet; remove them (queries: run as usual)"
-        )
     for key in ("keyspace", "table", "table_definition"):
         if not isinstance(data.get(key), str) or not data[key].strip():
             raise WorkloadSyntaxError(
@@ -190,6 +188,16 @@ def parse_profile(text: str, *, source: str = "<profile>") -> StressProfile:
         udt = parse_type_definition(statement, source=source)
         if udt is not None:
             udts[udt.name] = udt
+    queries = _queries(data.get("queries"), source)
+    token_range_queries = parse_token_range_queries(
+        data.get("token_range_queries"), [c.name for c in columns], source
+    )
+    both = sorted(set(queries) & set(token_range_queries) | {"insert"} & set(token_range_queries))
+    if both:
+        raise WorkloadSyntaxError(
+            f"user profile {source}: {', '.join(both)} names both a token range query and "
+            "a query (or insert); rename one so ops(NAME=W) says which"
+        )
     specname = data.get("specname")
     if specname is not None and (not isinstance(specname, str) or not specname.strip()):
         raise WorkloadSyntaxError(
@@ -209,7 +217,8 @@ def parse_profile(text: str, *, source: str = "<profile>") -> StressProfile:
         clustering=clustering,
         columnspec=columnspec,
         insert=_insert(data.get("insert"), source),
-        queries=_queries(data.get("queries"), source),
+        queries=queries,
+        token_range_queries=token_range_queries,
         vectors=parse_vectors(data.get("vectors"), source),
     )
 

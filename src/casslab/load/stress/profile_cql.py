@@ -22,6 +22,8 @@ How casslab maps a profile onto the engine (documented differences from stress):
   column is a function of the partition key.
 * Lightweight transactions (``IF`` in a query or ``insert: condition:``):
   :mod:`casslab.load.stress.profile_lwt`.
+* Token range queries (``token_range_queries:``, ``-tokenrange``):
+  :mod:`casslab.load.stress.token_ranges`.
 * Vector search (``vectors:``, ``ORDER BY v ANN OF ?``) and SAI indexes in
   ``extra_definitions:``: :mod:`casslab.load.stress.profile_vectors`, ``profile_checks``.
 * A ``SELECT`` query checks the columns it returns by value (unless ``-errors
@@ -63,6 +65,7 @@ from casslab.load.stress.profile_vectors import (
     base_vector,
     query_vector,
 )
+from casslab.load.stress.token_ranges import token_range_operation
 
 INT_POPULATION = Distribution(kind=DistKind.UNIFORM, min=1, max=2**31 - 1)
 # A LOGGED batch holds at most 65535 rows (stress refuses more); any batch at most a million.
@@ -381,11 +384,16 @@ def profile_operations(
                 _insert_operation(profile, weight, consistency, serial_consistency, source)
             )
             continue
+        scan = profile.token_range_queries.get(name)
+        if scan is not None:
+            operations.append(token_range_operation(profile, scan, weight, consistency))
+            continue
         query = profile.queries.get(name)
         if query is None:
-            available = ", ".join(["insert", *profile.queries]) or "insert"
+            available = ", ".join(["insert", *profile.queries, *profile.token_range_queries])
             raise WorkloadSyntaxError(
-                f"user ops({name}=...): {name!r} is not insert or a query of profile {source}; "
+                f"user ops({name}=...): {name!r} is not insert or a query of profile {source} "
+                "(queries: or token_range_queries:); "
                 f"available: {available}"
             )
         statement = query_statement(profile, query, source=source)
