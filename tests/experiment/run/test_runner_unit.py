@@ -256,12 +256,12 @@ def test_preload_runs_once_per_data_and_later_trials_restore_it(
     # earlier trial's capture reports none (that load was measured once, by that trial);
     # the fake schema has no index, so no build time
     loads = {r.trial_id: (r.kpis["ingest_rate"], r.kpis["index_build_s"]) for r in results}
-    assert sorted(loads.values(), key=str) == [
-        (50.0, None),
-        (50.0, None),
-        (None, None),
-        (None, None),
-    ]
+    assert loads == {
+        "compaction=STCS/1": (50.0, None),
+        "compaction=STCS/2": (None, None),
+        "compaction=LCS/1": (50.0, None),
+        "compaction=LCS/2": (None, None),
+    }
     assert all("index build" in r.phase_s for r in results if "preload" in r.phase_s)
     frame = trials_frame(read_run(tmp_path / "run"))  # trials.parquet's rows
     assert sorted(frame["ingest_rate"].fillna(0)) == [0, 0, 50.0, 50.0]
