@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import pytest
 
 from casslab.cluster import LocalCluster
 from casslab.engine_contract.engine_records import SummaryRecord
+from casslab.experiment.run.index_build import keyspace_indexes, node_pending, wait_built
 from casslab.load.vectors.files import synthetic_files
 from casslab.load.vectors.texmex import read_fvecs
 from cli_entry import NEEDS_ENGINE
@@ -55,31 +55,21 @@ def stress(cwd: Path, *args: str) -> SummaryRecord:
     return summary
 
 
-def _queryable(cluster: LocalCluster) -> None:
-    """Wait until both SAI indexes of the table are queryable and none is building."""
-    deadline = time.monotonic() + INDEX_DEADLINE_S
-    seen: list[tuple[str, bool, bool]] = []
-    session = cluster.session()
-    if True:
-        while time.monotonic() < deadline:
-            rows = session.execute(
-                "SELECT index_name, is_queryable, is_building FROM system_views.sai_column_indexes"
-                " WHERE keyspace_name = 'casslab_workloads' ALLOW FILTERING"
-            )
-            seen = [(r.index_name, r.is_queryable, r.is_building) for r in rows]
-            if len(seen) == 2 and all(q and not b for _, q, b in seen):
-                return
-            time.sleep(0.5)
-    raise AssertionError(f"SAI indexes not queryable within {INDEX_DEADLINE_S} s: {seen}")
-
-
 def test_load_search_recall_and_filter(cluster: LocalCluster, tmp_path: Path) -> None:
     load = stress(tmp_path, "ops(insert=1)", "n=20000", "-rate", "threads=16")
     assert load.total.count == 20_000
     assert load.total.errors == 0
     cluster.nodetool(1, "flush", "casslab_workloads")
     cluster.nodetool(1, "compact", "casslab_workloads", timeout_s=300)
-    _queryable(cluster)
+    # the runner's wait after a preload: both SAI indexes queryable and built on the node,
+    # its seconds the trial's index_build_s; a keyspace without an index has none
+    indexes = keyspace_indexes(cluster.session(), "casslab_workloads")
+    assert [index.sai for index in indexes] == [True, True], indexes
+    built_s = wait_built(cluster, "casslab_workloads", timeout_s=INDEX_DEADLINE_S)
+    assert built_s is not None
+    assert 0 <= built_s < INDEX_DEADLINE_S
+    assert node_pending(cluster.session(node=1), "casslab_workloads", indexes) == []
+    assert wait_built(cluster, "system_auth", timeout_s=5) is None
     search = stress(tmp_path, "ops(ann=1)", "n=2000", "-rate", "threads=8")
     recall = search.ops["ann"].recall
     assert recall is not None

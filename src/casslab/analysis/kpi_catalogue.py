@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from casslab.analysis.kpi_load import LOAD_KPIS
 from casslab.analysis.kpi_recall import RECALL_KPIS
 from casslab.analysis.kpi_record import Direction as Direction
 from casslab.analysis.kpi_record import KpiSpec as KpiSpec
@@ -382,6 +383,7 @@ KPI_CATALOGUE: dict[str, KpiSpec] = {
         ),
         *SERVER_KPIS,
         *RECALL_KPIS,
+        *LOAD_KPIS,
     )
 }
 

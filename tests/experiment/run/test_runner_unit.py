@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from casslab.analysis.run_frames import trials_frame
 from casslab.cluster import ClusterSpec, ResetMode
 from casslab.errors import ExperimentError
 from casslab.experiment.design.cluster_setup import ClusterAction
@@ -18,6 +19,7 @@ from casslab.experiment.run.runner import Runner
 from casslab.experiment.run.runner_options import RunnerOptions, resume_command
 from casslab.host import jfr
 from casslab.store.layout import RunLayout
+from casslab.store.run_data import read_run
 from casslab.store.run_records import TrialStatus, read_manifest, read_trial_result
 from fakes import Calls, engine_runs, fake_factory, install_fake_engine
 
@@ -251,6 +253,20 @@ def test_preload_runs_once_per_data_and_later_trials_restore_it(
     # a new cluster is empty: only the trials after the first reset their data
     assert sum("reset" in r.phase_s for r in results) == 3
     assert sum("restore" in r.phase_s for r in results) == 2
+    # the load KPIs: the fake preload wrote 100 rows in 2 s; a trial restored from an
+    # earlier trial's capture reports none (that load was measured once, by that trial);
+    # the fake schema has no index, so no build time
+    loads = {r.trial_id: (r.kpis["ingest_rate"], r.kpis["index_build_s"]) for r in results}
+    assert loads == {
+        "compaction=STCS/1": (50.0, None),
+        "compaction=STCS/2": (None, None),
+        "compaction=LCS/1": (50.0, None),
+        "compaction=LCS/2": (None, None),
+    }
+    assert all("index build" in r.phase_s for r in results if "preload" in r.phase_s)
+    frame = trials_frame(read_run(tmp_path / "run"))  # trials.parquet's rows
+    assert sorted(frame["ingest_rate"].fillna(0)) == [0, 0, 50.0, 50.0]
+    assert frame["index_build_s"].isna().all()
 
 
 def test_every_engine_run_of_a_run_shares_one_data_seed(tmp_path: Path, engine_log: Path) -> None:
@@ -339,6 +355,9 @@ def test_jvm_warm_up_rehearses_the_preload_and_the_workload_before_the_first_tri
     assert {"preload", "capture", "jvm warm-up", "reset", "restore", "measure"} <= set(
         first.phase_s
     )
+    # the warm-up's preload was done for the first trial, which reports its ingest rate
+    second = read_trial_result(RunLayout(root=tmp_path / "run").trial_summary("baseline", 2))
+    assert (first.kpis["ingest_rate"], second.kpis["ingest_rate"]) == (50.0, None)
     phases = [e.phase for e in seen if isinstance(e, events.PhaseStarted)]
     assert phases[:8] == [
         *["preload", "capture", "reset", "restore", "jvm warm-up"],

@@ -13,11 +13,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from casslab.analysis.kpi_load import load_kpis
 from casslab.cluster import Cluster, create
 from casslab.engine_contract.engine_records import SummaryRecord
 from casslab.engine_contract.workload_spec import Connection, WorkloadSpec
@@ -30,7 +32,7 @@ from casslab.experiment.design.stored_plan import plan_for_run, save_plan, updat
 from casslab.experiment.design.trial_order import pending
 from casslab.experiment.file.experiment_model import Experiment, ResetPolicy
 from casslab.experiment.file.hosts_checks import hosts_of
-from casslab.experiment.run import events, recording, trial_phases
+from casslab.experiment.run import events, index_build, recording, trial_phases
 from casslab.experiment.run.engine_specs import check_engine_specs, spec_for
 from casslab.experiment.run.failures import RunStop, blocked, setup_of
 from casslab.experiment.run.finished_trials import read_finished
@@ -109,6 +111,8 @@ class Runner:
         self._results: dict[str, TrialResult] = {}  # by trial id: on disk, and kept here
         self._discoverer = Discoverer(layout, experiment.discover)  # rate shares, best threads
         self._clients = clients_of(experiment, options.base_dir)  # None: one local engine
+        # by data key: the ingest rate and index build time of a load no trial reported yet
+        self._loads: dict[str, dict[str, float | None]] = {}
 
     # ------------------------------------------------------------------ run
 
@@ -305,6 +309,8 @@ class Runner:
             measure = verification.measured_spec(measure, verify, trial.workload.text)
             used = warm or fresh or action in (ClusterAction.KEEP, ClusterAction.RESTART)
             self._prepare(cluster, trial, preload, specs, times, reset=used)
+            key = trial_phases.data_key(trial, specs, data_seed)
+            loaded = self._loads.pop(key, None) or load_kpis(None, None)
             expired = skew_phase.expired_before(cluster, trial)
             timeline = fault_phase.timeline(cluster, self.experiment.faults)
             profiler = profile_phase.profiler_for(
@@ -359,7 +365,8 @@ class Runner:
                 kpis=dict(measured.kpis)
                 | probed
                 | fault_kpis
-                | verification.verify_kpis(summary, verify),
+                | verification.verify_kpis(summary, verify)
+                | loaded,
                 steady_start_s=steady.start_s if steady else None,
                 steady=steady.steady if steady else None,
                 steady_reason=steady.reason if steady else None,
@@ -481,21 +488,36 @@ class Runner:
     ) -> None:
         """Give the trial its preloaded data: restored from the capture of an earlier trial
         with the same data (:func:`~casslab.experiment.run.trial_phases.data_key`) on this cluster,
-        else preloaded and captured for the next ones."""
+        else preloaded and captured for the next ones; either way with the keyspace's
+        indexes built (:mod:`~casslab.experiment.run.index_build`). A preload's ingest rate
+        and index build time wait in ``_loads`` for the trial that starts from its data."""
         key = trial_phases.data_key(trial, specs, self.experiment.data_seed)
+        timeout_s = self.options.trial_timeout_s or index_build.TIMEOUT_S
+
+        def wait() -> None:  # announced only when an index is being built
+            self._emit(events.PhaseStarted(trial=trial, phase="index build"))
+
         if self._clusters.captured(key):
             with times.phase("restore"):
                 cluster.restore(key, trial.keyspace)
+            with times.phase("index build", announce=False):  # the restored SSTables'
+                index_build.wait_built(cluster, trial.keyspace, timeout_s=timeout_s, on_wait=wait)
             return
         trial_dir = self.layout.trial_dir(trial.cell_id, trial.iteration)
         with times.phase("preload"):
-            trial_phases.preload(
+            summary = trial_phases.preload(
                 preload,
                 trial_dir,
                 timeout_s=self.options.trial_timeout_s,
                 session=self._session,
                 clients=self._clients,
             )
+        loaded = time.monotonic()
+        with times.phase("index build", announce=False):
+            built_s = index_build.wait_built(
+                cluster, trial.keyspace, timeout_s=timeout_s, since=loaded, on_wait=wait
+            )
+        self._loads[key] = load_kpis(summary, built_s)  # for the trial that starts from it
         if not self._clusters.captures_data:
             return
         with times.phase("capture"):

@@ -139,17 +139,20 @@ def preload(
     timeout_s: float | None,
     session: LoadSession | None = None,
     clients: LoadClients | None = None,
-) -> None:
+) -> SummaryRecord | None:
     """Load the trial's data with its preload command (the schema exists already), from
     ``clients`` when given, through the run's ``session`` (default: engines placed
-    nowhere in particular)."""
+    nowhere in particular); the engine's summary (the clients' merged one; None when no
+    client finished), whose op count over its duration is the ingest rate."""
     session = session or LoadSession()
     spec = spec.model_copy(update={"schema_cql": []})
     work = trial_dir / "preload"
     if clients is None:
-        session.run(spec, work, timeout_s=timeout_s)
-        return
-    load_clients.run_in(spec, clients, work, session=session, hdr_log=None, timeout_s=timeout_s)
+        return session.run(spec, work, timeout_s=timeout_s).summary
+    run = load_clients.run_in(
+        spec, clients, work, session=session, hdr_log=None, timeout_s=timeout_s
+    )
+    return run.summary
 
 
 def measure(
