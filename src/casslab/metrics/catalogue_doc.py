@@ -42,7 +42,7 @@ def render_markdown() -> str:
         "```",
         "casslab metrics record --duration 60s -o metrics.parquet [--interval 1s]",
         "casslab metrics record -d 60s -o m.parquet --contact-points db1.example:9042  # CQL only",
-        "casslab metrics watch                       # live per-node table",
+        "casslab metrics watch                       # live table (piped: TSV lines)",
         "casslab metrics list                        # this catalogue",
         "```",
         "",
