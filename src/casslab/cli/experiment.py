@@ -295,7 +295,7 @@ def _run(
 def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) -> None:
     """Check an experiment file and show its cells and trial order without running it."""
     from casslab.experiment.design.plan_expansion import expand
-    from casslab.experiment.design.plan_records import RestartReason
+    from casslab.experiment.design.trial_order import clusters_and_restarts
     from casslab.experiment.file.experiment_loader import load
     from casslab.experiment.run.engine_specs import check_engine_specs
     from casslab.experiment.run.host_facts import cluster_warnings
@@ -340,12 +340,13 @@ def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) 
             f"until every cell's {until.confidence:.0%} CI half-width on "
             f"{', '.join(until.kpis)} is at most {until.ci_half_width_pct:g}%)"
         )
-    reasons = [t.restart_reason for t in expanded.trials if t.restart_reason is not None]
-    restarts = sum(r is RestartReason.CONFIG for r in reasons)
+    reshapes = any(f.of_kind.reshapes_cluster for f in experiment.faults)
+    created, restarts = clusters_and_restarts(expanded.trials, reshapes)
     clusters = (
         f"on cluster {use!r} as it is (none created or restarted, reset {experiment.reset})"
         if use
-        else f"{len(reasons) - restarts} cluster(s) created, {restarts} restart(s)"
+        else f"{created} cluster(s) created, {restarts} restart(s)"
+        + (" (an operation reshapes the cluster: a new one for each trial)" if reshapes else "")
     )
     console.print(
         f"{len(expanded.cells)} cells x {rounds} = "

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from casslab.experiment.design.plan_expansion import expand
 from casslab.experiment.design.plan_records import Cell, RestartReason
-from casslab.experiment.design.trial_order import pending, trial_order
+from casslab.experiment.design.trial_order import clusters_and_restarts, pending, trial_order
+from casslab.experiment.file import experiment_loader
 from casslab.experiment.file.experiment_model import Experiment, Order, OrderKind
 
 
@@ -127,3 +131,28 @@ def test_trial_order_on_literal_cells() -> None:
     # the draw depends on the cell ids and the seed only, not on the order cells come in
     reversed_cells = trial_order(cells[::-1], 3, Order(kind=OrderKind.RANDOMIZED, seed=11))
     assert [(c.id, i) for c, i in reversed_cells] == [(c.id, i) for c, i in randomized]
+
+
+# ---------------------------------------------------------------- clusters a run starts
+
+_EXPERIMENTS = Path(__file__).resolve().parents[3] / "experiments"
+
+
+@pytest.mark.parametrize("name", ["upgrade-under-load.yaml", "upgrade-under-load-scaled.yaml"])
+def test_reshaping_operations_start_a_cluster_per_trial(name: str) -> None:
+    """The runner forgets its cluster after each trial of a reshaping operation (upgrade,
+    add-node, ...): the plan counts one cluster per trial, not the one its setups share."""
+    loaded = experiment_loader.load(_EXPERIMENTS / name)
+    assert any(f.of_kind.reshapes_cluster for f in loaded.faults)
+    trials = expand(loaded).trials
+    assert clusters_and_restarts(trials, reshapes=False)[0] == 1  # what the setups alone say
+    assert clusters_and_restarts(trials, reshapes=True) == (len(trials), 0)
+
+
+def test_without_reshaping_the_setups_decide() -> None:
+    trials = expand(
+        experiment(
+            factors={"cluster.heap": ["1G", "2G"]}, iterations=2, order={"kind": "sequential"}
+        )
+    ).trials
+    assert clusters_and_restarts(trials, reshapes=False) == (2, 0)

@@ -79,3 +79,14 @@ def pending(plan: Plan, finished: Iterable[str]) -> tuple[Trial, ...]:
     """
     done = set(finished)
     return with_restarts([t for t in plan.trials if t.trial_id not in done])
+
+
+def clusters_and_restarts(trials: Sequence[Trial], reshapes: bool) -> tuple[int, int]:
+    """(clusters created, restarts) a run of ``trials`` makes. ``reshapes``: the experiment
+    has an operation that reshapes the cluster (upgrade, add-node, decommission, replace);
+    the runner then builds a new cluster for every trial after one, whatever its setup."""
+    if reshapes:
+        return len(trials), 0
+    reasons = [t.restart_reason for t in trials if t.restart_reason is not None]
+    restarts = sum(r is RestartReason.CONFIG for r in reasons)
+    return len(reasons) - restarts, restarts
