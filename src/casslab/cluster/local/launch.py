@@ -336,7 +336,8 @@ def check_ports(nodes: Sequence[Node]) -> None:
         for address, port, purpose in wanted:
             if not port_free(address, port):
                 problems.append(
-                    f"node {node.number}: {purpose} port {address}:{port} is busy{_owner(port)}"
+                    f"node {node.number}: {purpose} port {address}:{port} is busy"
+                    f"{_owner(address, port)}"
                 )
     if problems:
         raise ClusterError(
@@ -347,10 +348,17 @@ def check_ports(nodes: Sequence[Node]) -> None:
         )
 
 
-def _owner(port: int) -> str:
+def _owner(address: str, port: int) -> str:
+    """`` (held by pid N, NAME)`` of the process listening on ``address:port`` (or on every
+    address at that port), else nothing: nodes share port numbers on their own addresses."""
     with suppress(psutil.Error, OSError):
         for conn in psutil.net_connections(kind="tcp"):
-            if conn.laddr and conn.laddr.port == port and conn.status == psutil.CONN_LISTEN:
+            if (
+                conn.laddr
+                and conn.laddr.port == port
+                and conn.laddr.ip in (address, "0.0.0.0", "::")
+                and conn.status == psutil.CONN_LISTEN
+            ):
                 if conn.pid:
                     with suppress(psutil.Error):
                         name = psutil.Process(conn.pid).name()
