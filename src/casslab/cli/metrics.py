@@ -4,6 +4,8 @@ to Prometheus."""
 from __future__ import annotations
 
 import math
+import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -246,16 +248,19 @@ def watch(
 def _print_lines(latest: _Latest, nodes: list[str], until: float | None) -> None:
     """The piped form of ``watch``: the header, then each new tick's rows, flushed at once
     (a file or a pipe gets every tick, not one table at the end)."""
-    print(plain_header(), flush=True)
-    printed = 0
-    while until is None or time.monotonic() < until:
-        time.sleep(0.1)
-        with latest.lock:
-            if latest.ticks == printed:
-                continue
-            printed = latest.ticks
-            rows = plain_rows(latest.values, nodes, latest.now, latest.gaps)
-        print("\n".join(rows), flush=True)
+    try:
+        print(plain_header(), flush=True)
+        printed = 0
+        while until is None or time.monotonic() < until:
+            time.sleep(0.1)
+            with latest.lock:
+                if latest.ticks == printed:
+                    continue
+                printed = latest.ticks
+                rows = plain_rows(latest.values, nodes, latest.now, latest.gaps)
+            print("\n".join(rows), flush=True)
+    except BrokenPipeError:  # the reader went away (`| head`): stop watching, quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def catalogue() -> None:
