@@ -340,7 +340,7 @@ def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) 
             f"until every cell's {until.confidence:.0%} CI half-width on "
             f"{', '.join(until.kpis)} is at most {until.ci_half_width_pct:g}%)"
         )
-    reshapes = any(f.of_kind.reshapes_cluster for f in experiment.faults)
+    reshapes = experiment.reshapes_cluster
     created, restarts = clusters_and_restarts(expanded.trials, reshapes)
     clusters = (
         f"on cluster {use!r} as it is (none created or restarted, reset {experiment.reset})"

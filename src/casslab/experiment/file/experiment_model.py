@@ -414,6 +414,12 @@ class Experiment(Record):
         """The adaptive rule, or None when the file gives a fixed number of iterations."""
         return None if isinstance(self.iterations, int) else self.iterations
 
+    @property
+    def reshapes_cluster(self) -> bool:
+        """An operation of its timeline reshapes the cluster (upgrade, add-node,
+        decommission, replace): every trial after one runs on a new cluster."""
+        return any(fault.of_kind.reshapes_cluster for fault in self.faults)
+
     def to_file_dict(self) -> dict[str, Any]:
         """The experiment as a plain mapping with the file's field names, passwords in
         its commands masked (for manifests and the plan digest; it still validates)."""

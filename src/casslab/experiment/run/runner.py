@@ -384,7 +384,7 @@ class Runner:
             )
             if isinstance(error, ClusterError):
                 self._clusters.forget_setup()  # rebuild the cluster for the next trial
-        if any(f.of_kind.reshapes_cluster for f in self.experiment.faults):
+        if self.experiment.reshapes_cluster:
             self._clusters.forget_setup()  # another version or other nodes: a new one next
         write_record(self.layout.trial_summary(trial.cell_id, trial.iteration), result)
         self._results[trial.trial_id] = result
