@@ -6,6 +6,7 @@ import pytest
 
 from casslab.cql_text import (
     class_name_problem,
+    cql_name,
     identifier_problem,
     map_literal,
     option_key_problem,
@@ -71,3 +72,19 @@ def test_class_option_names_and_values() -> None:
 def test_one_statement(text: str, said: str | None) -> None:
     problem = single_statement_problem(text)
     assert (problem is None) if said is None else (said in (problem or ""))
+
+
+@pytest.mark.parametrize(
+    ("name", "written"),
+    [
+        ("standard1", "standard1"),
+        ("_k2", "_k2"),
+        ("Standard1", '"Standard1"'),
+        ("two words", '"two words"'),
+        ('say"hi', '"say""hi"'),
+    ],
+)
+def test_a_name_is_written_bare_only_when_cql_reads_it_back_the_same(
+    name: str, written: str
+) -> None:
+    assert cql_name(name) == written

@@ -19,6 +19,7 @@ NAME_MAX = 48
 """Cassandra's limit for keyspace and table names (``SchemaConstants.NAME_LENGTH``)."""
 
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_PLAIN_NAME = re.compile(r"[a-z_][a-z0-9_]*")  # a name CQL keeps as written without quotes
 _CLASS_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*", re.ASCII)
 _OPTION_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", re.ASCII)
 
@@ -100,6 +101,12 @@ def leading_words(text: str, count: int) -> str:
 def quote_identifier(name: str) -> str:
     """``name`` as a double-quoted CQL identifier (case kept, ``"`` doubled)."""
     return '"' + name.replace('"', '""') + '"'
+
+
+def cql_name(name: str) -> str:
+    """``name`` as a statement writes it: bare when CQL would read it back the same (lower
+    case letters, digits and _), else double-quoted (:func:`quote_identifier`)."""
+    return name if _PLAIN_NAME.fullmatch(name) else quote_identifier(name)
 
 
 def string_literal(value: object) -> str:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 
+from casslab.cql_text import cql_name
 from casslab.engine_contract.workload_spec import (
     BatchType,
     Consistency,
@@ -77,12 +78,8 @@ DEFAULT_TIMESTAMPS = Distribution(
 )
 
 
-def _ident(name: str) -> str:
-    return name if re.fullmatch(r"[a-z_][a-z0-9_]*", name) else '"' + name.replace('"', '""') + '"'
-
-
 def _qualified(profile: StressProfile) -> str:
-    return f"{_ident(profile.keyspace)}.{_ident(profile.table)}"
+    return f"{cql_name(profile.keyspace)}.{cql_name(profile.table)}"
 
 
 def _if_not_exists(cql: str, what: str) -> str:
@@ -108,7 +105,7 @@ def profile_schema_cql(profile: StressProfile) -> list[str]:
         statements.append(
             re.sub(
                 r"^(\s*CREATE\s+TYPE\s+IF\s+NOT\s+EXISTS\s+)([\w\"]+)(\s*\()",
-                lambda m: f"{m.group(1)}{_ident(profile.keyspace)}.{m.group(2)}{m.group(3)}",
+                lambda m: f"{m.group(1)}{cql_name(profile.keyspace)}.{m.group(2)}{m.group(3)}",
                 extra,
                 flags=re.I,
             )
@@ -224,14 +221,14 @@ def insert_statement(profile: StressProfile, *, source: str = "") -> Statement:
     counters = [c.name for c in profile.columns if c.cql_type == "counter"]
     keys = profile.partition_key + profile.clustering
     if counters:
-        sets = ", ".join(f"{_ident(c)} = {_ident(c)} + ?" for c in counters)
-        where = " AND ".join(f"{_ident(k)} = ?" for k in keys)
+        sets = ", ".join(f"{cql_name(c)} = {cql_name(c)} + ?" for c in counters)
+        where = " AND ".join(f"{cql_name(k)} = ?" for k in keys)
         cql = f"UPDATE {_qualified(profile)} SET {sets} WHERE {where}"
         order = counters + keys
     else:
         order = [c.name for c in profile.columns]
         marks = ", ".join("?" for _ in order)
-        names = ", ".join(_ident(c) for c in order)
+        names = ", ".join(cql_name(c) for c in order)
         cql = f"INSERT INTO {_qualified(profile)} ({names}) VALUES ({marks})"
     return Statement(cql=cql, binds=[column_generator(profile, c, source=source) for c in order])
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from casslab.cql_text import cql_name
 from casslab.errors import WorkloadSyntaxError
 
 if TYPE_CHECKING:  # profile.py reads insert conditions with this module
@@ -61,18 +62,14 @@ def marker_offsets(cql: str) -> list[int]:
     return [i for i, char in enumerate(_blank_literals(cql)) if char == "?"]
 
 
-def _ident(name: str) -> str:
-    return name if re.fullmatch(r"[a-z_][a-z0-9_]*", name) else '"' + name.replace('"', '""') + '"'
-
-
 def read_first(
     profile: StressProfile, qualified_table: str, columns: list[str]
 ) -> tuple[str, list[str]]:
     """The ``SELECT`` of ``columns`` by the full primary key a read-first LWT runs, and
     the key columns it binds, in order."""
     keys = profile.partition_key + profile.clustering
-    selected = ", ".join(_ident(c) for c in columns)
-    where = " AND ".join(f"{_ident(k)} = ?" for k in keys)
+    selected = ", ".join(cql_name(c) for c in columns)
+    where = " AND ".join(f"{cql_name(k)} = ?" for k in keys)
     return f"SELECT {selected} FROM {qualified_table} WHERE {where}", keys
 
 
@@ -119,7 +116,7 @@ def conditional_insert(
         )
     if re.fullmatch(r"IF\s+NOT\s+EXISTS", condition, re.I):
         order = [c.name for c in profile.columns]
-        names = ", ".join(_ident(c) for c in order)
+        names = ", ".join(cql_name(c) for c in order)
         marks = ", ".join("?" for _ in order)
         return f"INSERT INTO {qualified_table} ({names}) VALUES ({marks}) IF NOT EXISTS", order
     keys = profile.partition_key + profile.clustering
@@ -130,6 +127,6 @@ def conditional_insert(
             "primary key, so there is nothing to update under a condition; use condition: "
             "IF NOT EXISTS"
         )
-    sets = ", ".join(f"{_ident(c)} = ?" for c in values)
-    where = " AND ".join(f"{_ident(k)} = ?" for k in keys)
+    sets = ", ".join(f"{cql_name(c)} = ?" for c in values)
+    where = " AND ".join(f"{cql_name(k)} = ?" for k in keys)
     return f"UPDATE {qualified_table} SET {sets} WHERE {where} {condition}", values + keys

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from casslab.cql_text import cql_name
 from casslab.engine_contract.workload_spec import (
     Consistency,
     Operation,
@@ -93,10 +94,6 @@ def parse_token_range_queries(
     return queries
 
 
-def _ident(name: str) -> str:
-    return name if re.fullmatch(r"[a-z_][a-z0-9_]*", name) else '"' + name.replace('"', '""') + '"'
-
-
 def _columns(raw: Any, known: list[str], what: str) -> list[str]:
     if not isinstance(raw, str) or not raw.strip():
         raise WorkloadSyntaxError(
@@ -104,7 +101,7 @@ def _columns(raw: Any, known: list[str], what: str) -> list[str]:
             "(every column) or columns: name, value"
         )
     if raw.strip() == "*":
-        return [_ident(n) for n in known]
+        return [cql_name(n) for n in known]
     names = [part.strip() for part in raw.split(",")]
     for name in names:
         plain = name[1:-1] if len(name) > 1 and name[0] == name[-1] == '"' else name.lower()
@@ -159,9 +156,9 @@ def token_range_operation(
 ) -> Operation:
     """The engine operation of a token range query; ``-tokenrange`` settings are applied
     by :func:`with_walk` (the spec's builder)."""
-    token = f"token({', '.join(_ident(k) for k in profile.partition_key)})"
+    token = f"token({', '.join(cql_name(k) for k in profile.partition_key)})"
     columns = ", ".join(query.columns)
-    table = f"{_ident(profile.keyspace)}.{_ident(profile.table)}"
+    table = f"{cql_name(profile.keyspace)}.{cql_name(profile.table)}"
     cql = f"SELECT {token}, {columns} FROM {table} WHERE {token} > ? AND {token} <= ?"
     return Operation(
         name=query.name,
