@@ -81,7 +81,13 @@ impl Engine {
             batches,
             verify,
         } = session::connect(spec).await?;
-        let tokens = ring_tokens(&session);
+        // the ring's tokens only for a workload that walks it
+        let walks_ring = spec.operations.iter().any(|op| op.token_range.is_some());
+        let tokens = if walks_ring {
+            ring_tokens(&session)
+        } else {
+            Vec::new()
+        };
         let walks = spec
             .operations
             .iter()
