@@ -1,10 +1,13 @@
-"""Benchmark: local cluster start-up, where its time goes, and what class-data sharing
-buys. Targets (issue 39, jars cached, 512M heaps): 1 node ready in at most 10 s and 3 nodes
-in at most 20 s (medians); reset under 5 s.
+"""Benchmark: local cluster start-up, where its time goes, and what casslab's start-up
+caches buy. Targets (issue 39, jars cached, 512M heaps): 1 node ready in at most 10 s and 3
+nodes in at most 20 s (medians); reset under 5 s.
 
-Each round starts a 1-node and a 3-node cluster with the nodes' class-data sharing archive
-(casslab's default) and without it (``CASSLAB_CLASS_SHARING=0``), in a random order per
-round, and times from ``LocalCluster.create`` to ready, split by the nodes' own log lines:
+Each round starts a 1-node and a 3-node cluster in three variants, in a random order per
+round: ``casslab`` (the default: the nodes' class-data sharing archive, and the memtable
+row overhead a node of the same kind computed before, :mod:`casslab.cluster.row_overhead`),
+``no row overhead`` (``CASSLAB_ROW_OVERHEAD=0``: every node computes it) and ``stock``
+(neither: ``CASSLAB_CLASS_SHARING=0`` too). It times from ``LocalCluster.create`` to
+ready, split by the nodes' own log lines:
 
   casslab before spawn   checks, files, until the first JVM is spawned
   JVM to first log line  JVM start, logging set up
@@ -13,6 +16,14 @@ round, and times from ``LocalCluster.create`` to ready, split by the nodes' own 
   ring check             the last node listening -> every node sees every node UP/NORMAL
 
     .venv/bin/python bench/cluster_startup.py [--rounds 3] [--seed 1]
+
+Measured 2026-11-28 (5.0.9, JDK 17, 2 cores shared with other work, load 5-7), medians of 3:
+
+    variant            1 node   3 nodes   node init (3 nodes)
+    casslab             4.1 s    17.5 s     9.2 s
+    no row overhead     5.6 s    21.6 s    13.0 s
+    stock               7.5 s    25.1 s    16.9 s
+    reset: worst 3.4 s
 """
 
 from __future__ import annotations
@@ -29,7 +40,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
-from casslab.cluster import ClusterSpec, LocalCluster, class_share, distribution
+from casslab.cluster import ClusterSpec, LocalCluster, class_share, distribution, row_overhead
 from casslab.cluster.local import launch
 
 TARGETS_S = {1: 10.0, 3: 20.0}
@@ -54,20 +65,29 @@ def _log_time(log: Path, needle: str | None) -> float | None:
     return None
 
 
+CASSLAB = "casslab"
+VARIANTS: dict[str, dict[str, str]] = {
+    CASSLAB: {class_share.ENV: "1", row_overhead.ENV: "1"},
+    "no row overhead": {class_share.ENV: "1", row_overhead.ENV: "0"},
+    "stock": {class_share.ENV: "0", row_overhead.ENV: "0"},
+}
+
+
 @contextmanager
-def _sharing(on: bool) -> Iterator[None]:
-    old = os.environ.get(class_share.ENV)
-    os.environ[class_share.ENV] = "1" if on else "0"
+def _variant(name: str) -> Iterator[None]:
+    old = {key: os.environ.get(key) for key in VARIANTS[name]}
+    os.environ.update(VARIANTS[name])
     try:
         yield
     finally:
-        if old is None:
-            os.environ.pop(class_share.ENV, None)
-        else:
-            os.environ[class_share.ENV] = old
+        for key, value in old.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
-def measure(nodes: int, root: Path, shared: bool) -> tuple[float, dict[str, float], float]:
+def measure(nodes: int, root: Path, variant: str) -> tuple[float, dict[str, float], float]:
     """(seconds to ready, seconds per stage, seconds of a reset) of one new cluster."""
     spawned: list[float] = []
     original = launch.spawn
@@ -82,7 +102,7 @@ def measure(nodes: int, root: Path, shared: bool) -> tuple[float, dict[str, floa
     )
     launch.spawn = spawn
     try:
-        with _sharing(shared):
+        with _variant(variant):
             began = time.time()
             with LocalCluster.create(spec, root, remove_on_exit=True) as cluster:
                 ready = time.time()
@@ -128,41 +148,42 @@ def main() -> None:
     args = parser.parse_args()
     distribution.fetch(distribution.DEFAULT_VERSION)  # jars cached before timing
     order = random.Random(args.seed)
-    ready: dict[tuple[int, bool], list[float]] = {}
-    stages: dict[tuple[int, bool], list[dict[str, float]]] = {}
+    ready: dict[tuple[int, str], list[float]] = {}
+    stages: dict[tuple[int, str], list[dict[str, float]]] = {}
     resets: list[float] = []
     with tempfile.TemporaryDirectory(prefix="casslab-bench-") as tmp:
-        # one start of each size first: builds the archives if this machine has none yet
+        # one start of each size first: builds the archives and keeps the row overhead if
+        # this machine has neither yet
         for nodes in (1, 3):
-            measure(nodes, Path(tmp), True)
+            measure(nodes, Path(tmp), CASSLAB)
         for round_number in range(1, args.rounds + 1):
-            cases = [(n, s) for n in (1, 3) for s in (True, False)]
+            cases = [(n, v) for n in (1, 3) for v in VARIANTS]
             order.shuffle(cases)
-            for nodes, shared in cases:
-                took, split, reset_s = measure(nodes, Path(tmp), shared)
-                ready.setdefault((nodes, shared), []).append(took)
-                stages.setdefault((nodes, shared), []).append(split)
+            for nodes, variant in cases:
+                took, split, reset_s = measure(nodes, Path(tmp), variant)
+                ready.setdefault((nodes, variant), []).append(took)
+                stages.setdefault((nodes, variant), []).append(split)
                 resets.append(reset_s)
-                sharing = "with class sharing" if shared else "without"
-                print(f"round {round_number}: {nodes} node(s) {sharing}: ready in {took:.1f} s")
+                print(f"round {round_number}: {nodes} node(s) {variant}: ready in {took:.1f} s")
     failed = False
-    for (nodes, shared), values in sorted(ready.items()):
+    for (nodes, variant), values in sorted(ready.items()):
         median = statistics.median(values)
-        sharing = "class sharing" if shared else "no sharing   "
-        line = f"{nodes} node(s), {sharing}: median {median:5.1f} s (n={len(values)})"
-        if shared:
+        line = f"{nodes} node(s), {variant:15s}: median {median:5.1f} s (n={len(values)})"
+        if variant == CASSLAB:
             target = TARGETS_S[nodes]
             ok = median <= target
             failed |= not ok
             line += f"  target <= {target:.0f} s: {'ok' if ok else 'MISSED'}"
         print(line)
         for stage in STAGES:
-            part = statistics.median(split[stage] for split in stages[(nodes, shared)])
+            part = statistics.median(split[stage] for split in stages[(nodes, variant)])
             print(f"    {stage:24s} {part:5.1f} s")
     for nodes in (1, 3):
-        with_it = statistics.median(ready[(nodes, True)])
-        without = statistics.median(ready[(nodes, False)])
-        print(f"{nodes} node(s): without / with class sharing = {without / with_it:.2f}x")
+        ours = statistics.median(ready[(nodes, CASSLAB)])
+        for variant in VARIANTS:
+            if variant != CASSLAB:
+                other = statistics.median(ready[(nodes, variant)])
+                print(f"{nodes} node(s): {variant} / casslab = {other / ours:.2f}x")
     worst_reset = max(resets)
     print(f"reset: worst {worst_reset:.1f} s (target < {RESET_TARGET_S:.0f} s)")
     failed |= worst_reset >= RESET_TARGET_S

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import time
@@ -311,8 +312,15 @@ def _node_jvm(state: Any) -> str:
         else "Cassandra's own clock (stock)"
     )
     command = state.nodes[0].conf_dir / "command.txt" if state.nodes else None
-    shared = command is not None and "-XX:SharedArchiveFile=" in _read(command)
-    return clock + ("; class-data sharing archive for start-up" if shared else "")
+    line = _read(command) if command is not None else ""
+    shared = "; class-data sharing archive for start-up" if "-XX:SharedArchiveFile=" in line else ""
+    overhead = re.search(r"-Dcassandra\.memtable\.row_overhead_size=(\d+)", line)
+    known = (
+        f"; memtable row overhead {overhead.group(1)} B, as a node of this kind computed it"
+        if overhead
+        else ""
+    )
+    return clock + shared + known
 
 
 def _read(path: Path) -> str:

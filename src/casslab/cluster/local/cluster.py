@@ -291,6 +291,7 @@ class LocalCluster:
             finally:
                 ring.close()
             launch.share_classes(self.state)
+            launch.remember_row_overhead(self.state)
         except BaseException:
             self.stop()
             raise

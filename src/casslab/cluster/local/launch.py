@@ -19,7 +19,7 @@ from pathlib import Path
 
 import psutil
 
-from casslab.cluster import class_share, jvm, node_config
+from casslab.cluster import class_share, jvm, node_config, row_overhead
 from casslab.cluster import clock_skew as skew
 from casslab.cluster.model import ClusterState, Node, heap_mib
 from casslab.cluster.processes import create_time, stop_group
@@ -107,7 +107,11 @@ def spawn(
     command = node_command(
         state,
         node,
-        [*class_share.node_flags(node_share(state, node), node.logs_dir), *flags],
+        [
+            *class_share.node_flags(node_share(state, node), node.logs_dir),
+            *row_overhead.jvm_flags(node_row_overhead(state, node)),
+            *flags,
+        ],
         clock_dir,
     )
     if wrap is not None:
@@ -133,6 +137,24 @@ def node_share(state: ClusterState, node: Node) -> class_share.ClassShare | None
     if class_share.hooked_option(state.spec.jvm_options) is not None:
         return None
     return class_share.for_install(state.java, state.java_feature, node.lib_dir or state.lib_dir)
+
+
+def node_row_overhead(state: ClusterState, node: Node) -> row_overhead.RowOverhead | None:
+    """Where the memtable row overhead of ``node``'s kind is kept (:mod:`row_overhead`)."""
+    return row_overhead.for_node(
+        state.java,
+        node.lib_dir or state.lib_dir,
+        heap_mib(state.heap),
+        state.spec.gc,
+        state.spec.jvm_options,
+    )
+
+
+def remember_row_overhead(state: ClusterState) -> None:
+    """Once the cluster is ready: keep the memtable row overhead its nodes computed, for
+    every later node of the same kind (:mod:`row_overhead`)."""
+    for node in state.nodes:
+        row_overhead.learn(node_row_overhead(state, node), node.log_file)
 
 
 def share_classes(state: ClusterState) -> None:
