@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 import typer
 import typer.main
 
 from casslab.cli.lazy import module_commands
 from casslab.cli.main import COMMANDS, app
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_table_names_every_command_each_module_registers_and_no_other() -> None:
@@ -42,3 +46,33 @@ def test_a_cluster_command_does_not_load_the_engine_or_the_planner() -> None:
     assert "casslab.cli.cluster" in loaded
     for other in ("casslab.cli.stress", "casslab.cli.capacity", "casslab.cli.tune", "numpy"):
         assert f"'{other}'" not in loaded, loaded
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["plan", "experiments/quick-compaction.yaml"],
+        [
+            "stress",
+            "user",
+            "profile=experiments/profiles/user-profile.yaml",
+            "ops(insert=1)",
+            "n=10",
+            "--dry-run",
+        ],
+    ],
+)
+def test_reading_files_and_profiles_does_not_load_numpy_or_h5py(argv: list[str]) -> None:
+    """numpy and h5py cost about a third of a second of each command: they load when a
+    histogram is decoded or a vector dataset is built or read, not to parse a file."""
+    probe = (
+        "import sys\n"
+        "from casslab.cli.main import main\n"
+        f"sys.argv = ['casslab', *{argv!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'h5py')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    assert out.strip().splitlines()[-1] == "[]", out[-2000:]

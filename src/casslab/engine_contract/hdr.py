@@ -39,12 +39,14 @@ import struct
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from casslab.engine_contract.engine_records import LatencyStats
 from casslab.errors import AnalysisError
+
+if TYPE_CHECKING:  # numpy loads when a histogram is first decoded, not with every command
+    import numpy as np
+    import numpy.typing as npt
 
 V2_COOKIE = 0x1C849303
 V2_COMPRESSED_COOKIE = 0x1C849304
@@ -199,6 +201,8 @@ def _varints(payload: bytes) -> npt.NDArray[np.int64]:
     Vectorised: a byte below 0x80 ends a varint. A varint of 9 bytes (a count of 2⁵⁵ or
     more, or that many empty buckets) has a full last byte and is decoded byte by byte.
     """
+    import numpy as np
+
     data = np.frombuffer(payload, dtype=np.uint8)
     if data.size == 0:
         return np.zeros(0, dtype=np.int64)
@@ -216,6 +220,8 @@ def _varints(payload: bytes) -> npt.NDArray[np.int64]:
 
 
 def _counts(payload: bytes) -> dict[int, int]:
+    import numpy as np
+
     values = _varints(payload)
     steps = np.where(values < 0, -values, 1)
     indices = np.cumsum(steps) - steps  # where each entry starts in the counts array

@@ -30,8 +30,7 @@ from casslab.engine_contract.workload_spec import Generator, GenKind, Operation,
 from casslab.errors import DatasetError, WorkloadSyntaxError
 from casslab.load.stress.cql_types import parse_cql_type
 from casslab.load.stress.profile_checks import INDEX
-from casslab.load.vectors.files import DEFAULT_COUNT, dataset_files
-from casslab.load.vectors.similarity import Similarity
+from casslab.load.vectors.dataset_terms import DEFAULT_COUNT, Similarity
 from casslab.record import Record
 
 if TYPE_CHECKING:
@@ -166,6 +165,8 @@ def vector_files(
         path = Path(spec.dataset).expanduser()
         if not path.is_absolute() and profile_dir is not None:
             path = profile_dir / path
+    from casslab.load.vectors.files import dataset_files  # numpy: only for vector profiles
+
     files = dataset_files(path, similarity=spec.similarity, count=spec.count, dimension=dimension)
     where = "the synthetic set" if path is None else str(path)
     indexed = index_similarity(profile)

@@ -12,6 +12,7 @@ import hashlib
 from pathlib import Path
 
 from casslab.errors import DatasetError
+from casslab.load.vectors.dataset_terms import DEFAULT_COUNT, DEFAULT_DIMENSION, DEFAULT_QUERIES
 from casslab.load.vectors.hdf5 import read_hdf5
 from casslab.load.vectors.similarity import Similarity
 from casslab.load.vectors.synthetic import VectorDataset, clustered
@@ -19,9 +20,6 @@ from casslab.load.vectors.texmex import read_fvecs, read_ivecs, write_fvecs, wri
 from casslab.paths import cache_root
 from casslab.record import Record
 
-DEFAULT_COUNT = 20_000
-DEFAULT_DIMENSION = 128
-DEFAULT_QUERIES = 1000
 DEFAULT_DEPTH = 100
 
 

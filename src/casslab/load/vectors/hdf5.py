@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import h5py
 import numpy as np
 
 from casslab.errors import DatasetError
@@ -30,6 +29,8 @@ def read_hdf5(path: Path) -> VectorDataset:
     """The dataset of an ann-benchmarks file (arrays copied into memory)."""
     if not path.is_file():
         raise DatasetError(f"HDF5 dataset {path}: not found (or not a regular file)")
+    import h5py  # only when an HDF5 file is read
+
     try:
         f = h5py.File(path, "r")
     except OSError as e:
@@ -73,6 +74,8 @@ def write_hdf5(path: Path, dataset: VectorDataset) -> None:
         distances = np.sqrt(np.maximum(-near, 0))
     else:
         distances = 1 - near
+    import h5py  # only when an HDF5 file is written
+
     with h5py.File(path, "w") as f:
         f.attrs["distance"] = _NAMES.get(dataset.similarity, "dot")
         f.create_dataset("train", data=dataset.base)

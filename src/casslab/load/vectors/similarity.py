@@ -7,22 +7,18 @@ highest similarity (for EUCLIDEAN: the smallest distance). Pure numpy, no I/O.
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 import numpy as np
 import numpy.typing as npt
+
+from casslab.load.vectors.dataset_terms import Similarity
+
+__all__ = ["Floats", "Ints", "Similarity", "nearest", "normalized", "scores"]
 
 Floats = npt.NDArray[np.float32]
 Ints = npt.NDArray[np.int32]
 
 # queries scored against the whole base at once, per block (bounds the score matrix)
 _BLOCK = 256
-
-
-class Similarity(StrEnum):
-    COSINE = "COSINE"
-    DOT_PRODUCT = "DOT_PRODUCT"
-    EUCLIDEAN = "EUCLIDEAN"
 
 
 def normalized(vectors: Floats) -> Floats:
