@@ -76,3 +76,20 @@ def test_reading_files_and_profiles_does_not_load_numpy_or_h5py(argv: list[str])
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
     ).stdout
     assert out.strip().splitlines()[-1] == "[]", out[-2000:]
+
+
+@pytest.mark.parametrize("argv", [["experiments"], ["report", "--help"], ["version"]])
+def test_a_command_without_clusters_does_not_load_the_cluster_package(argv: list[str]) -> None:
+    """The cluster package (its backends, their records) costs about 0.4 s to import:
+    ``doctor`` and ``fetch`` live in their own module so the entry point does not load it."""
+    probe = (
+        "import sys\n"
+        "from casslab.cli.main import main\n"
+        f"sys.argv = ['casslab', *{argv!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('casslab.cluster' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    assert out.strip().splitlines()[-1] == "False", out[-2000:]

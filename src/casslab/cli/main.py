@@ -4,28 +4,24 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Annotated, NoReturn
+from typing import NoReturn
 
 import typer
 from click import exceptions as click_exceptions
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from casslab import __version__
 from casslab.cli import crash, interrupt, usage_words
 from casslab.cli.lazy import lazy_group
-from casslab.cluster import (
-    clusters_root,
-    distribution,
-)
-from casslab.doctor import Verdict, run_checks
 from casslab.errors import CasslabError, UsageError
 from casslab.masking import mask_secrets, secrets_in
 
 # Every command group lives in its own module (``casslab.cli.<module>``, with its
 # ``register(app)``) and is imported when one of its commands runs: one line per command.
 COMMANDS: dict[str, str] = {
+    "doctor": "machine",
+    "fetch": "machine",
     "up": "cluster",
     "status": "cluster",
     "down": "cluster",
@@ -63,39 +59,16 @@ console = Console()
 errors = Console(stderr=True)
 
 
+@app.callback()
+def _casslab() -> None:
+    """The command group itself (with ``version`` its only command defined here, typer
+    would otherwise make the app that one command)."""
+
+
 @app.command()
 def version() -> None:
     """Print the casslab version."""
     console.print(f"casslab {__version__}")
-
-
-@app.command()
-def doctor(
-    cassandra_version: Annotated[
-        str, typer.Option("--version", help="Cassandra version to check for.")
-    ] = distribution.DEFAULT_VERSION,
-) -> None:
-    """Check the JDK, Maven, Cassandra cache, memory, disk and ports."""
-    checks = run_checks(cassandra_version, clusters_root())
-    table = Table("check", "verdict", "detail", "fix")
-    colours = {Verdict.OK: "green", Verdict.WARN: "yellow", Verdict.FAIL: "red"}
-    for check in checks:
-        colour = colours[check.verdict]
-        table.add_row(check.name, f"[{colour}]{check.verdict}[/]", check.detail, check.fix)
-    console.print(table)
-    if any(c.verdict is Verdict.FAIL for c in checks):
-        raise typer.Exit(1)
-
-
-@app.command()
-def fetch(
-    cassandra_version: Annotated[
-        str, typer.Option("--version", help="Cassandra version (X.Y.Z) from Maven Central.")
-    ] = distribution.DEFAULT_VERSION,
-) -> None:
-    """Download a Cassandra version and its dependencies into the cache."""
-    dist = distribution.fetch(cassandra_version)
-    console.print(f"Cassandra {dist.version}: {dist.lib_dir}")
 
 
 # The CLI framework's own exceptions, from whichever copy of click raises them: typer >= 0.2x
