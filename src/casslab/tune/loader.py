@@ -15,8 +15,8 @@ from casslab.errors import ExperimentValidationError
 from casslab.experiment.file import experiment_loader
 from casslab.experiment.file.class_checks import class_problems
 from casslab.experiment.file.experiment_model import Experiment
-from casslab.experiment.file.file_checks import VERSION_FORM
 from casslab.experiment.file.file_problems import pydantic_problems
+from casslab.experiment.file.jdk_checks import VERSION_FORM
 from casslab.experiment.file.table_options import TableOptions
 from casslab.record import Record
 from casslab.tune.space_parse import parse_space

@@ -26,7 +26,6 @@ from casslab.experiment.file.existing_checks import existing_problems
 from casslab.experiment.file.experiment_model import Experiment, Factor
 from casslab.experiment.file.fault_checks import FileClusters, fault_problems
 from casslab.experiment.file.file_checks import (
-    VERSION_FORM,
     cell_problems,
     cluster_section_problems,
     factor_problems,
@@ -39,6 +38,7 @@ from casslab.experiment.file.file_checks import (
 )
 from casslab.experiment.file.file_problems import in_file_order, pydantic_problems
 from casslab.experiment.file.hosts_checks import hosts_problems
+from casslab.experiment.file.jdk_checks import VERSION_FORM, section_version_problems
 from casslab.experiment.file.other_kinds import other_kind_problem
 from casslab.experiment.file.topology_checks import topology_problems
 from casslab.experiment.file.used_cluster_checks import used_cluster_problems
@@ -94,6 +94,7 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
         if each_version is None or VERSION_FORM.fullmatch(each_version):
             problems += class_problems(data, each_version, base_dir=base_dir)
     problems += cluster_section_problems(data)
+    problems += section_version_problems(data)
     preset = cluster.get("preset") if isinstance(cluster, Mapping) else None
     if preset is not None:
         problems += [f"cluster.preset: {p}" for p in preset_problems(preset, versions_of(data))]

@@ -19,9 +19,8 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Mapping, Sequence
-from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -39,6 +38,11 @@ from casslab.experiment.file.experiment_model import (
     parse_factor_name,
 )
 from casslab.experiment.file.file_problems import pydantic_problems
+from casslab.experiment.file.jdk_checks import (
+    VERSION_FORM,
+    gc_level_problems,
+    version_level_problems,
+)
 from casslab.experiment.file.load_commands import compose_command, measure_mapping
 from casslab.experiment.file.table_options import TableOptions
 from casslab.experiment.steps.discover.discover_checks import absolute_levels
@@ -52,59 +56,10 @@ from casslab.load.front_ends import FRONT_ENDS, front_end_for, name_of
 from casslab.net.presets import resolve_topology
 from casslab.validation import plain_message, validation_problems
 
-if TYPE_CHECKING:
-    from casslab.host.jdk import Jdk
-
 # ---------------------------------------------------------------- hooks into other parts
 
 
-VERSION_FORM = re.compile(r"\d+\.\d+\.\d+")
 _HEAP = re.compile(r"\d+[MmGg]")
-
-
-@cache
-def _found_jdk() -> Jdk | None:
-    """The JDK casslab runs nodes with, asked once per process for every level's check
-    (None: none found; the run says so before it starts)."""
-    from casslab.host import jdk
-
-    try:
-        return jdk.probe()
-    except CasslabError:
-        return None
-
-
-def version_level_problems(level: object) -> list[str]:
-    """Problems of a ``cluster.version`` level: not a version like 5.0.8, or a version the
-    JDK casslab found cannot run (when no JDK is found, the run says so before it starts)."""
-    if not isinstance(level, str) or not VERSION_FORM.fullmatch(level):
-        return [f"expected a Cassandra version like 5.0.8, got {level!r}"]
-    from casslab.host import jdk
-
-    java = _found_jdk()
-    if java is None:
-        return []
-    try:
-        jdk.check_supported(java, level)
-    except CasslabError as error:
-        return [str(error).replace("--version 5.0.x", "a 5.0.x level")]
-    return []
-
-
-def gc_level_problems(level: object) -> list[str]:
-    """Problems of a ``cluster.gc`` level: not a collector casslab knows, or one the JDK
-    casslab found cannot run (asked of the JVM)."""
-    from casslab.cluster import collectors
-
-    try:
-        name = collectors.canonical(str(level))
-    except ValueError as error:
-        return [str(error)]
-    java = _found_jdk()
-    if java is None:
-        return []
-    refused = collectors.unsupported(java.java, name)
-    return [refused] if refused is not None else []
 
 
 def versions_of(data: Mapping[str, Any]) -> list[str | None]:
