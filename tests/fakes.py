@@ -27,10 +27,12 @@ from casslab.cluster.local.node_capabilities import LocalClock, LocalProcesses
 @dataclass
 class FakeSession:
     statements: list[str]
+    answers: Mapping[str, list[Any]] = field(default_factory=dict)
 
     def execute(self, statement: str, *args: Any, **kwargs: Any) -> list[Any]:
+        """No rows, or those of the first of :attr:`answers` whose key is in ``statement``."""
         self.statements.append(statement)
-        return []
+        return next((rows for key, rows in self.answers.items() if key in statement), [])
 
 
 @dataclass
@@ -39,6 +41,7 @@ class Calls:
 
     log: list[tuple[str, Any]] = field(default_factory=list)
     statements: list[str] = field(default_factory=list)
+    answers: dict[str, list[Any]] = field(default_factory=dict)  # rows the sessions return
     fail_restart_with: BaseException | None = None
 
     def names(self) -> list[str]:
@@ -148,7 +151,7 @@ class FakeCluster:
         self.calls.log.append(("restore", name))
 
     def session(self, keyspace: str | None = None, node: int | None = None) -> Any:
-        return FakeSession(self.calls.statements)
+        return FakeSession(self.calls.statements, self.calls.answers)
 
     def close_sessions(self) -> None:
         pass
