@@ -42,6 +42,9 @@ def evidence(**changes: Any) -> TrialEvidence:
         ({"host_cpu_pct": 178.0}, Bottleneck.NONE),
         ({"node_throttled_pct": 50.0}, Bottleneck.NODE_CPU),  # a node at its 0.5-CPU limit
         ({"node_throttled_pct": 30.0}, Bottleneck.NONE),
+        ({"node_cpus": 0.5, "node_cpu_pct": 45.0}, Bottleneck.NODE_CPU),  # 90% of its quota
+        ({"node_cpus": 0.5, "node_cpu_pct": 44.0}, Bottleneck.NONE),  # 88%
+        ({"node_cpu_pct": 45.0}, Bottleneck.NONE),  # no quota: the host's CPU judges it
         ({"iowait_pct": 20.0}, Bottleneck.DISK),
         ({"disk_util_pct": 95.0}, Bottleneck.DISK),
         ({"disk_await_ms": 80.0}, Bottleneck.DISK),
@@ -129,3 +132,39 @@ def test_evidence_from_a_trials_kpis() -> None:
     assert e.response_mean_ms == 9.0
     d = diagnose(e)
     assert [f.bottleneck for f in d.findings] == [Bottleneck.ENGINE, Bottleneck.STAGE_QUEUE]
+
+
+def test_a_node_at_its_half_core_is_node_cpu_bound_on_a_quiet_host() -> None:
+    """A node limited to 0.5 CPU, using all of it while the host and the engine have room:
+    the node's cgroup against its quota names it, whatever its throttled periods say."""
+    d = diagnose(evidence(node_cpus=0.5, node_cpu_pct=49.0, node_throttled_pct=20.0))
+    assert d.primary is Bottleneck.NODE_CPU
+    assert d.describe() == (
+        "node_cpu-bound: the busiest node used 0.49 of its 0.5 CPU limit (98%), "
+        "a node hit its CPU limit in 20% of the quota periods"
+    )
+    assert [f.bottleneck for f in d.findings] == [Bottleneck.NODE_CPU]
+
+
+def test_a_limited_node_comes_before_a_busy_host() -> None:
+    # two nodes at their 0.5 CPU on a 2-core host kept 92% busy by the engine and the lab
+    d = diagnose(
+        evidence(node_cpus=0.5, node_cpu_pct=50.0, node_throttled_pct=97.0, host_cpu_pct=184.0)
+    )
+    assert [f.bottleneck for f in d.findings] == [Bottleneck.NODE_CPU, Bottleneck.HOST_CPU]
+
+
+def test_evidence_reads_the_busiest_nodes_cgroup_cpu() -> None:
+    kpis: dict[str, float | None] = {
+        "container_cpu_pct": 95.0,  # summed over the nodes: not one node's quota
+        "node1.container_cpu_pct": 46.0,
+        "node2.container_cpu_pct": 49.0,
+        "node3.container_cpu_pct": None,
+        "node2.cassandra_cpu_pct": 60.0,
+        "container_throttled_periods_pct": 12.0,
+    }
+    e = evidence_of(kpis, None, LoadFacts(window_s=10.0, nodes=3, node_cpus=0.5))
+    assert (e.node_cpus, e.node_cpu_pct, e.node_throttled_pct) == (0.5, 49.0, 12.0)
+    assert diagnose(e).primary is Bottleneck.NODE_CPU
+    unlimited = evidence_of(kpis, None, LoadFacts(window_s=10.0, nodes=3))
+    assert diagnose(unlimited).primary is Bottleneck.NONE

@@ -11,8 +11,10 @@ Thresholds (module constants, each a share of a capacity so that they hold on an
   the bottleneck and the numbers measure it, not Cassandra: it comes first whatever else
   is found.
 * **host CPU** -- the host's busy CPU at least :data:`HOST_CPU_SHARE` of its cores.
-* **node CPU** -- a node's cgroup (an isolated node's CPU limit) throttled by its quota in
-  at least :data:`THROTTLED_PCT` % of the quota periods.
+* **node CPU** -- an isolated node's own CPU limit (its cgroup's quota, not the host's
+  cores): the busiest node's cgroup used at least :data:`NODE_CPU_SHARE` of its quota, or a
+  node's cgroup was throttled by its quota in at least :data:`THROTTLED_PCT` % of the quota
+  periods.
 * **disk** -- iowait at least :data:`IOWAIT_PCT` % of CPU time, or the device busy at
   least :data:`DISK_UTIL_PCT` % of the time, or a request waiting :data:`DISK_AWAIT_MS` ms
   on average.
@@ -41,6 +43,7 @@ ENGINE_CPU_SHARE = 0.85
 IN_FLIGHT_SHARE = 0.90
 TARGET_SHORTFALL = 0.95  # an open loop below 95% of its target rate fell short
 HOST_CPU_SHARE = 0.90
+NODE_CPU_SHARE = 0.90
 THROTTLED_PCT = 50.0
 IOWAIT_PCT = 20.0
 DISK_UTIL_PCT = 90.0
@@ -75,6 +78,8 @@ class TrialEvidence(Record):
     host_cores: float | None = None
     host_cpu_pct: float | None = None
     node_throttled_pct: float | None = None  # the most throttled node's quota periods, %
+    node_cpus: float | None = None  # each node's CPU quota in cores (isolated nodes)
+    node_cpu_pct: float | None = None  # the busiest node's cgroup CPU
     engine_cores: float | None = None  # cores the engine may use
     engine_cpu_pct: float | None = None
     op_rate: float | None = None
@@ -165,12 +170,29 @@ def _host_cpu(e: TrialEvidence) -> Finding | None:
 
 
 def _node_cpu(e: TrialEvidence) -> Finding | None:
-    if e.node_throttled_pct is None or e.node_throttled_pct < THROTTLED_PCT:
+    ratios: list[tuple[float, str]] = []
+    if e.node_cpu_pct is not None and e.node_cpus:
+        share = e.node_cpu_pct / (100.0 * e.node_cpus)
+        ratios.append(
+            (
+                share / NODE_CPU_SHARE,
+                f"the busiest node used {e.node_cpu_pct / 100:.2f} of its {e.node_cpus:g} CPU "
+                f"limit ({100 * share:.0f}%)",
+            )
+        )
+    if e.node_throttled_pct is not None:
+        ratios.append(
+            (
+                e.node_throttled_pct / THROTTLED_PCT,
+                f"a node hit its CPU limit in {e.node_throttled_pct:.0f}% of the quota periods",
+            )
+        )
+    if not any(r >= 1.0 for r, _ in ratios):
         return None
     return Finding(
         bottleneck=Bottleneck.NODE_CPU,
-        severity=e.node_throttled_pct / THROTTLED_PCT,
-        evidence=f"a node hit its CPU limit in {e.node_throttled_pct:.0f}% of the quota periods",
+        severity=max(r for r, _ in ratios),
+        evidence=", ".join(text for _, text in ratios),
     )
 
 

@@ -4,6 +4,7 @@ set-up (:class:`LoadFacts`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from casslab.analysis.bottleneck import TrialEvidence
@@ -11,6 +12,8 @@ from casslab.analysis.kpi_server import KEY_STAGES, stage_kpi
 from casslab.engine_contract.engine_records import SummaryRecord
 from casslab.engine_contract.workload_spec import OpenLoop, WorkloadSpec
 from casslab.record import Record
+
+_NODE_CPU = re.compile(r"node\d+\.container_cpu_pct")  # one node's cgroup CPU
 
 
 class LoadFacts(Record):
@@ -20,6 +23,7 @@ class LoadFacts(Record):
     nodes: int = 1
     host_cores: float | None = None
     engine_cores: float | None = None  # the engine's cpuset or quota; None: the host's
+    node_cpus: float | None = None  # each isolated node's CPU quota in cores; None: none
     target_rate_per_s: float | None = None  # open loop only
     max_in_flight: int | None = None  # open loop only
     wan_delay_ms: float | None = None  # the largest one-way delay of a WAN link
@@ -53,17 +57,21 @@ def evidence_of(
     kpis: Mapping[str, float | None], summary: SummaryRecord | None, facts: LoadFacts
 ) -> TrialEvidence:
     """The evidence of one trial: its KPIs (missing ones are not measured), the engine's
-    service time from its summary, and the set-up's facts."""
+    service time from its summary, and the set-up's facts. A node's CPU is its cgroup's
+    (``node<N>.container_cpu_pct``, the busiest node's), to set against its quota."""
     stages = {pool: stage_kpi(pool) for pool in KEY_STAGES if pool != "CompactionExecutor"}
     pending = {p: v for p, k in stages.items() if (v := kpis.get(f"{k}_pending")) is not None}
     blocked = {p: v for p, k in stages.items() if (v := kpis.get(f"{k}_blocked")) is not None}
     service = summary.total.service.mean_ms if summary and summary.total.count else None
+    node_cpu = [v for k, v in kpis.items() if _NODE_CPU.fullmatch(k) and v is not None]
     return TrialEvidence(
         window_s=facts.window_s,
         nodes=facts.nodes,
         host_cores=facts.host_cores,
         host_cpu_pct=kpis.get("host_cpu_pct"),
         node_throttled_pct=kpis.get("container_throttled_periods_pct"),
+        node_cpus=facts.node_cpus,
+        node_cpu_pct=max(node_cpu, default=None),
         engine_cores=facts.engine_cores,
         engine_cpu_pct=kpis.get("engine_cpu_pct"),
         op_rate=kpis.get("op_rate"),

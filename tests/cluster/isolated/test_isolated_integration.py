@@ -17,11 +17,18 @@ from pathlib import Path
 import psutil
 import pytest
 
+from casslab.analysis.bottleneck import Bottleneck, diagnose
+from casslab.analysis.bottleneck_evidence import LoadFacts, evidence_of
+from casslab.analysis.kpis import kpis_from_metrics
 from casslab.cluster import ClusterSpec, create
 from casslab.cluster.backend import Cluster
 from casslab.cluster.isolated import network
 from casslab.cluster.local.launch import leftover_pids
 from casslab.host.cgroups import MOUNTINFO, Cgroups, join, parse_mountinfo
+from casslab.host.cpu_allowance import cpus_allowed
+from casslab.metrics.sampling import Recorder
+from casslab.metrics.sources import build_sources, targets_from_nodes
+from casslab.metrics.store import ParquetSink, load
 from casslab.paths import clusters_root
 from cli_entry import NEEDS_ENGINE, casslab, flat
 
@@ -100,8 +107,21 @@ def test_each_node_has_its_own_namespace_address_and_cgroup(iso: Cluster) -> Non
     assert {(v.isolation, v.limits) for v in views} == {("netns", "0.5cpu 1536M")}
 
 
+def _engine_pid(parent: int) -> int:
+    """The load engine under a ``casslab stress`` process, once it has started."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        for child in psutil.Process(parent).children(recursive=True):
+            if child.name() == "casslab-engine":
+                return child.pid
+        time.sleep(0.1)
+    raise AssertionError("casslab stress started no load engine in 20 s")
+
+
 @pytest.mark.measuring  # the node's CPU use between 0.2 and 0.55 cores
-def test_load_through_the_bridge_is_held_to_half_a_core(iso: Cluster) -> None:
+def test_load_through_the_bridge_is_held_to_half_a_core(iso: Cluster, tmp_path: Path) -> None:
+    """The nodes use at most their half core, and the diagnosis of the load's metrics (the
+    nodes' cgroups, the host, the engine) names the nodes' CPU limit, not the engine."""
     usage = [_cgroup_dir("cpuacct", n.cgroup or "") / "cpuacct.usage" for n in iso.nodes]
     nodes = ",".join(n.address for n in iso.nodes)
     stress = subprocess.Popen(
@@ -121,16 +141,38 @@ def test_load_through_the_bridge_is_held_to_half_a_core(iso: Cluster) -> None:
         stderr=subprocess.STDOUT,
         text=True,
     )
-    time.sleep(5)  # past the engine's connection and the first seconds of load
-    before, start = [int(p.read_text()) for p in usage], time.monotonic()
-    time.sleep(6)
-    after, elapsed = [int(p.read_text()) for p in usage], time.monotonic() - start
+    sources = build_sources(
+        targets_from_nodes(iso.nodes), engine_pid=_engine_pid(stress.pid), use_jmx=False, cql=False
+    )
+    with Recorder(sources, ParquetSink(tmp_path / "metrics.parquet")):
+        time.sleep(5)  # past the engine's connection and the first seconds of load
+        before, start, since = [int(p.read_text()) for p in usage], time.monotonic(), time.time()
+        time.sleep(6)
+        after, elapsed = [int(p.read_text()) for p in usage], time.monotonic() - start
+        until = time.time()
     out, _ = stress.communicate(timeout=60)
     assert stress.returncode == 0, out
     assert "Total errors              :          0" in out
     for b, a in zip(before, after, strict=True):
         cores = (a - b) / 1e9 / elapsed
         assert 0.2 < cores <= 0.55, f"a node limited to 0.5 CPU used {cores:.2f} cores"
+    kpis = kpis_from_metrics(load(tmp_path / "metrics.parquet"), start=since, end=until)
+    facts = LoadFacts(
+        window_s=until - since,
+        nodes=len(iso.nodes),
+        host_cores=float(os.cpu_count() or 1),
+        engine_cores=cpus_allowed(),
+        node_cpus=0.5,
+    )
+    evidence = evidence_of(kpis, None, facts)
+    found = diagnose(evidence)
+    rate = next((line for line in out.splitlines() if line.startswith("Op rate")), "")
+    seen = f"{found.describe()}; all: {found.findings}; evidence: {evidence}; {rate}"
+    print(seen)
+    assert evidence.engine_cpu_pct is not None, seen  # the engine was measured, and had room
+    assert found.primary is Bottleneck.NODE_CPU, seen
+    assert "of its 0.5 CPU limit" in found.findings[0].evidence, seen
+    assert Bottleneck.ENGINE not in {f.bottleneck for f in found.findings}, seen
 
 
 def test_cqlsh_and_nodetool_reach_the_nodes_through_the_bridge(iso: Cluster) -> None:
@@ -144,7 +186,6 @@ def test_cqlsh_and_nodetool_reach_the_nodes_through_the_bridge(iso: Cluster) -> 
 
 
 def test_the_metrics_read_jmx_cgroup_and_namespace_of_every_node(iso: Cluster) -> None:
-    from casslab.metrics.sources import build_sources, targets_from_nodes
 
     sources = list(build_sources(targets_from_nodes(iso.nodes)))
     try:
