@@ -25,7 +25,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -224,10 +224,23 @@ def run_all(
         )
     write = commands(node, "write", ops, concurrency, latte, out, runtime_threads)
     timed("warm-up", "write", ops, write["casslab-engine"], out)
+    return run_rounds(
+        lambda workload: commands(node, workload, ops, concurrency, latte, out, runtime_threads),
+        ops,
+        out,
+        rounds,
+    )
+
+
+def run_rounds(
+    commands_of: Callable[[str], dict[str, list[str]]], ops: int, out: Path, rounds: int
+) -> list[Measurement]:
+    """``rounds`` rounds of every tool (the keys of ``commands_of(workload)``) on the write
+    then the mixed workload, the tools' order rotated by one each round."""
     results: list[Measurement] = []
     for round_number in range(rounds):
         for workload in ("write", "mixed"):
-            cmds = commands(node, workload, ops, concurrency, latte, out, runtime_threads)
+            cmds = commands_of(workload)
             tools = list(cmds)
             shift = round_number % len(tools)
             for tool in tools[shift:] + tools[:shift]:
