@@ -118,7 +118,7 @@ bench: setup ssh $(LATTE)
 	$(BIN)/python bench/first_trial.py --runs 3
 	$(BIN)/python bench/lab_overhead.py --run experiments/quick-compaction.yaml --results bench-results
 	$(BIN)/python bench/engine_vs_latte.py --ops 300000 --concurrency 128 --latte $(LATTE)
-	$(BIN)/python bench/profile_vs_latte.py --ops 100000 --concurrency 128 --latte $(LATTE)
+	$(BIN)/python bench/profile_vs_latte.py --ops 300000 --concurrency 128 --latte $(LATTE)
 	$(BIN)/python bench/isolation.py
 	$(BIN)/python bench/operations.py
 	$(BIN)/python bench/ssh_deploy.py --start
