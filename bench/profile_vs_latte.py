@@ -132,7 +132,7 @@ def run_all(
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--ops", type=int, default=100_000)
+    p.add_argument("--ops", type=int, default=300_000)
     p.add_argument("--concurrency", type=int, default=128)
     p.add_argument("--rounds", type=int, default=3, help="rounds, tool order rotated")
     p.add_argument("--latte", default=shutil.which("latte"), help="latte binary (or skip it)")
