@@ -94,3 +94,12 @@ def test_an_unreadable_figure_is_none(tmp_path: Path, text: str) -> None:
 def test_off_by_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv(row_overhead.ENV, "0")
     assert row_overhead.for_node(Path("/usr/bin/java"), tmp_path, 512, None, ()) is None
+
+
+def test_a_cache_that_cannot_be_written_is_no_error(tmp_path: Path) -> None:
+    (tmp_path / "not-a-folder").write_text("")
+    place = row_overhead.RowOverhead(file=tmp_path / "not-a-folder" / "kind.txt")
+    log = tmp_path / "system.log"
+    log.write_text(LOG)
+    assert row_overhead.learn(place, log) is None
+    assert row_overhead.jvm_flags(place) == []

@@ -117,8 +117,11 @@ def learn(place: RowOverhead | None, log_file: Path) -> int | None:
         return None
     if value is None:
         return None
-    place.file.parent.mkdir(parents=True, exist_ok=True)
     partial = place.file.with_name(f".{place.file.name}.{os.getpid()}")
-    partial.write_text(f"{value}\n")
-    os.replace(partial, place.file)
+    try:  # a cache that cannot be written costs the next start its speed, nothing else
+        place.file.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_text(f"{value}\n")
+        os.replace(partial, place.file)
+    except OSError:
+        return None
     return value
