@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
+from casslab.errors import ExperimentError
 from casslab.experiment.file.experiment_model import Experiment
+from casslab.experiment.run import index_build, vector_settle
 from casslab.experiment.run.runner import Runner
 from casslab.experiment.run.runner_options import RunnerOptions
 from casslab.experiment.run.vector_settle import (
@@ -141,3 +143,26 @@ def test_a_schema_without_a_vector_index_keeps_the_sstables_of_its_load(
     assert "nodetool" not in calls.names()
     assert calls.names().count("capture") == 1
     assert not any("vector compaction" in r.phase_s for r in results)
+
+
+class _Unreachable:
+    """A cluster whose driver session cannot be had (no host answers)."""
+
+    def __init__(self) -> None:
+        self.nodes: list[Any] = []
+        self.closed = 0
+
+    def session(self, node: int | None = None) -> Any:
+        raise RuntimeError("no host available")
+
+    def close_sessions(self) -> None:
+        self.closed += 1
+
+
+def test_a_driver_error_names_what_was_asked_and_the_sessions_close() -> None:
+    cluster = _Unreachable()
+    with pytest.raises(ExperimentError, match="reading its vector indexes from the schema failed"):
+        vector_settle.tables_to_settle(cluster, "ks")  # type: ignore[arg-type]
+    with pytest.raises(ExperimentError, match="whether its indexes are built failed: no host"):
+        index_build.wait_built(cluster, "ks", timeout_s=1)  # type: ignore[arg-type]
+    assert cluster.closed == 2

@@ -17,7 +17,8 @@ through a session pinned to it):
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from casslab.cluster import Cluster
@@ -97,6 +98,23 @@ def node_pending(session: Any, keyspace: str, indexes: list[IndexDefinition]) ->
     return pending_indexes(indexes, sai, built)
 
 
+@contextmanager
+def asking_nodes(cluster: Cluster, keyspace: str, what: str) -> Iterator[None]:
+    """Queries of the nodes about ``keyspace``: a driver error (it raises many types)
+    becomes an :class:`ExperimentError` saying ``what`` was asked; the sessions are closed
+    after, however it ended."""
+    try:
+        yield
+    except ExperimentError:
+        raise
+    except Exception as error:
+        raise ExperimentError(
+            f"keyspace {keyspace}: {what} failed: {error}; is every node up (casslab status)?"
+        ) from error
+    finally:
+        cluster.close_sessions()
+
+
 def wait_built(
     cluster: Cluster,
     keyspace: str,
@@ -112,7 +130,7 @@ def wait_built(
     :class:`ExperimentError` naming the indexes still pending after ``timeout_s``, or the
     query that failed."""
     start = time.monotonic() if since is None else since
-    try:
+    with asking_nodes(cluster, keyspace, "asking the nodes whether its indexes are built"):
         indexes = keyspace_indexes(cluster.session(), keyspace)
         if not indexes:
             return None
@@ -137,12 +155,3 @@ def wait_built(
                     "StorageAttachedIndex lines) for why, or give the trials a longer timeout"
                 )
             time.sleep(POLL_S)
-    except ExperimentError:
-        raise
-    except Exception as error:  # the driver raises many types; name what was asked
-        raise ExperimentError(
-            f"keyspace {keyspace}: asking the nodes whether its indexes are built failed: "
-            f"{error}; is every node up (casslab status)?"
-        ) from error
-    finally:
-        cluster.close_sessions()

@@ -23,6 +23,7 @@ from typing import Any
 
 from casslab.cluster import Cluster
 from casslab.errors import CasslabError, ExperimentError
+from casslab.experiment.run.index_build import asking_nodes
 from casslab.record import Record
 
 Q_INDEXES = "SELECT table_name, options FROM system_schema.indexes WHERE keyspace_name = %s"
@@ -80,15 +81,8 @@ def keyspace_vector_tables(session: Any, keyspace: str) -> list[str]:
 def tables_to_settle(cluster: Cluster, keyspace: str) -> list[str]:
     """The tables of ``keyspace`` with a vector index (:func:`vector_tables`), asked of the
     cluster. Raises :class:`ExperimentError` naming the query that failed."""
-    try:
+    with asking_nodes(cluster, keyspace, "reading its vector indexes from the schema"):
         return keyspace_vector_tables(cluster.session(), keyspace)
-    except Exception as error:  # the driver raises many types; name what was asked
-        raise ExperimentError(
-            f"keyspace {keyspace}: reading its vector indexes from the schema failed: "
-            f"{error}; is every node up (casslab status)?"
-        ) from error
-    finally:
-        cluster.close_sessions()
 
 
 def settle(cluster: Cluster, keyspace: str, tables: list[str], *, timeout_s: float) -> None:
