@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from pydantic import ValidationError
 
@@ -156,8 +156,32 @@ def _topology_of(level: Level) -> TopologyChoice | None:
         raise ValueError(str(error)) from error
 
 
+Composer = Callable[[str, int | None, float | None], Command]
+"""The measured command of a workload at a threads and a rate level (see
+:func:`_composer`)."""
+
+
+def _composer(experiment: Experiment) -> Composer:
+    """:func:`compose_command` with the experiment's measure options, each distinct
+    (workload, threads, rate) composed once: a design of many trials repeats a few."""
+    done: dict[tuple[str, int | None, float | None], Command] = {}
+
+    def composed(workload: str, threads: int | None, rate: float | None) -> Command:
+        key = (workload, threads, rate)
+        if key not in done:
+            done[key] = compose_command(workload, experiment.measure, threads, rate)
+        return done[key]
+
+    return composed
+
+
 def _trial_for(
-    experiment: Experiment, factors: Sequence[Factor], cell: Cell, iteration: int, position: int
+    experiment: Experiment,
+    factors: Sequence[Factor],
+    cell: Cell,
+    iteration: int,
+    position: int,
+    compose: Composer,
 ) -> Trial:
     settings = dict(experiment.cluster.config)
     table = experiment.table
@@ -251,7 +275,7 @@ def _trial_for(
         table=table,
         preload=Command(tool=name_of(preload), text=preload.strip()) if preload else None,
         warmup_s=parse_duration_s(experiment.warmup),
-        workload=compose_command(workload, experiment.measure, threads, rate),
+        workload=compose(workload, threads, rate),
         reset=experiment.reset,
         restart=False,
         clock=clock,
@@ -278,8 +302,9 @@ def expand(experiment: Experiment) -> Plan:
         factors = factors_of(experiment)
         cells = expand_cells(experiment)
         ordered = trial_order(cells, experiment.min_iterations, experiment.order)
+        compose = _composer(experiment)
         trials = [
-            _trial_for(experiment, factors, cell, iteration, position)
+            _trial_for(experiment, factors, cell, iteration, position, compose)
             for position, (cell, iteration) in enumerate(ordered)
         ]
     except ValueError as error:
@@ -307,8 +332,9 @@ def add_round(experiment: Experiment, plan: Plan) -> Plan:
     plan's order draws for that round (randomized: its own seeded shuffle)."""
     iteration = plan.iterations + 1
     factors = factors_of(experiment)
+    compose = _composer(experiment)
     added = [
-        _trial_for(experiment, factors, cell, iteration, len(plan.trials) + index)
+        _trial_for(experiment, factors, cell, iteration, len(plan.trials) + index, compose)
         for index, cell in enumerate(round_order(plan.cells, iteration, plan.order))
     ]
     return plan.model_copy(
