@@ -21,6 +21,8 @@ def container_rows() -> list[tuple[float, str, str, float]]:
         (N2, "cgroup.cpu_throttled_periods_pct"): [20, 30, 20, 30],  # mean 25
         (N1, "cgroup.memory_usage_bytes"): [1e9, 3e9, 2e9, 2e9],  # max 3e9
         (N2, "cgroup.memory_usage_bytes"): [2e9, 2e9, 2.5e9, 2e9],  # max 2.5e9
+        (N1, "cgroup.cpu_limit_cpus"): [0.5] * 4,  # a quota of half a CPU
+        (N2, "cgroup.cpu_limit_cpus"): [1.5] * 4,
         (N1, "cgroup.memory_limit_bytes"): [4e9] * 4,
         (N2, "cgroup.memory_limit_bytes"): [6e9] * 4,
         (N1, "netns.rx_bytes_per_s"): [1e6, 3e6, 2e6, 2e6],  # mean 2e6
@@ -47,6 +49,7 @@ def test_container_kpis_summed_or_largest_and_per_node() -> None:
     expected = {  # cluster KPI, node 1, node 2
         "container_cpu_pct": (150.0, 50.0, 100.0),
         "container_throttled_periods_pct": (25.0, 5.0, 25.0),  # the most throttled node
+        "container_cpu_limit_cpus": (1.5, 0.5, 1.5),  # the largest quota
         "container_memory_bytes_max": (3e9, 3e9, 2.5e9),  # the node with the most
         "container_memory_limit_bytes": (6e9, 4e9, 6e9),
         "container_net_rx_bytes_per_s": (2.5e6, 2e6, 5e5),

@@ -152,19 +152,3 @@ def test_a_limited_node_comes_before_a_busy_host() -> None:
         evidence(node_cpus=0.5, node_cpu_pct=50.0, node_throttled_pct=97.0, host_cpu_pct=184.0)
     )
     assert [f.bottleneck for f in d.findings] == [Bottleneck.NODE_CPU, Bottleneck.HOST_CPU]
-
-
-def test_evidence_reads_the_busiest_nodes_cgroup_cpu() -> None:
-    kpis: dict[str, float | None] = {
-        "container_cpu_pct": 95.0,  # summed over the nodes: not one node's quota
-        "node1.container_cpu_pct": 46.0,
-        "node2.container_cpu_pct": 49.0,
-        "node3.container_cpu_pct": None,
-        "node2.cassandra_cpu_pct": 60.0,
-        "container_throttled_periods_pct": 12.0,
-    }
-    e = evidence_of(kpis, None, LoadFacts(window_s=10.0, nodes=3, node_cpus=0.5))
-    assert (e.node_cpus, e.node_cpu_pct, e.node_throttled_pct) == (0.5, 49.0, 12.0)
-    assert diagnose(e).primary is Bottleneck.NODE_CPU
-    unlimited = evidence_of(kpis, None, LoadFacts(window_s=10.0, nodes=3))
-    assert diagnose(unlimited).primary is Bottleneck.NONE

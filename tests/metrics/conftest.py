@@ -24,6 +24,7 @@ BURN = (
 )
 SLEEP = "import sys, time\nsys.stdin.readline()\nb = bytearray(16 << 20)\ntime.sleep(600)"
 SLEEPER_MEMORY_LIMIT_BYTES = 256 << 20
+SLEEPER_CPUS = 2.0  # a quota it never reaches: cgroup.cpu_limit_cpus is then recorded
 THROTTLED_MEMORY_LIMIT_BYTES = 64 << 20
 
 
@@ -105,10 +106,12 @@ def throttled_cgroup() -> Iterator[str]:
 
 @pytest.fixture
 def sleeper_cgroup() -> Iterator[str | None]:
-    """A cgroup (memory limit 256 MiB) whose process sleeps on 16 MiB; None where cgroups
-    cannot be made."""
+    """A cgroup (memory limit 256 MiB, CPU quota 2 CPUs) whose process sleeps on 16 MiB;
+    None where cgroups cannot be made."""
     if not cgroup_v1_writable():
         yield None
         return
-    with cgroup_holding(SLEEP, memory_limit_bytes=SLEEPER_MEMORY_LIMIT_BYTES) as name:
+    with cgroup_holding(
+        SLEEP, memory_limit_bytes=SLEEPER_MEMORY_LIMIT_BYTES, cpu_quota_share=SLEEPER_CPUS
+    ) as name:
         yield name

@@ -32,6 +32,8 @@ def _v1_tree(root: Path, g: str = "casslab/ab12cd/node1") -> None:
         root / f"cpu,cpuacct/{g}/cpu.stat",
         "nr_periods 100\nnr_throttled 10\nthrottled_time 1500000000\n",
     )
+    _write(root / f"cpu,cpuacct/{g}/cpu.cfs_quota_us", "150000\n")
+    _write(root / f"cpu,cpuacct/{g}/cpu.cfs_period_us", "100000\n")
     _write(root / f"cpu,cpuacct/{g}/tasks", "7\n8\n")
     _write(root / f"memory/{g}/memory.usage_in_bytes", "4096\n")
     _write(root / f"memory/{g}/memory.limit_in_bytes", "1073741824\n")
@@ -50,6 +52,7 @@ def test_cgroup_v1_files(tmp_path: Path) -> None:
     assert src.paths.version == 1
     assert _by_metric(src.sample(10.0)) == {
         "cgroup.cpu_throttled_s": 1.5,
+        "cgroup.cpu_limit_cpus": 1.5,  # cpu.cfs_quota_us / cpu.cfs_period_us
         "cgroup.memory_usage_bytes": 4096.0,
         "cgroup.memory_limit_bytes": float(1 << 30),
         "cgroup.memory_cache_bytes": 1000.0,  # total_*: the descendants too
@@ -98,6 +101,8 @@ def test_cgroup_v1_separate_mounts_and_missing_controllers(tmp_path: Path) -> No
     _write(tmp_path / "cpuacct/g/cpuacct.usage", "1000000000\n")
     _write(tmp_path / "cpu/g/cpu.stat", "nr_periods 0\nnr_throttled 0\nthrottled_time 0\n")
     _write(tmp_path / "cpu/g/tasks", "7\n8\n9\n")
+    _write(tmp_path / "cpu/g/cpu.cfs_quota_us", "-1\n")  # no quota: no limit metric
+    _write(tmp_path / "cpu/g/cpu.cfs_period_us", "100000\n")
     _write(tmp_path / "memory/g/memory.usage_in_bytes", "4096\n")
     src = CgroupSource("n1", "g", root=tmp_path)
     assert src.paths.io is None
@@ -122,6 +127,7 @@ def test_cgroup_v2_files(tmp_path: Path) -> None:
         "usage_usec 1000000\nuser_usec 800000\nsystem_usec 200000\n"
         "nr_periods 50\nnr_throttled 5\nthrottled_usec 250000\n",
     )
+    _write(g / "cpu.max", "50000 100000\n")
     _write(g / "memory.current", "8192\n")
     _write(g / "memory.max", "max\n")
     _write(g / "memory.stat", "anon 5000\nfile 3000\nkernel 192\n")
@@ -141,6 +147,7 @@ def test_cgroup_v2_files(tmp_path: Path) -> None:
         "cgroup.cpu_throttled_pct": pytest.approx(50.0),
         "cgroup.cpu_throttled_periods_pct": pytest.approx(50.0),
         "cgroup.cpu_throttled_s": 0.75,
+        "cgroup.cpu_limit_cpus": 0.5,  # cpu.max
         "cgroup.memory_usage_bytes": 8192.0,  # memory.max "max": no limit metric
         "cgroup.memory_cache_bytes": 3000.0,
         "cgroup.memory_rss_bytes": 5000.0,
@@ -153,6 +160,7 @@ def test_cgroup_v2_files(tmp_path: Path) -> None:
 def test_cgroup_v2_limit_and_thread_count_without_pids(tmp_path: Path) -> None:
     _write(tmp_path / "cgroup.controllers", "cpu memory\n")
     _write(tmp_path / "g/cpu.stat", "usage_usec 1000000\n")
+    _write(tmp_path / "g/cpu.max", "max 100000\n")  # no quota: no limit metric
     _write(tmp_path / "g/memory.max", "536870912\n")
     _write(tmp_path / "g/cgroup.threads", "1\n2\n3\n")
     m = _by_metric(CgroupSource("n1", "g", root=tmp_path).sample(0.0))
@@ -178,7 +186,7 @@ def test_a_removed_cgroup_is_a_gap_then_starts_afresh(tmp_path: Path) -> None:
 @needs_root
 def test_real_cgroup_v1_quota_limit_and_throttling(throttled_cgroup: str) -> None:
     """A busy process in a cgroup allowed half a CPU and 64 MiB (conftest): at most ~50 %
-    of a core, throttled, and the memory limit read back."""
+    of a core, throttled, and the CPU quota and memory limit read back."""
     src = CgroupSource("n1", throttled_cgroup)
     time.sleep(0.3)  # the child allocates its 8 MiB
     src.sample(time.time())
@@ -188,6 +196,7 @@ def test_real_cgroup_v1_quota_limit_and_throttling(throttled_cgroup: str) -> Non
     assert 2 < m["cgroup.cpu_usage_pct"] <= 55  # spins, under a quota of half a CPU
     assert m["cgroup.cpu_throttled_periods_pct"] > 0
     assert m["cgroup.cpu_throttled_pct"] > 0
+    assert m["cgroup.cpu_limit_cpus"] == 0.5  # its quota, read back
     assert m["cgroup.memory_limit_bytes"] == 64 << 20
     assert 8 << 20 < m["cgroup.memory_usage_bytes"] < 64 << 20
     assert m["cgroup.memory_rss_bytes"] > 4 << 20

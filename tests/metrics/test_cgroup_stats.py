@@ -12,6 +12,7 @@ from casslab.metrics.cgroup_stats import (
     count_lines,
     interval_values,
     parse_blkio_v1,
+    parse_cpu_max_v2,
     parse_flat_keyed,
     parse_io_stat_v2,
     parse_memory_limit,
@@ -65,6 +66,20 @@ def test_parse_memory_limit(text: str, limit: int | None) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "cpus"),
+    [
+        ("50000 100000\n", 0.5),  # half a CPU
+        ("150000 100000\n", 1.5),
+        ("25000 50000\n", 0.5),  # another period, the same share
+        ("max 100000\n", None),  # no quota
+        ("200000\n", 2.0),  # the period left out: the kernel's default 100 ms
+    ],
+)
+def test_parse_cpu_max_v2(text: str, cpus: float | None) -> None:
+    assert parse_cpu_max_v2(text) == cpus
+
+
+@pytest.mark.parametrize(
     ("text", "parse", "read_written"),
     [
         (BLKIO_V1, parse_blkio_v1, (5096, 8216)),
@@ -112,6 +127,7 @@ FULL_1 = CgroupReading(
     read_bytes=1_000_000,
     written_bytes=5_000_000,
     pids=40,
+    cpu_limit_cpus=0.5,
 )
 FULL_2 = FULL_1._replace(
     cpu_s=11.0,  # + 1 s of CPU in 2 s: 50 % of one core
@@ -128,6 +144,7 @@ FULL_2 = FULL_1._replace(
 def test_first_reading_gives_the_values_at_the_instant_only() -> None:
     assert interval_values(None, FULL_1, 0.0) == {
         "cgroup.cpu_throttled_s": 1.0,
+        "cgroup.cpu_limit_cpus": 0.5,
         "cgroup.memory_usage_bytes": 1000.0,
         "cgroup.memory_limit_bytes": 4000.0,
         "cgroup.memory_cache_bytes": 300.0,
@@ -143,6 +160,7 @@ def test_two_readings_give_the_interval_rates() -> None:
         "cgroup.cpu_throttled_pct": pytest.approx(25.0),
         "cgroup.cpu_throttled_periods_pct": pytest.approx(25.0),
         "cgroup.cpu_throttled_s": 1.5,
+        "cgroup.cpu_limit_cpus": 0.5,  # the quota, at every reading
         "cgroup.memory_usage_bytes": 1100.0,
         "cgroup.memory_limit_bytes": 4000.0,
         "cgroup.memory_cache_bytes": 300.0,

@@ -183,6 +183,7 @@ def test_write_flush_compact(
     if sleeper_cgroup is not None:
         assert _series(df, "cgroup.memory_usage_bytes").max() > 16 * 2**20
         assert (_series(df, "cgroup.memory_limit_bytes") == 256 * 2**20).all()
+        assert (_series(df, "cgroup.cpu_limit_cpus") == 2.0).all()  # its quota of 2 CPUs
 
 
 def test_cli_record_over_contact_points(one_node: LocalCluster, tmp_path: Path) -> None:

@@ -11,8 +11,9 @@ Thresholds (module constants, each a share of a capacity so that they hold on an
   the bottleneck and the numbers measure it, not Cassandra: it comes first whatever else
   is found.
 * **host CPU** -- the host's busy CPU at least :data:`HOST_CPU_SHARE` of its cores.
-* **node CPU** -- an isolated node's own CPU limit (its cgroup's quota, not the host's
-  cores): the busiest node's cgroup used at least :data:`NODE_CPU_SHARE` of its quota, or a
+* **node CPU** -- an isolated node's own CPU limit (its cgroup's quota as its metrics
+  recorded it, not the host's cores: :func:`casslab.analysis.bottleneck_evidence.node_cpu`):
+  the node nearest its quota used at least :data:`NODE_CPU_SHARE` of it, or a
   node's cgroup was throttled by its quota in at least :data:`THROTTLED_PCT` % of the quota
   periods.
 * **disk** -- iowait at least :data:`IOWAIT_PCT` % of CPU time, or the device busy at
@@ -78,8 +79,8 @@ class TrialEvidence(Record):
     host_cores: float | None = None
     host_cpu_pct: float | None = None
     node_throttled_pct: float | None = None  # the most throttled node's quota periods, %
-    node_cpus: float | None = None  # each node's CPU quota in cores (isolated nodes)
-    node_cpu_pct: float | None = None  # the busiest node's cgroup CPU
+    node_cpus: float | None = None  # that node's CPU quota in CPUs; None: none recorded
+    node_cpu_pct: float | None = None  # the cgroup CPU of the node nearest its quota
     engine_cores: float | None = None  # cores the engine may use
     engine_cpu_pct: float | None = None
     op_rate: float | None = None

@@ -13,7 +13,8 @@ from casslab.engine_contract.engine_records import SummaryRecord
 from casslab.engine_contract.workload_spec import OpenLoop, WorkloadSpec
 from casslab.record import Record
 
-_NODE_CPU = re.compile(r"node\d+\.container_cpu_pct")  # one node's cgroup CPU
+_NODE_CPU = re.compile(r"(node\d+)\.container_cpu_pct")  # one node's cgroup CPU
+CPU_LIMIT_KPI = "container_cpu_limit_cpus"  # per node: its cgroup's quota in CPUs
 
 
 class LoadFacts(Record):
@@ -23,7 +24,6 @@ class LoadFacts(Record):
     nodes: int = 1
     host_cores: float | None = None
     engine_cores: float | None = None  # the engine's cpuset or quota; None: the host's
-    node_cpus: float | None = None  # each isolated node's CPU quota in cores; None: none
     target_rate_per_s: float | None = None  # open loop only
     max_in_flight: int | None = None  # open loop only
     wan_delay_ms: float | None = None  # the largest one-way delay of a WAN link
@@ -53,25 +53,51 @@ def load_facts(
     )
 
 
+def node_cpu(kpis: Mapping[str, float | None]) -> tuple[float | None, float | None]:
+    """(CPU in % of one core, quota in CPUs) of the node nearest its CPU limit: of the nodes
+    whose quota is recorded (``node<N>.container_cpu_limit_cpus``), the one using the
+    largest share of it; when none is, the busiest node's cgroup CPU and None."""
+    used = {
+        m.group(1): v for k, v in kpis.items() if (m := _NODE_CPU.fullmatch(k)) and v is not None
+    }
+    limited = [
+        (pct / (100.0 * limit), pct, limit)
+        for node, pct in used.items()
+        if (limit := kpis.get(f"{node}.{CPU_LIMIT_KPI}"))
+    ]
+    if limited:
+        _, pct, limit = max(limited)
+        return pct, limit
+    return max(used.values(), default=None), None
+
+
+def quota_unrecorded(kpis: Mapping[str, float | None]) -> bool:
+    """Whether the nodes' cgroup CPU is in the KPIs but no node's quota is: an unlimited
+    cgroup, or a run recorded before casslab sampled ``cgroup.cpu_limit_cpus``. Node CPU is
+    then judged by its throttled periods only."""
+    prefixes = {m.group(1) for k in kpis if (m := _NODE_CPU.fullmatch(k))}
+    return bool(prefixes) and not any(kpis.get(f"{p}.{CPU_LIMIT_KPI}") for p in prefixes)
+
+
 def evidence_of(
     kpis: Mapping[str, float | None], summary: SummaryRecord | None, facts: LoadFacts
 ) -> TrialEvidence:
     """The evidence of one trial: its KPIs (missing ones are not measured), the engine's
-    service time from its summary, and the set-up's facts. A node's CPU is its cgroup's
-    (``node<N>.container_cpu_pct``, the busiest node's), to set against its quota."""
+    service time from its summary, and the set-up's facts. A node's CPU is its cgroup's,
+    against its recorded quota (:func:`node_cpu`)."""
     stages = {pool: stage_kpi(pool) for pool in KEY_STAGES if pool != "CompactionExecutor"}
     pending = {p: v for p, k in stages.items() if (v := kpis.get(f"{k}_pending")) is not None}
     blocked = {p: v for p, k in stages.items() if (v := kpis.get(f"{k}_blocked")) is not None}
     service = summary.total.service.mean_ms if summary and summary.total.count else None
-    node_cpu = [v for k, v in kpis.items() if _NODE_CPU.fullmatch(k) and v is not None]
+    node_cpu_pct, node_cpus = node_cpu(kpis)
     return TrialEvidence(
         window_s=facts.window_s,
         nodes=facts.nodes,
         host_cores=facts.host_cores,
         host_cpu_pct=kpis.get("host_cpu_pct"),
         node_throttled_pct=kpis.get("container_throttled_periods_pct"),
-        node_cpus=facts.node_cpus,
-        node_cpu_pct=max(node_cpu, default=None),
+        node_cpus=node_cpus,
+        node_cpu_pct=node_cpu_pct,
         engine_cores=facts.engine_cores,
         engine_cpu_pct=kpis.get("engine_cpu_pct"),
         op_rate=kpis.get("op_rate"),

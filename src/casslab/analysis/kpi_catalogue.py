@@ -336,6 +336,15 @@ KPI_CATALOGUE: dict[str, KpiSpec] = {
             per_node=True,
         ),
         _spec(
+            "container_cpu_limit_cpus",
+            "CPUs",
+            _N,
+            "CPUs a node's cgroup quota allows (0.5: half a CPU; not measured when it has "
+            "none), mean over the window, largest over nodes: what container_cpu_pct is "
+            "judged against",
+            per_node=True,
+        ),
+        _spec(
             "container_memory_bytes_max",
             "bytes",
             _N,
@@ -393,6 +402,7 @@ DEFAULT_KPIS = ("op_rate", "latency_mean_ms", "latency_p99_ms", "errors")
 CONTAINER_KPIS = (
     "container_cpu_pct",
     "container_throttled_periods_pct",
+    "container_cpu_limit_cpus",
     "container_memory_bytes_max",
     "container_memory_limit_bytes",
     "container_net_rx_bytes_per_s",

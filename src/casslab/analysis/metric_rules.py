@@ -333,6 +333,13 @@ METRIC_RULES: tuple[MetricRule, ...] = (
         per_node=True,
     ),
     MetricRule(
+        kpi="container_cpu_limit_cpus",
+        metrics=("cgroup.cpu_limit_cpus",),
+        reduction=Reduction.GAUGE_MEAN,
+        across_nodes=AcrossNodes.MAX,
+        per_node=True,
+    ),
+    MetricRule(
         kpi="container_memory_bytes_max",
         metrics=("cgroup.memory_usage_bytes",),
         reduction=Reduction.GAUGE_MAX,

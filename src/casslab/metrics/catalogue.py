@@ -168,6 +168,15 @@ CATALOGUE: tuple[Metric, ...] = (
         "(no quota, or idle).",
     ),
     _m(
+        "cgroup.cpu_limit_cpus",
+        "CPUs",
+        _G,
+        _CG,
+        "CPUs the cgroup's own CPU quota allows (cpu.cfs_quota_us / cpu.cfs_period_us (v1), "
+        "cpu.max (v2): 0.5 is half a CPU), what cgroup.cpu_usage_pct is judged against; "
+        "absent when there is none.",
+    ),
+    _m(
         "cgroup.memory_limit_bytes",
         "B",
         _G,

@@ -1,6 +1,6 @@
 """cgroup sampler: what ``docker stats`` shows of the cgroup a node runs in, and a bit more.
 
-CPU usage and throttling, memory usage, limit, page cache and RSS, block I/O and the number
+CPU usage, throttling and quota, memory usage, limit, page cache and RSS, block I/O and the number
 of tasks. cgroup v1 reads each controller's own mount (``cpuacct``, ``cpu``, including the
 co-mounted ``cpu,cpuacct``, ``memory``, ``blkio``, ``pids``); cgroup v2 the one unified
 directory. A controller or file the machine lacks leaves its metrics out; which file each
@@ -13,11 +13,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from casslab.errors import ConfigError
+from casslab.host.cpu_allowance import quota_cores
 from casslab.metrics.cgroup_stats import (
     CgroupReading,
     count_lines,
     interval_values,
     parse_blkio_v1,
+    parse_cpu_max_v2,
     parse_flat_keyed,
     parse_io_stat_v2,
     parse_memory_limit,
@@ -58,7 +60,9 @@ class CgroupPaths:
 
     ``cpu_usage`` is v1 ``cpuacct.usage`` (ns) and v2 ``cpu.stat`` (usage_usec); ``tasks``
     is where to count tasks without the pids controller (v1 ``tasks``, v2
-    ``cgroup.threads``: threads, as pids.current counts them).
+    ``cgroup.threads``: threads, as pids.current counts them). ``cpu_quota`` is v2
+    ``cpu.max`` or v1 ``cpu.cfs_quota_us`` (then ``cpu_period`` is ``cpu.cfs_period_us``):
+    the cgroup's own quota, not its ancestors'.
     """
 
     def __init__(self, cgroup: str, root: Path = CGROUP_ROOT) -> None:
@@ -68,6 +72,8 @@ class CgroupPaths:
             self.version = 2
             self.cpu_usage = self._file(v2_dir, "cpu.stat")
             self.cpu_stat = self.cpu_usage
+            self.cpu_quota = self._file(v2_dir, "cpu.max")
+            self.cpu_period: Path | None = None
             self.memory = self._file(v2_dir, "memory.current")
             self.memory_limit = self._file(v2_dir, "memory.max")
             self.memory_stat = self._file(v2_dir, "memory.stat")
@@ -78,6 +84,8 @@ class CgroupPaths:
             self.version = 1
             self.cpu_usage = self._first(root, _CPUACCT, rel, ("cpuacct.usage",))
             self.cpu_stat = self._first(root, _CPU, rel, ("cpu.stat",))
+            self.cpu_quota = self._first(root, _CPU, rel, ("cpu.cfs_quota_us",))
+            self.cpu_period = self._first(root, _CPU, rel, ("cpu.cfs_period_us",))
             self.memory = self._first(root, ("memory",), rel, ("memory.usage_in_bytes",))
             self.memory_limit = self._first(root, ("memory",), rel, ("memory.limit_in_bytes",))
             self.memory_stat = self._first(root, ("memory",), rel, ("memory.stat",))
@@ -98,6 +106,8 @@ class CgroupPaths:
         return (
             self.cpu_usage,
             self.cpu_stat,
+            self.cpu_quota,
+            self.cpu_period,
             self.memory,
             self.memory_limit,
             self.memory_stat,
@@ -159,6 +169,13 @@ def read_cgroup(paths: CgroupPaths) -> CgroupReading:
     limit_text = _text(paths.memory_limit)
     io_text = _text(paths.io)
     io = None if io_text is None else (parse_io_stat_v2 if v2 else parse_blkio_v1)(io_text)
+    quota_text, period_text = _text(paths.cpu_quota), _text(paths.cpu_period)
+    if quota_text is None:
+        cpu_limit = None
+    elif v2:
+        cpu_limit = parse_cpu_max_v2(quota_text)
+    else:
+        cpu_limit = None if period_text is None else quota_cores(quota_text, period_text)
     pids = _int(paths.pids)
     if pids is None:
         tasks_text = _text(paths.tasks)
@@ -175,6 +192,7 @@ def read_cgroup(paths: CgroupPaths) -> CgroupReading:
         read_bytes=None if io is None else io[0],
         written_bytes=None if io is None else io[1],
         pids=pids,
+        cpu_limit_cpus=cpu_limit,
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from casslab.host.cpu_allowance import quota_cores
 from casslab.metrics.rates import busy_pct, rate_per_s
 
 UNLIMITED_V1_BYTES = 1 << 62
@@ -35,6 +36,14 @@ def parse_memory_limit(text: str) -> int | None:
         return None
     limit = int(value)
     return None if limit >= UNLIMITED_V1_BYTES else limit
+
+
+def parse_cpu_max_v2(text: str) -> float | None:
+    """The CPUs a v2 cgroup's own ``cpu.max`` (``50000 100000``: half a CPU) allows; None
+    for ``max`` (no quota). v1 has two files, read by
+    :func:`casslab.host.cpu_allowance.quota_cores`."""
+    quota, _, period = text.strip().partition(" ")
+    return quota_cores(quota, period or "100000")
 
 
 def parse_blkio_v1(text: str) -> tuple[int, int]:
@@ -79,7 +88,8 @@ class CgroupReading(NamedTuple):
 
     Cumulative: ``cpu_s``, ``throttled_s`` (seconds), ``periods``, ``throttled_periods``
     (CFS quota periods that ran, and those in which the cgroup was throttled),
-    ``read_bytes`` and ``written_bytes`` (block I/O). The rest are values at the instant.
+    ``read_bytes`` and ``written_bytes`` (block I/O). The rest are values at the instant;
+    ``cpu_limit_cpus`` is the CPUs the cgroup's own quota allows (None: no quota).
     """
 
     cpu_s: float | None = None
@@ -93,6 +103,7 @@ class CgroupReading(NamedTuple):
     read_bytes: int | None = None
     written_bytes: int | None = None
     pids: int | None = None
+    cpu_limit_cpus: float | None = None
 
 
 def throttled_periods_pct(
@@ -120,6 +131,7 @@ def interval_values(
     out: dict[str, float] = {}
     for name, value in (
         ("cgroup.cpu_throttled_s", cur.throttled_s),
+        ("cgroup.cpu_limit_cpus", cur.cpu_limit_cpus),
         ("cgroup.memory_usage_bytes", cur.memory_bytes),
         ("cgroup.memory_limit_bytes", cur.memory_limit_bytes),
         ("cgroup.memory_cache_bytes", cur.cache_bytes),

@@ -103,9 +103,9 @@ def container_table(
         note=(
             "Mean ± 95% CI half-width over each cell's trials, over the steady part of the "
             "measured phase, read from each node's cgroup and the host end of its veth: CPU "
-            "in % of ONE core summed over nodes, throttled periods and memory of the most "
-            "throttled / largest node, network and block I/O summed. Per-node values are in "
-            "trials.parquet (node<N>.<kpi>)."
+            "in % of ONE core summed over nodes, throttled periods, CPU quota (CPUs) and "
+            "memory of the most throttled / largest node, network and block I/O summed. "
+            "Per-node values are in trials.parquet (node<N>.<kpi>)."
         ),
     )
 

@@ -120,8 +120,9 @@ def _engine_pid(parent: int) -> int:
 
 @pytest.mark.measuring  # the node's CPU use between 0.2 and 0.55 cores
 def test_load_through_the_bridge_is_held_to_half_a_core(iso: Cluster, tmp_path: Path) -> None:
-    """The nodes use at most their half core, and the diagnosis of the load's metrics (the
-    nodes' cgroups, the host, the engine) names the nodes' CPU limit, not the engine."""
+    """The nodes use at most their half core, their metrics record that quota (0.5 CPU each),
+    and the diagnosis of the load's metrics (the nodes' cgroups against their recorded quota,
+    the host, the engine) names the nodes' CPU limit, not the engine."""
     usage = [_cgroup_dir("cpuacct", n.cgroup or "") / "cpuacct.usage" for n in iso.nodes]
     nodes = ",".join(n.address for n in iso.nodes)
     stress = subprocess.Popen(
@@ -156,13 +157,17 @@ def test_load_through_the_bridge_is_held_to_half_a_core(iso: Cluster, tmp_path: 
     for b, a in zip(before, after, strict=True):
         cores = (a - b) / 1e9 / elapsed
         assert 0.2 < cores <= 0.55, f"a node limited to 0.5 CPU used {cores:.2f} cores"
-    kpis = kpis_from_metrics(load(tmp_path / "metrics.parquet"), start=since, end=until)
-    facts = LoadFacts(
+    frame = load(tmp_path / "metrics.parquet")
+    quota = frame[frame["metric"] == "cgroup.cpu_limit_cpus"]
+    assert set(quota["node"]) == {n.address for n in iso.nodes}  # sampled for each node
+    assert set(quota["value"]) == {0.5}
+    kpis = kpis_from_metrics(frame, start=since, end=until)
+    assert [kpis.get(f"node{n}.container_cpu_limit_cpus") for n in (1, 2)] == [0.5, 0.5]
+    facts = LoadFacts(  # the nodes' quota is not given: the records hold it
         window_s=until - since,
         nodes=len(iso.nodes),
         host_cores=float(os.cpu_count() or 1),
         engine_cores=cpus_allowed(),
-        node_cpus=0.5,
     )
     evidence = evidence_of(kpis, None, facts)
     found = diagnose(evidence)
