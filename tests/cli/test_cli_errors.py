@@ -43,6 +43,11 @@ def _started_nothing(home: Path) -> bool:
         (["up", "--version", "4.1.5"], "Cassandra 4.1.5 needs JDK 8 or 11"),
         (["up", "--version", "5.0.99"], "Cassandra 5.0.99 is not on Maven Central"),
         (["up", "--version", "five"], "is not of the form X.Y.Z"),
+        (["up", "--java-home", "jdk17"], "java_home 'jdk17': give the JDK's absolute path"),
+        (
+            ["up", "--java-home", "/nonexistent"],
+            "java_home /nonexistent has no executable bin/java",
+        ),
         (["status"], "no cluster: start one with `casslab up"),
         (["up", "--topology", "dc1:2,dc1:1"], "datacenter 'dc1' is named twice"),
         (["up", "--topology", "dc1=2"], "'dc1=2' is not NAME:NODES"),

@@ -36,7 +36,7 @@ def test_a_backends_own_field_chooses_it(given: dict[str, object], backend: str)
 def test_a_spec_as_state_json_kept_it_reads_back_equal() -> None:
     """The spec as state.json held it before the fields moved into the backends' folders
     (and before ``injectable_clock``, ``gc``, ``preset``, ``jvm_options`` and
-    ``node_versions``, which read as their defaults)."""
+    ``node_versions`` and ``java_home``, which read as their defaults)."""
     stored = {
         "name": "lab",
         "backend": "isolated",
@@ -71,4 +71,5 @@ def test_a_spec_as_state_json_kept_it_reads_back_equal() -> None:
         "preset": None,
         "jvm_options": [],
         "node_versions": {},
+        "java_home": None,
     }

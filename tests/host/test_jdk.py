@@ -58,6 +58,9 @@ def test_missing_java_says_how_to_install(tmp_path: Path) -> None:
         find_java(path=str(tmp_path), java_home="")
 
 
-def test_bad_java_home_is_named(tmp_path: Path) -> None:
-    with pytest.raises(SetupError, match=f"JAVA_HOME={tmp_path}"):
+def test_bad_java_home_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(SetupError, match=f"java_home {tmp_path} has no executable bin/java"):
         find_java(java_home=str(tmp_path))
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path))
+    with pytest.raises(SetupError, match=f"JAVA_HOME={tmp_path} has no executable bin/java"):
+        find_java()

@@ -178,13 +178,14 @@ def trials_frame(run: RunData) -> pd.DataFrame:
         row["steady"] = steadiness.steady if steadiness is not None else None
         row["cassandra_version"] = result.cassandra_version
         row["java_feature"] = result.java_feature
+        row["jdk"] = result.jdk
         row["gc"] = result.gc
         row.update({name: result.factors.get(name) for name in factor_names})
         row.update(kpis)
         rows.append(row)
     fixed = ["trial_id", "cell_id", "iteration", "order_index", "status", "error"]
     fixed += ["started_at", "ended_at", "steady_start_s", "steady"]
-    fixed += ["cassandra_version", "java_feature", "gc"]  # what the trial's nodes ran
+    fixed += ["cassandra_version", "java_feature", "jdk", "gc"]  # what the trial's nodes ran
     columns = [*fixed, *factor_names, *_kpi_order(kpi_names)]
     frame = pd.DataFrame(rows, columns=columns)
     for name in kpi_names:
@@ -194,6 +195,7 @@ def trials_frame(run: RunData) -> pd.DataFrame:
     frame["error"] = frame["error"].astype("string")
     frame["cassandra_version"] = frame["cassandra_version"].astype("string")
     frame["gc"] = frame["gc"].astype("string")
+    frame["jdk"] = frame["jdk"].astype("string")
     frame["java_feature"] = frame["java_feature"].astype("Int64")
     frame["steady_start_s"] = pd.to_numeric(frame["steady_start_s"]).astype("float64")
     frame["steady"] = frame["steady"].astype("boolean")

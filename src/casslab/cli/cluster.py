@@ -157,6 +157,14 @@ def up(
             "Shenandoah or Parallel.",
         ),
     ] = None,
+    java_home: Annotated[
+        str | None,
+        typer.Option(
+            "--java-home",
+            help="The JDK the nodes run on, e.g. /usr/lib/jvm/java-17-openjdk-amd64 "
+            "(default: $JAVA_HOME, else java on PATH).",
+        ),
+    ] = None,
     node_versions: Annotated[
         list[str] | None,
         typer.Option(
@@ -222,6 +230,7 @@ def up(
         "preset": preset,
         "jvm_options": tuple(jvm_option) if jvm_option else None,
         "node_versions": list(node_versions) if node_versions else None,
+        "java_home": java_home,
     }
     given = frozenset(k for k, v in asked.items() if v is not None)
     try:

@@ -22,6 +22,7 @@ from casslab.cluster.isolated.isolated_state import Isolated
 from casslab.cluster.ssh.ssh_spec import InventoryField
 from casslab.cluster.ssh.ssh_state import SshHosts
 from casslab.cqlaccess import CqlAccess
+from casslab.host.jdk import checked_java_home
 from casslab.net.links import Link, check_links, link_text
 from casslab.net.topology import Topology, parse_topology
 from casslab.record import Record
@@ -80,6 +81,8 @@ class ClusterSpec(NodeIsolation, NodeNetwork, InventoryField):
     jvm_options: tuple[str, ...] = ()
     # nodes on another version than ``version`` from the start: casslab.cluster.node_versions
     node_versions: dict[int, str] = Field(default_factory=dict)
+    # the JDK the nodes run on (None: $JAVA_HOME, else java on PATH): casslab.host.jdk
+    java_home: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -180,6 +183,11 @@ class ClusterSpec(NodeIsolation, NodeNetwork, InventoryField):
     def _preset(cls, value: str | None) -> str | None:
         return presets.field_value(value)
 
+    @field_validator("java_home")
+    @classmethod
+    def _java_home(cls, value: str | None) -> str | None:
+        return checked_java_home(value) if value is not None else None
+
     @field_validator("jvm_options")
     @classmethod
     def _jvm_options(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -220,6 +228,11 @@ def _with_hosts(data: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(
             f"{', '.join(asked)}: not for nodes on hosts of an inventory (each host is a "
             "node; datacenters and racks come from the inventory's dc and rack)"
+        )
+    if data.get("java_home") is not None:
+        raise ValueError(
+            f"java_home {data['java_home']}: nodes on hosts of an inventory run the JDK of "
+            "their host's java_home in the inventory; give it there"
         )
     return {**data, "backend": "ssh"}
 
@@ -332,6 +345,7 @@ class ClusterState(Record):
     lib_dir: Path
     java: Path
     java_feature: int
+    java_version: str | None = None  # e.g. 17.0.15 (None: a cluster of an older casslab)
     heap: str
     directory: Path
     nodes: list[Node]
@@ -344,6 +358,12 @@ class ClusterState(Record):
     isolated: Isolated | None = None  # the isolated backend's limits and network
     external: External | None = None  # an external cluster: how casslab reaches it
     ssh: SshHosts | None = None  # an ssh cluster: its hosts and its nodes' processes
+
+    @property
+    def jdk(self) -> str:
+        """The nodes' JDK as a trial records it: ``17.0.15 at /usr/lib/jvm/.../bin/java``."""
+        version = self.java_version or f"Java {self.java_feature}"
+        return f"{version} at {self.java}"
 
 
 # The ClusterSpec fields a stopped cluster keeps: asking `up` for another value of one of
@@ -366,6 +386,7 @@ FIXED_FIELDS = (
     "preset",
     "jvm_options",
     "node_versions",
+    "java_home",
 )
 
 
@@ -390,6 +411,7 @@ def spec_mismatches(state: ClusterState, spec: ClusterSpec, given: frozenset[str
     stored["preset"] = state.spec.preset or presets.DEFAULT
     stored["jvm_options"] = " ".join(state.spec.jvm_options) or "none"
     stored["node_versions"] = {n.number: n.version for n in state.nodes if n.version is not None}
+    stored["java_home"] = state.spec.java_home or "$JAVA_HOME or java on PATH"
     problems: list[str] = []
     for field in FIXED_FIELDS:
         asked = getattr(spec, field)

@@ -30,13 +30,30 @@ def series(cassandra_version: str) -> str:
     return ".".join(cassandra_version.split(".")[:2])
 
 
+def checked_java_home(value: str) -> str:
+    """A JDK's home as a cluster field takes it: an absolute path (without a trailing
+    slash); a ValueError naming the value and the form otherwise."""
+    if not value.startswith("/"):
+        raise ValueError(
+            f"java_home {value!r}: give the JDK's absolute path, e.g. "
+            "/usr/lib/jvm/java-17-openjdk-amd64"
+        )
+    return value.rstrip("/") or "/"
+
+
 def find_java(path: str | None = None, java_home: str | None = None) -> Path:
-    """The java executable: ``$JAVA_HOME/bin/java`` if set, else ``java`` on PATH."""
+    """The java executable: ``java_home``'s ``bin/java`` when given, else
+    ``$JAVA_HOME/bin/java`` if set, else ``java`` on PATH."""
     home = java_home if java_home is not None else os.environ.get("JAVA_HOME")
     if home:
         candidate = Path(home) / "bin" / "java"
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return candidate
+        if java_home is not None:  # asked for (--java-home, cluster.java_home)
+            raise SetupError(
+                f"java_home {home} has no executable bin/java; give the home of a JDK 11 or "
+                "17 install (e.g. /usr/lib/jvm/java-17-openjdk-amd64)"
+            )
         raise SetupError(
             f"JAVA_HOME={home} has no executable bin/java; point JAVA_HOME at a JDK 11 or 17 "
             "install (e.g. /usr/lib/jvm/java-17-openjdk-amd64) or unset it to use java on PATH"

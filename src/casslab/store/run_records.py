@@ -111,6 +111,7 @@ class TrialResult(Record):
     # what the trial's nodes ran (None: its cluster never came up, or an older casslab)
     cassandra_version: str | None = None
     java_feature: int | None = None  # the nodes' JDK feature release, e.g. 17
+    jdk: str | None = None  # the nodes' JDK, e.g. 17.0.15 at /usr/lib/jvm/.../bin/java
     gc: str | None = None  # the nodes' garbage collector, e.g. G1
 
 

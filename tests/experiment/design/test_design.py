@@ -280,6 +280,34 @@ def test_gc_levels_are_canonical_and_restart_for_a_new_collector() -> None:
     assert "ZGC collector" in plan.trials[1].setup.describe()
 
 
+def test_jdk_levels_restart_on_the_new_jdk_and_the_section_gives_every_trial_its_jdk() -> None:
+    homes = ["/opt/jdk-11", "/opt/jdk-17/"]  # a trailing slash is the same home
+    plan = expand(
+        experiment(
+            cluster={"nodes": 1, "heap": "512M"},
+            factors={"cluster.java_home": homes},
+            iterations=2,
+            order="sequential",
+        )
+    )
+    assert [t.java_home for t in plan.trials] == [
+        "/opt/jdk-11",
+        "/opt/jdk-11",
+        *["/opt/jdk-17"] * 2,
+    ]
+    assert [t.restart_reason.value if t.restart_reason else None for t in plan.trials] == [
+        "first",
+        None,
+        "java_home",
+        None,
+    ]
+    assert plan.trials[2].setup.spec_fields()["java_home"] == "/opt/jdk-17"
+    assert "JDK /opt/jdk-17" in plan.trials[2].setup.describe()
+    fixed = expand(experiment(cluster={"nodes": 1, "java_home": "/opt/jdk-17/"}, iterations=1))
+    assert {t.java_home for t in fixed.trials} == {"/opt/jdk-17"}
+    assert "java_home" not in expand(experiment(iterations=1)).trials[0].setup.spec_fields()
+
+
 def test_preset_levels_are_canonical_and_make_a_new_cluster() -> None:
     plan = expand(
         experiment(

@@ -173,7 +173,15 @@ def test_the_digest_of_a_file_without_isolation_is_what_it_was_before(tmp_path: 
     no part of the digest (SHA-256 over the file dict without them, as it was then)."""
     experiment = _experiment()
     data = experiment.to_file_dict()
-    for name in [*NodeIsolation.model_fields, "topology", "clock", "gc", "preset", "node_versions"]:
+    for name in [
+        *NodeIsolation.model_fields,
+        "topology",
+        "clock",
+        "gc",
+        "preset",
+        "node_versions",
+        "java_home",
+    ]:
         del data["cluster"][name]
     del data["client_dc"], data["lww"], data["discover"], data["clients"], data["faults"]
     del data["profile"]
@@ -215,6 +223,7 @@ def test_the_digest_of_a_file_without_topology_is_what_it_was_before() -> None:
     data = experiment.to_file_dict()
     del data["cluster"]["topology"], data["cluster"]["clock"], data["client_dc"], data["lww"]
     del data["cluster"]["gc"], data["cluster"]["preset"], data["cluster"]["node_versions"]
+    del data["cluster"]["java_home"]
     del data["discover"], data["clients"], data["faults"], data["claims"], data["profile"]
     for name, value in NodeIsolation().model_dump(mode="json").items():
         if data["cluster"][name] == value:  # left out at its default, as before
@@ -343,7 +352,15 @@ def test_the_digest_of_a_file_with_faults_is_what_it_was_before() -> None:
     ]
     experiment = _experiment(faults=faults)
     data = experiment.to_file_dict()
-    for name in [*NodeIsolation.model_fields, "topology", "clock", "gc", "preset", "node_versions"]:
+    for name in [
+        *NodeIsolation.model_fields,
+        "topology",
+        "clock",
+        "gc",
+        "preset",
+        "node_versions",
+        "java_home",
+    ]:
         del data["cluster"][name]
     del data["client_dc"], data["lww"], data["discover"], data["clients"], data["claims"]
     del data["profile"]

@@ -1,6 +1,7 @@
 """The file's Cassandra versions against the JDK the nodes would run on
 (experiment/file/jdk_checks.py), with a real JDK 25 that Cassandra 5.0 cannot run: refused
-before anything starts, naming that JDK, the JDKs the version needs and the fix."""
+before anything starts, naming that JDK, the JDKs the version needs and the fix; the JDK
+as a factor (``cluster.java_home``), each level checked with every version."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from casslab.errors import ExperimentValidationError
 from casslab.experiment.file import experiment_loader, jdk_checks
 
 JDK_25 = Path("/usr/lib/jvm/temurin-25-jdk-amd64")
+JDK_17 = Path("/usr/lib/jvm/java-17-openjdk-amd64")
 FILE = """
 name: jdks
 cluster: {cluster}
@@ -82,8 +84,51 @@ def test_a_cluster_not_started_on_this_machine_is_not_checked_against_its_jdk(
     assert jdk_checks.section_version_problems({"cluster": {"version": "5.0.9", **where}}) == []
 
 
-def test_a_jdk_factor_is_refused_as_a_factor_casslab_does_not_have() -> None:
-    [problem] = problems_of("{nodes: 1, heap: 512M}", f"factors:\n  cluster.java_home: [{JDK_25}]")
-    assert problem.startswith(
-        "factors.cluster.java_home: unknown cluster factor 'cluster.java_home'"
-    )
+@pytest.fixture
+def jdk_17() -> Path:
+    if not (JDK_17 / "bin" / "java").is_file():
+        pytest.skip(f"no JDK 17 at {JDK_17}")
+    return JDK_17
+
+
+def test_a_jdk_level_that_cannot_run_the_version_is_refused(jdk_17: Path) -> None:
+    factors = f"factors:\n  cluster.java_home: [{jdk_17}, {JDK_25}]"
+    if not (JDK_25 / "bin" / "java").is_file():
+        pytest.skip(f"no JDK 25 at {JDK_25}")
+    [problem] = problems_of("{nodes: 1, heap: 512M, version: 5.0.9}", factors)
+    assert problem.startswith("factors.cluster.java_home[1]: Cassandra 5.0.9 needs JDK 11 or 17")
+    assert f"but {JDK_25}/bin/java is Java 25" in problem
+    assert "install JDK 17 and give its home" in problem
+
+
+@pytest.mark.usefixtures("jdk_25")
+def test_with_a_jdk_factor_the_versions_are_checked_with_its_levels_not_java_home(
+    jdk_17: Path,
+) -> None:
+    """$JAVA_HOME is a JDK 25 here, but every trial runs on the levels' JDK 17."""
+    factors = f"factors:\n  cluster.java_home: [{jdk_17}]\n  cluster.version: [5.0.9]"
+    text = textwrap.dedent(FILE.format(cluster="{nodes: 1, heap: 512M}", factors=factors))
+    experiment = experiment_loader.parse(text, "jdks.yaml")
+    assert experiment.factors["cluster.java_home"] == [str(jdk_17)]
+
+
+@pytest.mark.parametrize(
+    ("level", "expected"),
+    [
+        ("jdk-17", "expected the absolute path of a JDK's home"),
+        ("/nonexistent/jdk", "java_home /nonexistent/jdk has no executable bin/java"),
+    ],
+)
+def test_a_jdk_level_that_is_not_a_jdk_is_named(level: str, expected: str) -> None:
+    [problem] = problems_of("{nodes: 1}", f"factors:\n  cluster.java_home: [{level}]")
+    assert problem.startswith(f"factors.cluster.java_home[0]: {expected}"), problem
+
+
+def test_the_sections_jdk_is_checked_with_its_version(jdk_17: Path) -> None:
+    if not (JDK_25 / "bin" / "java").is_file():
+        pytest.skip(f"no JDK 25 at {JDK_25}")
+    [problem] = problems_of(f"{{nodes: 1, version: 5.0.9, java_home: {JDK_25}}}")
+    assert problem.startswith("cluster.java_home: Cassandra 5.0.9 needs JDK 11 or 17"), problem
+    assert problems_of(f"{{nodes: 1, version: 5.0.9, java_home: {jdk_17}, heap: 1}}") == [
+        "cluster.heap: expected a string, got 1"
+    ]

@@ -1,8 +1,8 @@
 """Real experiments whose factor is what the nodes run: the Cassandra version (one node of
-5.0.8, then one of 5.0.9, the jars fetched when missing) and the garbage collector (G1 as
-Cassandra ships it, then ZGC); a new cluster per level, each trial recording the version,
-JDK and collector its node ran (that the JVM runs the collector asked for:
-tests/cluster/test_collectors_integration.py)."""
+5.0.8, then one of 5.0.9, the jars fetched when missing), the garbage collector (G1 as
+Cassandra ships it, then ZGC) and the JDK (``cluster.java_home``); a new cluster per
+level, each trial recording the version, JDK and collector its node ran (that the JVM
+runs the collector asked for: tests/cluster/test_collectors_integration.py)."""
 
 from __future__ import annotations
 
@@ -88,3 +88,21 @@ def test_each_gc_level_runs_its_collector(tmp_path: Path) -> None:
     run_dir, by_cell = _run(tmp_path, "collectors", "cluster.gc", "G1, ZGC")
     assert {cell: r.gc for cell, r in by_cell.items()} == {"gc=G1": "G1", "gc=ZGC": "ZGC"}
     assert _restart_reasons(run_dir) == ["first", "gc"]
+
+
+# this machine's one JDK that runs Cassandra 5.0, under its two names (Debian's alternatives
+# link): two levels whose nodes must each run the java of the level's home
+JDK_HOMES = ("/usr/lib/jvm/java-17-openjdk-amd64", "/usr/lib/jvm/java-1.17.0-openjdk-amd64")
+
+
+def test_each_jdk_level_runs_its_nodes_on_that_jdk(tmp_path: Path) -> None:
+    missing = [home for home in JDK_HOMES if not Path(home, "bin", "java").is_file()]
+    if missing:
+        pytest.skip(f"no JDK at {', '.join(missing)}")
+    run_dir, by_cell = _run(tmp_path, "jdks", "cluster.java_home", ", ".join(JDK_HOMES))
+    assert _restart_reasons(run_dir) == ["first", "java_home"]
+    ran = {result.jdk for result in by_cell.values()}
+    assert {jdk.partition(" at ")[2] for jdk in ran if jdk} == {f"{h}/bin/java" for h in JDK_HOMES}
+    assert all(jdk and jdk.startswith("17.") for jdk in ran), ran
+    trials = pd.read_parquet(run_dir / "trials.parquet")
+    assert sorted(trials["jdk"]) == sorted(ran)

@@ -114,7 +114,7 @@ class LocalCluster:
         if directory.exists():
             _clear_for_create(directory, spec.name, root, fresh=fresh)
         presets.refuse_too_old(spec.preset, spec.version)  # before the JDK's checks
-        java = jdk.probe()
+        java = jdk.probe(jdk.find_java(java_home=spec.java_home) if spec.java_home else None)
         refused = collectors.unsupported(java.java, spec.gc) if spec.gc else None
         if refused is not None:
             raise SetupError(f"--gc {spec.gc}: {refused}; choose another collector")
@@ -150,6 +150,7 @@ class LocalCluster:
                 lib_dir=dist.lib_dir,
                 java=java.java,
                 java_feature=java.feature,
+                java_version=java.version,
                 heap=heap,
                 directory=directory,
                 nodes=nodes,

@@ -163,6 +163,7 @@ class SshCluster:
             lib_dir=dist.lib_dir,
             java=javas[0].java,
             java_feature=javas[0].feature,
+            java_version=javas[0].version,
             heap=heap,
             directory=directory,
             nodes=[_node(spec.name, k, h.host) for k, h in enumerate(hosts, start=1)],

@@ -45,6 +45,7 @@ class ClusterSetup:
     gc: str | None = None  # the nodes' collector (None: Cassandra's G1)
     preset: str | None = None  # the settings preset (None: default): casslab.cluster.presets
     node_versions: tuple[tuple[int, str], ...] = ()  # nodes on another version from the start
+    java_home: str | None = None  # the nodes' JDK (None: $JAVA_HOME, else java on PATH)
 
     @classmethod
     def of(
@@ -58,6 +59,7 @@ class ClusterSetup:
         gc: str | None = None,
         preset: str | None = None,
         node_versions: Mapping[int, str] | None = None,
+        java_home: str | None = None,
     ) -> ClusterSetup:
         """``isolation``: values of :data:`~casslab.cluster.ISOLATION_FIELDS` (missing
         ones: the default)."""
@@ -80,6 +82,7 @@ class ClusterSetup:
             gc=gc,
             preset=preset,
             node_versions=tuple(sorted((node_versions or {}).items())),
+            java_home=java_home,
         )
 
     def value(self, name: str) -> Any:
@@ -95,6 +98,7 @@ class ClusterSetup:
         fields |= {"gc": self.gc} if self.gc is not None else {}
         fields |= {"preset": self.preset} if self.preset is not None else {}
         fields |= {"node_versions": dict(self.node_versions)} if self.node_versions else {}
+        fields |= {"java_home": self.java_home} if self.java_home is not None else {}
         fields |= {name: getattr(self.node_isolation, name) for name in ISOLATION_FIELDS}
         if self.topology is not None:
             fields |= {"topology": self.topology, "links": self.links}
@@ -107,6 +111,7 @@ class ClusterSetup:
         gc = f", {self.gc} collector" if self.gc else ""
         preset = f", preset {self.preset}" if self.preset else ""
         preset += "".join(f", node {n} on {v}" for n, v in self.node_versions)
+        preset += f", JDK {self.java_home}" if self.java_home else ""
         text = f"{self.nodes} node(s), {heap}, {version}{gc}{preset}{isolation}"
         if settings and self.settings != "{}":
             text += f", settings {self.settings}"
@@ -151,6 +156,7 @@ SHAPE_FIELDS = (
     "version",
     "gc",
     "preset",
+    "java_home",
     *ISOLATION_FIELDS,
     "links",
 )

@@ -41,6 +41,8 @@ def canonical_level(factor: Factor, level: Level) -> Level:
             return collectors.canonical(level)  # zgc == ZGC
         except ValueError:
             return level  # not a collector: the level's check says so
+    if factor.kind is FactorKind.CLUSTER and factor.keys == ("java_home",):
+        return level.rstrip("/") or "/" if isinstance(level, str) else level  # /jdk/ == /jdk
     if factor.kind is FactorKind.CLUSTER and factor.keys == ("preset",) and isinstance(level, str):
         try:
             return presets.canonical(level)  # Latest == latest

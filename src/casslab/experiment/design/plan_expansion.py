@@ -127,7 +127,7 @@ def experiment_digest(experiment: Experiment) -> str:
         run that it started keeps its digest, and resumes."""
     data = experiment.to_file_dict()
     defaults = NodeIsolation().model_dump(mode="json") | {"topology": None, "clock": None}
-    defaults |= {"gc": None, "preset": None, "node_versions": None}
+    defaults |= {"gc": None, "preset": None, "node_versions": None, "java_home": None}
     data["cluster"] = {
         key: value
         for key, value in data["cluster"].items()
@@ -267,6 +267,7 @@ def _trial_for(
         node_versions=experiment.cluster.node_versions or {},
         gc=software.get("gc", experiment.cluster.gc),
         preset=software.get("preset", experiment.cluster.preset),
+        java_home=software.get("java_home", experiment.cluster.java_home),
         node_isolation=node_isolation,
         topology=topology,
         client_dc=experiment.client_dc,

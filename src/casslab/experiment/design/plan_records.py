@@ -41,6 +41,7 @@ class RestartReason(StrEnum):
     VERSION = "version"  # the Cassandra version differs from the previous trial's
     GC = "gc"  # the JVM's garbage collector differs from the previous trial's
     PRESET = "preset"  # the settings preset differs from the previous trial's
+    JAVA_HOME = "java_home"  # the nodes' JDK differs from the previous trial's
     # the nodes' isolation or a limit differs from the previous trial's (plan schema 2)
     ISOLATION = "isolation"
     NODE_SIZE = "node_size"
@@ -71,6 +72,7 @@ class Trial(Record):
     node_versions: dict[int, str] = Field(default_factory=dict)
     gc: str | None = None  # the nodes' collector (None: Cassandra's G1)
     preset: str | None = None  # the settings preset (None: default): casslab.cluster.presets
+    java_home: str | None = None  # the nodes' JDK (None: $JAVA_HOME, else java on PATH)
     # the nodes' isolation and limits: the cluster section's, then cluster.* levels
     node_isolation: NodeIsolation = Field(default_factory=NodeIsolation)
     # the datacenters and links (plan schema 3; None: one datacenter, no links)
@@ -107,6 +109,7 @@ class Trial(Record):
             self.gc,
             self.preset,
             self.node_versions,
+            self.java_home,
         )
 
     @property

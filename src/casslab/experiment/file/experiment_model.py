@@ -49,7 +49,9 @@ inline definition: :mod:`casslab.net.presets`), and the nodes' software: ``clust
 catalogue and the JDK must run it), ``cluster.heap`` (``512M``, ``1G``), ``cluster.gc``
 (``G1``, Cassandra's settings and the default, ``ZGC``, ``Shenandoah``, ``Parallel``) and
 ``cluster.preset`` (``default``, ``latest``: what the version's ``conf/cassandra_latest.yaml``
-changes, under ``config:``; :mod:`casslab.cluster.presets`). A change of a
+changes, under ``config:``; :mod:`casslab.cluster.presets`) and ``cluster.java_home`` (a
+JDK's home: the nodes run on its ``bin/java``; each level checked with every version by
+:mod:`casslab.experiment.file.jdk_checks`). A change of a
 ``nodes`` or ``cluster.*``
 level makes a new cluster, but for ``cluster.clock`` (the nodes' clock offsets, e.g.
 ``{2: -500ms}``, set without a restart) and ``lww.<field>`` (the last-write-wins probe of
@@ -114,6 +116,7 @@ from casslab.experiment.file.table_options import TABLE_OPTIONS, TableOptions
 from casslab.experiment.steps.discover.discover_section import DiscoverSection
 from casslab.experiment.steps.skew.skew_section import LWW_FACTOR_FIELDS, LwwSection, clock_offsets
 from casslab.faults.model import Fault
+from casslab.host.jdk import checked_java_home
 from casslab.load.credentials import mask_data
 from casslab.net.presets import resolve_topology
 from casslab.units import duration_s
@@ -151,11 +154,12 @@ CLUSTER_FACTOR_FIELDS = (
     "heap",
     "gc",
     "preset",
+    "java_home",
 )
 """The fields of :class:`ClusterSection` a ``cluster.<field>`` factor may vary: the nodes'
 isolation and limits (:class:`NodeIsolation`), the topology, the Cassandra version and
-the heap."""
-SOFTWARE_FIELDS = ("version", "heap", "gc", "preset")
+the heap, the collector, the settings preset and the JDK."""
+SOFTWARE_FIELDS = ("version", "heap", "gc", "preset", "java_home")
 """The ``cluster.<field>`` factors that change what the nodes run, not where."""
 
 
@@ -171,6 +175,8 @@ class ClusterSection(NodeIsolation):
     gc: str | None = None  # the JVM's collector: G1 (None: Cassandra's), ZGC, Shenandoah, ...
     # a settings preset under config: (None: default; latest: cassandra_latest.yaml's changes)
     preset: str | None = None
+    # the JDK the nodes run on (None: $JAVA_HOME, else java on PATH): casslab.host.jdk
+    java_home: str | None = None
     config: dict[str, Any] = Field(default_factory=dict)
     # a preset's name or an inline {datacenters, racks, links, name}: casslab.net.presets
     topology: str | dict[str, Any] | None = None
@@ -223,6 +229,11 @@ class ClusterSection(NodeIsolation):
     @classmethod
     def _preset(cls, value: str | None) -> str | None:
         return presets.field_value(value)
+
+    @field_validator("java_home")
+    @classmethod
+    def _java_home(cls, value: str | None) -> str | None:
+        return checked_java_home(value) if value is not None else None
 
     @field_validator("heap")
     @classmethod

@@ -41,6 +41,7 @@ from casslab.experiment.file.file_problems import pydantic_problems
 from casslab.experiment.file.jdk_checks import (
     VERSION_FORM,
     gc_level_problems,
+    java_home_level_problems,
     version_level_problems,
 )
 from casslab.experiment.file.load_commands import compose_command, measure_mapping
@@ -207,6 +208,7 @@ def section_cluster_fields(data: Mapping[str, Any]) -> dict[str, Any]:
         return {}
     fields: dict[str, Any] = {"heap": section.heap, "nodes": section.nodes}
     fields |= {name: getattr(section, name) for name in NodeIsolation.model_fields}
+    fields |= {"java_home": section.java_home} if section.java_home is not None else {}
     varied = _varied(data.get("factors"))
     return {k: v for k, v in fields.items() if k not in varied}
 
@@ -228,14 +230,23 @@ def cluster_section_problems(data: Mapping[str, Any]) -> list[str]:
     return [f"cluster.{p}" for p in problems]
 
 
-def _cluster_level_problems(factor: Factor, level: Any, cluster: Mapping[str, Any]) -> list[str]:
+def _cluster_level_problems(
+    factor: Factor,
+    level: Any,
+    cluster: Mapping[str, Any],
+    versions: Sequence[str | None],
+    homes: Sequence[str | None],
+) -> list[str]:
     """Problems of a ``cluster.<field>`` level: the field's own, and those it makes with
-    the section's other fields (a heap that does not fit in the level's memory)."""
+    the section's other fields (a heap that does not fit in the level's memory), a
+    version or a collector with each JDK in ``homes``, a JDK with each of ``versions``."""
     field = factor.keys[0]
     if field == "version":
-        return version_level_problems(level)
+        return version_level_problems(level, homes)
+    if field == "java_home":
+        return java_home_level_problems(level, versions)
     if field == "gc":
-        return gc_level_problems(level)
+        return gc_level_problems(level, homes)
     if field == "heap" and not (isinstance(level, str) and _HEAP.fullmatch(level)):
         return [f"expected a heap size like 512M or 1G, got {level!r}"]
     context = {k: v for k, v in cluster.items() if k != field}
@@ -245,7 +256,11 @@ def _cluster_level_problems(factor: Factor, level: Any, cluster: Mapping[str, An
 
 
 def _level_problems(
-    factor: Factor, level: Any, versions: Sequence[str | None], cluster: Mapping[str, Any]
+    factor: Factor,
+    level: Any,
+    versions: Sequence[str | None],
+    cluster: Mapping[str, Any],
+    homes: Sequence[str | None],
 ) -> list[str]:
     kind = factor.kind
     if kind is FactorKind.CLUSTER and factor.keys == ("topology",):
@@ -257,7 +272,7 @@ def _level_problems(
     if kind is FactorKind.CLUSTER and factor.keys == ("preset",):
         return presets.preset_problems(level, versions)
     if kind is FactorKind.CLUSTER:
-        return _cluster_level_problems(factor, level, cluster)
+        return _cluster_level_problems(factor, level, cluster, versions, homes)
     if kind in (FactorKind.CLOCK, FactorKind.LWW):
         return skew_level_problems(factor.keys[0], level)
     if kind is FactorKind.CONFIG:
@@ -307,6 +322,9 @@ def factor_problems(
     good: list[Factor] = []
     config_keys: dict[str, str] = {}
     versions = versions_of({"factors": factors, "cluster": {"version": version}})
+    # the JDKs a version or collector level is checked with: none when the JDK is a factor
+    # (its levels are checked with every version), else the section's (None: this host's)
+    homes = [] if "cluster.java_home" in factors else [(cluster or {}).get("java_home")]
     for name, levels in factors.items():
         path = f"factors.{name}"
         try:
@@ -325,7 +343,9 @@ def factor_problems(
             config_keys[key] = str(name)
         factor = Factor(name=str(name), kind=kind, keys=keys, levels=tuple(levels))
         parsed.append(factor)
-        per_level = [_level_problems(factor, level, versions, cluster or {}) for level in levels]
+        per_level = [
+            _level_problems(factor, level, versions, cluster or {}, homes) for level in levels
+        ]
         if len(levels) > 1 and per_level[0] and all(p == per_level[0] for p in per_level):
             problems += [f"{path}: {p}" for p in per_level[0]]  # e.g. an unknown key
         else:

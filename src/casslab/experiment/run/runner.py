@@ -283,6 +283,7 @@ class Runner:
             identity["cassandra_version"] = cluster.state.cassandra_version
             identity["java_feature"] = cluster.state.java_feature
             started_here = cluster.state.external is None  # an attached cluster's is unknown
+            identity["jdk"] = cluster.state.jdk if started_here else None
             identity["gc"] = (cluster.state.spec.gc or "G1") if started_here else None
             self._failed_setups.discard(setup)
             connection = trial_phases.connection_for(cluster, trial)
