@@ -3,9 +3,10 @@ records hold (``cgroup.cpu_limit_cpus``, kept as ``node<N>.container_cpu_limit_c
 the rule a live diagnosis uses; a run recorded before the quota was sampled still renders,
 judged by throttled periods only, and says so.
 
-No real experiment test starts limited isolated nodes, so the run is the synthetic run of
-conftest.py with, in each trial's metrics.parquet, what the cgroup sampler records of two
-isolated nodes every second: their cgroup CPU, throttled periods and (new runs) quota. The
+The run here is the synthetic run of conftest.py (a real run whose cells differ in a
+node's CPU limit is judged in tests/experiment/run/test_runner_isolation_integration.py)
+with, in each trial's metrics.parquet, what the cgroup sampler records of two isolated
+nodes every second: their cgroup CPU, throttled periods and (new runs) quota. The
 real sampler's quota reading is checked on two real nodes at 0.5 CPU in
 tests/cluster/isolated/test_isolated_integration.py.
 """
