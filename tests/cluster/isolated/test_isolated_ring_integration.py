@@ -2,7 +2,8 @@
 namespace and cgroup, 512M heaps, a 5 s ring delay as the operation tests use): added, it
 ends UN in a namespace of its own, at the bridge's next address, in a cgroup with its
 peers' limits, while nodes 1 and 2 keep running; decommissioned, its namespace, veth and
-cgroup are gone and the cluster's record has 2 nodes again."""
+cgroup are gone and the cluster's record has 2 nodes again. Then a rolling upgrade from
+5.0.8 to 5.0.9: node by node, each starts again in its namespace and cgroup."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from casslab.cluster.backend import Cluster
 from casslab.cluster.isolated import network
 from casslab.faults.kinds.add_node.add_node_operation import ADD_NODE
 from casslab.faults.kinds.decommission.decommission_operation import DECOMMISSION
+from casslab.faults.kinds.upgrade.upgrade_operation import UPGRADE
 from casslab.faults.model import Fault
 from casslab.host.cgroups import MOUNTINFO, parse_mountinfo
 from cli_entry import NEEDS_ENGINE
@@ -43,6 +45,7 @@ def ring() -> Iterator[Cluster]:
         isolation="netns",
         memory="1536MiB",
         jmx_port_base=9130,
+        version="5.0.8",
         jvm_options=("-Dcassandra.ring_delay_ms=5000",),
     )
     with create(spec, remove_on_exit=True, timeout_s=300) as cluster:
@@ -99,3 +102,27 @@ def test_a_node_joins_in_its_own_namespace_and_cgroup_then_leaves_nothing(
     assert not _cgroup_file("memory", node.cgroup, "").exists()
     assert {n.number: n.pid for n in ring.nodes} == peers
     print(f"add-node {added_s:.1f} s, decommission {left_s:.1f} s")
+
+
+def _places(cluster: Cluster) -> list[tuple[str, str]]:
+    """Each node's network namespace and cgroup, as its running JVM has them."""
+    return [
+        (os.readlink(f"/proc/{n.pid}/ns/net"), Path(f"/proc/{n.pid}/cgroup").read_text())
+        for n in cluster.nodes
+    ]
+
+
+def test_a_rolling_upgrade_keeps_each_node_in_its_namespace_and_cgroup(ring: Cluster) -> None:
+    before = _places(ring)
+    pids = [n.pid for n in ring.nodes]
+    began = time.monotonic()
+    UPGRADE.begin(ring, Fault(at=0, kind="upgrade", target="all", to="5.0.9"))
+    upgraded_s = time.monotonic() - began
+    assert [n.pid for n in ring.nodes] != pids  # every node started again
+    assert _places(ring) == before
+    for node in ring.nodes:
+        [row] = ring.session(node=node.number).execute("SELECT release_version FROM system.local")
+        assert row.release_version == "5.0.9"
+    assert ring.state.cassandra_version == "5.0.9"
+    assert _status(ring) == sorted(("UN", n.address) for n in ring.nodes)
+    print(f"upgrade of 2 nodes {upgraded_s:.1f} s")
