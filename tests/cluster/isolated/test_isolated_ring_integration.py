@@ -3,7 +3,8 @@ namespace and cgroup, 512M heaps, a 5 s ring delay as the operation tests use): 
 ends UN in a namespace of its own, at the bridge's next address, in a cgroup with its
 peers' limits, while nodes 1 and 2 keep running; decommissioned, its namespace, veth and
 cgroup are gone and the cluster's record has 2 nodes again. Then a rolling upgrade from
-5.0.8 to 5.0.9: node by node, each starts again in its namespace and cgroup."""
+5.0.8 to 5.0.9: node by node, each starts again in its namespace and cgroup. Last, node 2
+dies and node 3 replaces it in a namespace and cgroup of its own; node 2's are gone."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from casslab.cluster.backend import Cluster
 from casslab.cluster.isolated import network
 from casslab.faults.kinds.add_node.add_node_operation import ADD_NODE
 from casslab.faults.kinds.decommission.decommission_operation import DECOMMISSION
+from casslab.faults.kinds.replace.replace_operation import REPLACE
 from casslab.faults.kinds.upgrade.upgrade_operation import UPGRADE
 from casslab.faults.model import Fault
 from casslab.host.cgroups import MOUNTINFO, parse_mountinfo
@@ -46,7 +48,9 @@ def ring() -> Iterator[Cluster]:
         memory="1536MiB",
         jmx_port_base=9130,
         version="5.0.8",
-        jvm_options=("-Dcassandra.ring_delay_ms=5000",),
+        # a replacement waits the larger of the ring delay and the load broadcast interval
+        # (60 s) for gossip to settle: 5 s each, as two or three nodes here agree in 1-2 s
+        jvm_options=("-Dcassandra.ring_delay_ms=5000", "-Dcassandra.broadcast_interval_ms=5000"),
     )
     with create(spec, remove_on_exit=True, timeout_s=300) as cluster:
         yield cluster
@@ -126,3 +130,26 @@ def test_a_rolling_upgrade_keeps_each_node_in_its_namespace_and_cgroup(ring: Clu
     assert ring.state.cassandra_version == "5.0.9"
     assert _status(ring) == sorted(("UN", n.address) for n in ring.nodes)
     print(f"upgrade of 2 nodes {upgraded_s:.1f} s")
+
+
+def test_a_dead_node_is_replaced_by_one_in_a_namespace_and_cgroup_of_its_own(
+    ring: Cluster,
+) -> None:
+    record = ring.state.isolated
+    assert record is not None
+    ident = record.cluster_id
+    [first, dead] = ring.nodes
+    began = time.monotonic()
+    REPLACE.begin(ring, Fault(at=0, kind="replace", target=dead.number))
+    replaced_s = time.monotonic() - began
+    assert [n.number for n in ring.nodes] == [first.number, 3]
+    assert ring.node(first.number).pid == first.pid
+    new = ring.node(3)
+    assert record.bridge is not None
+    assert new.address == network.node_address(record.bridge, 3)
+    assert _status(ring) == sorted(("UN", n.address) for n in ring.nodes)
+    assert network.namespaces_of(ident) == sorted(network.namespace(ident, n) for n in (1, 3))
+    assert network.host_interface(ident, dead.number) not in network.links_of(ident)
+    assert not _cgroup_file("memory", dead.cgroup or "", "").exists()
+    assert f":memory:/{new.cgroup}\n" in Path(f"/proc/{new.pid}/cgroup").read_text()
+    print(f"replace {replaced_s:.1f} s")
