@@ -283,6 +283,11 @@ class Cgroups:
             with contextlib.suppress(OSError):
                 directory.parent.rmdir()  # casslab/ itself, once no cluster uses it
 
+    def remove_node(self, number: int) -> None:
+        """Remove node ``number``'s cgroups (a node that left the cluster; the others'
+        stay)."""
+        Cgroups(self.hierarchy, self.node_path(number), self.controllers).remove()
+
 
 def join(procs_files: Sequence[Path]) -> Callable[[], None]:
     """A ``preexec_fn`` that moves the child into the cgroups before it runs anything, so

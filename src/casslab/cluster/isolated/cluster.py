@@ -15,29 +15,33 @@ import hashlib
 import ipaddress
 import os
 import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import psutil
 
 from casslab.cluster.backend import NodeView
-from casslab.cluster.capabilities import Capabilities, Capability
+from casslab.cluster.capabilities import Capabilities
 from casslab.cluster.heap import default_heap
 from casslab.cluster.isolated import network, owners, sizes, wan
 from casslab.cluster.isolated.checks import limits_of
 from casslab.cluster.isolated.isolated_state import Bridge, Isolated, Isolation
 from casslab.cluster.local import launch
 from casslab.cluster.local.cluster import LocalCluster, check_memory
-from casslab.cluster.local.node_capabilities import LocalClock, LocalProcesses
+from casslab.cluster.local.node_capabilities import LocalClock, LocalProcesses, LocalRing
+from casslab.cluster.local.versions import LocalVersions
 from casslab.cluster.model import ClusterSpec, Node, heap_mib
 from casslab.errors import ClusterError, ConfigError
 from casslab.host.cgroup_limits import NodeLimits
 from casslab.host.cgroups import Cgroups, block_device, join
 from casslab.net.links import all_pairs
 
-ISOLATED_RING = (
-    "runs isolated nodes, whose namespaces and cgroups casslab does not take apart while "
-    "the cluster runs; decommission a node of a local cluster (casslab up without isolation)"
+TOPOLOGY_RING = (
+    "has datacenters over emulated WAN links: a node joining one would need its address "
+    "in that site's block, permanent neighbour entries on every other node and on it, "
+    "which casslab does not do yet; add nodes to an isolated cluster without --topology"
 )
 
 REQUIRED_TOOLS = {"ip": "iproute2", "nsenter": "util-linux"}
@@ -135,34 +139,68 @@ class IsolatedCluster(LocalCluster):
             processes=LocalProcesses(self),
             clock=LocalClock(self),
             links=wan.KeptLinks(self.isolated.cluster_id),
-            missing={
-                Capability.RING_MEMBERS: ISOLATED_RING,
-                Capability.NODE_VERSIONS: ISOLATED_RING.replace("decommission", "upgrade"),
-            },
+            ring=IsolatedRing(self),
+            versions=LocalVersions(self),
         )
+
+    def _new_node(self, number: int) -> Node:
+        """Node ``number`` as ``up`` lays it out: its cgroup, and with netns isolation its
+        namespace, host end and the next address on the bridge."""
+        return joining_node(super()._new_node(number), self.isolated)
+
+    def _check_ports(self, nodes: Sequence[Node]) -> None:
+        if self.isolated.bridge is None:  # processes on 127.0.0.n share the host's ports
+            super()._check_ports(nodes)
+
+    def _drop_node(self, number: int) -> None:
+        """Remove the namespace, veth pair and cgroup of node ``number``, which left."""
+        record = self.isolated
+        network.remove_node(record.cluster_id, number)
+        self._cgroups().remove_node(number)
 
     def _cgroups(self) -> Cgroups:
         return Cgroups.detect(self.isolated.cgroup_root, self.isolated.limits)
 
     def _provision(self) -> None:
         """The network (netns isolation) and every node's cgroup, made anew at each start
-        (a stop removed them)."""
+        (a stop removed them); while some nodes run (a node restarts, joins or replaces
+        another), only what the stopped ones lack."""
+        if any(self.node_alive(n) for n in self.state.nodes):
+            self._provision_joining()
+            return
         record = self.isolated
         owners.release(record.cluster_id, record.cgroup_root)  # a crash's half-made ones
         owners.claim(record.cluster_id, self.directory, record.cgroup_root, record.bridge)
         try:
             self._provision_network()
             cgroups = self._cgroups()
-            io = record.limits.io_read_bps is not None or record.limits.io_write_bps is not None
-            device = None
-            if io:
-                self.state.nodes[0].directory.mkdir(parents=True, exist_ok=True)
-                device = block_device(self.state.nodes[0].directory)
+            device = self._io_device()
             for node in self.state.nodes:
                 cgroups.create(node.number, record.limits, device)
         except BaseException:
             owners.release(record.cluster_id, record.cgroup_root)
             raise
+
+    def _io_device(self) -> str | None:
+        """The block device the nodes' I/O limits throttle (None without such limits)."""
+        limits = self.isolated.limits
+        if limits.io_read_bps is None and limits.io_write_bps is None:
+            return None
+        self.state.nodes[0].directory.mkdir(parents=True, exist_ok=True)
+        return block_device(self.state.nodes[0].directory)
+
+    def _provision_joining(self) -> None:
+        """The namespace and cgroup (with its peers' limits) of each stopped node that
+        lacks them: a node that joins; a restarted one still has both."""
+        record = self.isolated
+        cgroups = self._cgroups()
+        present = set(network.namespaces_of(record.cluster_id))
+        for node in self.state.nodes:
+            if self.node_alive(node):
+                continue
+            if record.bridge is not None and node.netns not in present:
+                network.create_node(record.bridge, record.cluster_id, node.number, node.address)
+            cgroups.create(node.number, record.limits, self._io_device())
 
     def _provision_network(self) -> None:
         """The bridges (one, or one per datacenter), every node's namespace on its site's
@@ -205,14 +243,14 @@ class IsolatedCluster(LocalCluster):
         if record is not None:
             owners.release(record.cluster_id, record.cgroup_root, record.bridge)
 
-    def _spawn(self, node: Node) -> tuple[int, float | None]:
+    def _spawn(self, node: Node, flags: Sequence[str] = ()) -> tuple[int, float | None]:
         limits = self.isolated.limits
-        flags = [f"-XX:ActiveProcessorCount={sizes.processor_count(limits, os.cpu_count() or 1)}"]
+        count = sizes.processor_count(limits, os.cpu_count() or 1)
         netns = node.netns
         return launch.spawn(
             self.state,
             node,
-            flags=flags,
+            flags=[f"-XX:ActiveProcessorCount={count}", *flags],
             wrap=(lambda command: network.enter_command(netns, command)) if netns else None,
             preexec=join(self._cgroups().procs_files(node.number)),
         )
@@ -271,3 +309,40 @@ def _netns_nodes(spec: ClusterSpec, directory: Path, ident: str) -> tuple[list[B
         for n in range(1, spec.nodes + 1)
     ]
     return bridges, nodes
+
+
+def joining_node(node: Node, record: Isolated) -> Node:
+    """``node`` (laid out as a local cluster's next node) in ``record``'s isolation: its
+    cgroup, and with netns isolation its namespace, host end and address on the bridge,
+    the next one after its peers' (pure)."""
+    node = node.model_copy(update={"cgroup": f"{record.cgroup_root}/node{node.number}"})
+    if record.bridge is None:
+        return node
+    address = network.node_address(record.bridge, node.number)
+    return node.model_copy(
+        update={
+            "address": address,
+            "jmx_address": address,
+            "netns": network.namespace(record.cluster_id, node.number),
+            "host_interface": network.host_interface(record.cluster_id, node.number),
+        }
+    )
+
+
+@dataclass(frozen=True)
+class IsolatedRing(LocalRing):
+    """Nodes that join or leave an isolated cluster: as a local cluster's, each in its own
+    namespace and cgroup (:meth:`IsolatedCluster._provision_joining`, ``_drop_node``)."""
+
+    def check_add(self) -> int:
+        cluster = self.cluster
+        state = cluster.state
+        if state.spec.topology is not None:
+            raise ConfigError(f"cluster {cluster.name!r} {TOPOLOGY_RING}")
+        limits = state.isolated.limits if state.isolated is not None else None
+        if limits is not None:
+            available_mib = psutil.virtual_memory().available // sizes.MIB
+            problem = sizes.join_problem(limits, heap_mib(state.heap), available_mib)
+            if problem is not None:
+                raise ConfigError(f"add a node to cluster {cluster.name!r}: {problem}")
+        return super().check_add()

@@ -78,6 +78,19 @@ def plan(cluster_id: str, subnet: ipaddress.IPv4Network, nodes: int) -> tuple[Br
     return bridge, [str(hosts[n]) for n in range(1, nodes + 1)]
 
 
+def node_address(bridge: Bridge, number: int) -> str:
+    """Node ``number``'s address on ``bridge``'s subnet, as :func:`plan` lays the nodes
+    out (the host first, node n at the subnet's n+1-th address): the address of a node
+    that joins later (pure)."""
+    hosts = list(ipaddress.IPv4Network(f"{bridge.address}/{bridge.prefix}", strict=False).hosts())
+    if number >= len(hosts):
+        raise ConfigError(
+            f"node {number}: the subnet of bridge {bridge.name} has room for nodes 1 to "
+            f"{len(hosts) - 1}; create the cluster anew with a larger --subnet"
+        )
+    return str(hosts[number])
+
+
 def plan_sites(
     cluster_id: str, subnet: ipaddress.IPv4Network, sites: Sequence[tuple[str, int]]
 ) -> tuple[list[Bridge], list[str]]:
@@ -240,6 +253,14 @@ def remove(cluster_id: str) -> None:
         ip("netns", "del", ns, check=False)
     for link in sorted(links_of(cluster_id), key=lambda n: n.startswith("clb")):
         ip("link", "del", link, check=False)
+
+
+def remove_node(cluster_id: str, number: int) -> None:
+    """Delete node ``number``'s namespace (its veth pair goes with it) and its host end in
+    case one is left: a node that left the cluster."""
+    ip("netns", "del", namespace(cluster_id, number), check=False)
+    if host_interface(cluster_id, number) in links_of(cluster_id):
+        ip("link", "del", host_interface(cluster_id, number), check=False)
 
 
 def enter_command(ns: str, command: Sequence[str]) -> list[str]:

@@ -155,3 +155,16 @@ def oversubscription(
             "kill nodes"
         )
     return warnings
+
+
+def join_problem(limits: NodeLimits, heap_mib: int, available_mib: int) -> str | None:
+    """Why one more node of ``limits`` (and a heap of ``heap_mib``) does not fit the
+    ``available_mib`` this host has free now; None when it does (pure)."""
+    needed_mib = max(limits.memory_mib or 0, heap_mib)
+    if needed_mib > available_mib:
+        what = "its cgroup's memory limit" if limits.memory_mib else "its heap"
+        return (
+            f"a new node needs {needed_mib} MiB ({what}) but this host has {available_mib} "
+            "MiB available; stop something, or add to a cluster of smaller nodes (--memory)"
+        )
+    return None

@@ -206,8 +206,27 @@ class LocalCluster:
     def _release(self) -> None:
         """Remove what :meth:`_provision` made, once every node has stopped."""
 
-    def _spawn(self, node: Node) -> tuple[int, float | None]:
-        return launch.spawn(self.state, node)
+    def _spawn(self, node: Node, flags: Sequence[str] = ()) -> tuple[int, float | None]:
+        return launch.spawn(self.state, node, flags=flags)
+
+    def _new_node(self, number: int) -> Node:
+        """Node ``number`` as ``casslab up`` lays it out: a node that joins the cluster."""
+        spec = self.state.spec
+        return Node(
+            number=number,
+            address=spec.address(number),
+            native_port=spec.native_port,
+            storage_port=spec.storage_port,
+            jmx_port=spec.jmx_port_base + number,
+            directory=self.directory / f"node{number}",
+        )
+
+    def _check_ports(self, nodes: Sequence[Node]) -> None:
+        """Refuse joining ``nodes`` whose ports something on this host holds."""
+        launch.check_ports(nodes)
+
+    def _drop_node(self, number: int) -> None:
+        """Remove what node ``number``, which left the cluster, ran in (nothing here)."""
 
     def _start_stored(self, spec: ClusterSpec, given: frozenset[str], timeout_s: float) -> None:
         """Start this stopped cluster with its data, after checking that ``spec`` asks for

@@ -12,7 +12,6 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from casslab.cluster import node_config, state
-from casslab.cluster.local import launch
 from casslab.cluster.model import Node
 from casslab.cluster.tokens import MIN_TOKEN, RING
 from casslab.errors import ClusterError, ConfigError
@@ -59,16 +58,7 @@ def check_growable(cluster: LocalCluster) -> None:
 
 def next_node(cluster: LocalCluster) -> Node:
     """The node the cluster would add: the next number, address and JMX port."""
-    spec = cluster.state.spec
-    number = max(n.number for n in cluster.state.nodes) + 1
-    return Node(
-        number=number,
-        address=spec.address(number),
-        native_port=spec.native_port,
-        storage_port=spec.storage_port,
-        jmx_port=spec.jmx_port_base + number,
-        directory=cluster.directory / f"node{number}",
-    )
+    return cluster._new_node(max(n.number for n in cluster.state.nodes) + 1)
 
 
 def add_node(cluster: LocalCluster, timeout_s: float) -> int:
@@ -76,7 +66,7 @@ def add_node(cluster: LocalCluster, timeout_s: float) -> int:
     UP/NORMAL; its number."""
     check_growable(cluster)
     node = next_node(cluster)
-    launch.check_ports([node])
+    cluster._check_ports([node])
     # both tables of one node: a query each, routed apart, would see half the ring
     token = split_token(ring_tokens(cluster.session(node=cluster.state.nodes[0].number)))
     if node.directory.exists():  # a node of that number that left: its data is stale

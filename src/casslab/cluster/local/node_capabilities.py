@@ -98,3 +98,4 @@ class LocalRing:
         spec = self.cluster.state.spec.model_copy(update={"nodes": len(kept)})
         self.cluster.state = self.cluster.state.model_copy(update={"nodes": kept, "spec": spec})
         state.save(self.cluster.state)
+        self.cluster._drop_node(number)

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from casslab.cluster import node_config, state
-from casslab.cluster.local import grow, launch
+from casslab.cluster.local import grow
 from casslab.cluster.model import Node
 from casslab.cluster.wait import wait_for
 from casslab.errors import ClusterError, ConfigError
@@ -90,7 +90,7 @@ def replace(cluster: LocalCluster, number: int, timeout_s: float) -> int:
     if not others:
         raise ConfigError(f"node {number} is the last node of {cluster.name!r}")
     new = grow.next_node(cluster)
-    launch.check_ports([new])
+    cluster._check_ports([new])
     tokens = [
         int(t)
         for row in cluster.session(node=others[0].number).execute(TOKENS_OF, [old.address])
@@ -120,7 +120,8 @@ def replace(cluster: LocalCluster, number: int, timeout_s: float) -> int:
     cluster.state = before.model_copy(update={"nodes": nodes, "spec": spec})
     state.save(cluster.state)
     cluster.close_sessions()
-    pid, started = launch.spawn(cluster.state, new, flags=[f"{REPLACE_FLAG}={old.address}"])
+    cluster._provision()  # what the new node runs in, while the others run
+    pid, started = cluster._spawn(new, flags=[f"{REPLACE_FLAG}={old.address}"])
     recorded = new.model_copy(update={"pid": pid, "pid_start_time": started})
     cluster.state = cluster.state.model_copy(update={"nodes": [*others, recorded]})
     state.save(cluster.state)
@@ -137,4 +138,5 @@ def replace(cluster: LocalCluster, number: int, timeout_s: float) -> int:
         hint="see the nodes' logs/system.log",
         interval_s=1.0,
     )
+    cluster._drop_node(number)
     return new.number
