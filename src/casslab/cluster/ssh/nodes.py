@@ -3,6 +3,7 @@ cluster is ready, run nodetool there, stop it by PID plus start ticks."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import re
 import signal
 import time
@@ -126,17 +127,23 @@ def wait_ready(
     if len(nodes) < 2:
         return
     expected = {n.address for n in nodes}
+    unconverged = list(nodes)
+
+    def sees_all_up(node: Node) -> bool:
+        try:
+            out = status_of(node)
+        except ClusterError:
+            return False
+        seen = {m.group(3) for m in _STATUS_RE.finditer(out) if m.group(1, 2) == ("U", "N")}
+        return seen >= expected
 
     def ring_complete() -> bool | None:
-        for node in nodes:
-            try:
-                out = status_of(node)
-            except ClusterError:
-                return None
-            seen = {m.group(3) for m in _STATUS_RE.finditer(out) if m.group(1, 2) == ("U", "N")}
-            if not seen >= expected:
-                return None
-        return True
+        # Each `nodetool status` starts a JVM on its host (seconds of CPU): ask the hosts
+        # at once, and stop asking a node once it has seen every node UN.
+        with concurrent.futures.ThreadPoolExecutor(len(unconverged)) as pool:
+            verdicts = list(pool.map(sees_all_up, unconverged))
+        unconverged[:] = [n for n, ok in zip(unconverged, verdicts, strict=True) if not ok]
+        return True if not unconverged else None
 
     wait_for(
         ring_complete,
