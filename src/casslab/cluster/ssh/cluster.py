@@ -20,14 +20,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from casslab.cluster import admin, backend, distribution, node_config, presets, state
+from casslab.cluster import admin, backend, distribution, node_config, presets, ring_view, state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
 from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.heap import default_heap, heap_problem
 from casslab.cluster.local.launch import STATE_DIRS
 from casslab.cluster.model import ClusterSpec, ClusterState, Node, heap_mib
 from casslab.cluster.settings import normalize
-from casslab.cluster.ssh import deploy, nodes, render
+from casslab.cluster.ssh import deploy, nodes, readiness, render
 from casslab.cluster.ssh.node_capabilities import NO_CLOCK, RemoteProcesses, SshNodeHosts
 from casslab.cluster.ssh.ssh_state import SshHosts, SshNode
 from casslab.errors import CasslabError, ClusterError, ConfigError
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from casslab.remote.ssh import RemoteHost
 
 T = TypeVar("T")
-JMX_PORT = 7199  # every host has its own loopback: JMX stays on 127.0.0.1:7199
 
 
 def _refused(operation: str, name: str, instead: str) -> ClusterError:
@@ -166,7 +165,7 @@ class SshCluster:
             java_version=javas[0].version,
             heap=heap,
             directory=directory,
-            nodes=[_node(spec.name, k, h.host) for k, h in enumerate(hosts, start=1)],
+            nodes=[nodes.node_on(spec.name, k, h.host) for k, h in enumerate(hosts, start=1)],
             settings=settings,
             created_at=datetime.now(UTC),
             started_once=False,
@@ -288,6 +287,8 @@ class SshCluster:
     def start(self, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         """Write each node's files, start every node that is not running, wait until ready."""
         files = render.node_files(self.state)
+        logged_from: dict[int, int] = {}  # where each node's log was when it started
+        ring = ring_view.RingReader()
         try:
 
             def start_one(node: Node) -> None:
@@ -295,21 +296,28 @@ class SshCluster:
                     return
                 host = self.remote(node.number)
                 nodes.write_files(host, node, files[node.number])
+                logged_from[node.number] = readiness.log_size(host, node)
                 proc = nodes.start(host, self.state, node, self.ssh_node(node.number))
                 self._record(node.number, proc)
 
             _each(self.state.nodes, start_one)
-            nodes.wait_ready(
+            readiness.wait_ready(
                 self.name,
                 self.state.nodes,
                 self.node_alive,
-                lambda node: self.nodetool(node.number, "status", timeout_s=60),
                 lambda node: nodes.exited_at_startup(self.remote(node.number), node),
                 timeout_s,
+                status_of=lambda node: self.nodetool(node.number, "status", timeout_s=60),
+                log_of=lambda node: readiness.logged_since(
+                    self.remote(node.number), node, logged_from.get(node.number, 0)
+                ),
+                ring_members=lambda node: ring(node.address, node.native_port),
             )
         except BaseException:
             self.stop(deadline_s=0.0)
             raise
+        finally:
+            ring.close()
 
     def stop(self, deadline_s: float = 30.0) -> list[int]:
         """Stop every node (SIGTERM to its group, SIGKILL after ``deadline_s``); returns the
@@ -480,16 +488,3 @@ class SshCluster:
 
     def _save(self) -> None:
         state.save(self.state)
-
-
-def _node(cluster: str, number: int, host: Any) -> Node:
-    return Node(
-        number=number,
-        address=host.address,
-        native_port=9042,
-        storage_port=7000,
-        jmx_port=JMX_PORT,
-        directory=Path(host.base_dir) / "clusters" / cluster / f"node{number}",
-        datacenter=host.dc,
-        rack=host.rack,
-    )

@@ -1,12 +1,11 @@
-"""A node's JVM on its host over SSH: write its files, start it detached, wait until the
-cluster is ready, run nodetool there, stop it by PID plus start ticks."""
+"""A node's JVM on its host over SSH: write its files, start it detached, run nodetool
+there, stop it by PID plus start ticks (readiness: :mod:`casslab.cluster.ssh.readiness`)."""
 
 from __future__ import annotations
 
-import re
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,15 +14,32 @@ from casslab.cluster.backend import NodeView
 from casslab.cluster.local.launch import STATE_DIRS
 from casslab.cluster.model import ClusterState, Node, NodeStatus, heap_mib
 from casslab.cluster.ssh.ssh_state import SshNode
-from casslab.cluster.wait import port_open, startup_reason, wait_for
+from casslab.cluster.wait import port_open, startup_reason
 from casslab.errors import ClusterError, RemoteError
+from casslab.remote.inventory import HostSpec
 from casslab.remote.remote_records import RemoteProcess
 
 if TYPE_CHECKING:
     from casslab.remote.ssh import RemoteHost
 
-_STATUS_RE = re.compile(r"^([UD])([NLJM])\s+(\d+\.\d+\.\d+\.\d+)", re.MULTILINE)
 STOP_POLL_S = 0.25
+
+
+JMX_PORT = 7199  # every host has its own loopback: JMX stays on 127.0.0.1:7199
+
+
+def node_on(cluster: str, number: int, host: HostSpec) -> Node:
+    """Node ``number`` of ``cluster``, on ``host`` (the only node there)."""
+    return Node(
+        number=number,
+        address=host.address,
+        native_port=9042,
+        storage_port=7000,
+        jmx_port=JMX_PORT,
+        directory=Path(host.base_dir) / "clusters" / cluster / f"node{number}",
+        datacenter=host.dc,
+        rack=host.rack,
+    )
 
 
 def remote_process(ssh_node: SshNode) -> RemoteProcess | None:
@@ -90,60 +106,6 @@ def exited_at_startup(host: RemoteHost, node: Node) -> ClusterError:
     return ClusterError(
         f"{lead}node {node.number} on host {host.host.label} exited during start-up; last "
         f"lines of {node.log_file} (or {node.stdout_file}) there:\n{last}"
-    )
-
-
-def wait_ready(
-    name: str,
-    nodes: Sequence[Node],
-    alive: Callable[[Node], bool],
-    status_of: Callable[[Node], str],
-    on_exit: Callable[[Node], ClusterError],
-    timeout_s: float,
-) -> None:
-    """Ready: every JVM alive, its CQL port answers from here, and every node sees every
-    node UP and NORMAL (``status_of``: ``nodetool status`` on a node's host)."""
-    deadline = time.monotonic() + timeout_s
-    pending = {n.number for n in nodes}
-
-    def listening() -> bool | None:
-        for node in nodes:
-            if node.number not in pending:
-                continue
-            if not alive(node):
-                raise on_exit(node)
-            if port_open(node.address, node.native_port):
-                pending.discard(node.number)
-        return True if not pending else None
-
-    wait_for(
-        listening,
-        what=f"node(s) {sorted(pending)} of cluster {name!r} to answer CQL",
-        limit_s=max(1.0, deadline - time.monotonic()),
-        hint="see each node's system.log (`casslab logs N`)",
-        interval_s=1.0,
-    )
-    if len(nodes) < 2:
-        return
-    expected = {n.address for n in nodes}
-
-    def ring_complete() -> bool | None:
-        for node in nodes:
-            try:
-                out = status_of(node)
-            except ClusterError:
-                return None
-            seen = {m.group(3) for m in _STATUS_RE.finditer(out) if m.group(1, 2) == ("U", "N")}
-            if not seen >= expected:
-                return None
-        return True
-
-    wait_for(
-        ring_complete,
-        what=f"every node of {name!r} to see all {len(nodes)} nodes UN",
-        limit_s=max(1.0, deadline - time.monotonic()),
-        hint="gossip did not converge; see the nodes' system.log (`casslab logs N`)",
-        interval_s=1.0,
     )
 
 
