@@ -285,6 +285,11 @@ pub struct VectorFiles {
     /// Base row `i` is written as key `i + key_offset`.
     #[serde(default = "defaults::key_offset")]
     pub key_offset: i64,
+    /// Search while loading: the table holds base rows `[0, n)` before the run (0: none);
+    /// the run's acknowledged base-vector writes add to them and recall@k is counted
+    /// against the ground truth restricted to the rows held. Absent: the full truth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preloaded_rows: Option<u64>,
 }
 
 // ---------------------------------------------------------------- load shape

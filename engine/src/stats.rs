@@ -38,6 +38,9 @@ pub struct OpAcc {
     /// ANN queries by how many of their k true neighbours came back (index: hits); empty
     /// for operations that count no recall.
     pub recall_hits: Vec<u64>,
+    /// Search while loading: ANN queries that could not be judged (the ground truth's
+    /// depth ran out before k inserted neighbours); not in `recall_hits`.
+    pub recall_unjudged: u64,
 }
 
 impl Default for OpAcc {
@@ -60,6 +63,7 @@ impl OpAcc {
             applied: 0,
             not_applied: 0,
             recall_hits: Vec::new(),
+            recall_unjudged: 0,
         }
     }
 
@@ -113,6 +117,7 @@ impl OpAcc {
         for (a, b) in self.recall_hits.iter_mut().zip(&other.recall_hits) {
             *a += b;
         }
+        self.recall_unjudged += other.recall_unjudged;
     }
 
     pub fn reset(&mut self) {
@@ -127,6 +132,7 @@ impl OpAcc {
         self.applied = 0;
         self.not_applied = 0;
         self.recall_hits.iter_mut().for_each(|n| *n = 0);
+        self.recall_unjudged = 0;
     }
 
     pub fn stats(&self, duration_s: f64) -> OpStats {
@@ -154,6 +160,7 @@ impl OpAcc {
             response: latency_stats(&self.response),
             service: latency_stats(&self.service),
             recall: recall_stats(&self.recall_hits),
+            recall_unjudged: self.recall_unjudged,
         }
     }
 }

@@ -9,6 +9,9 @@
 
 use std::fs::File;
 
+mod inserted;
+pub use inserted::Inserted;
+
 use memmap2::Mmap;
 use scylla::value::CqlValue;
 
@@ -87,6 +90,9 @@ pub struct Vectors {
     pub queries: VecsFile,
     pub truth: VecsFile,
     pub key_offset: i64,
+    /// Search while loading (spec `vectors.preloaded_rows`): the rows the table holds,
+    /// recall counted against them. `None`: against the full ground truth.
+    pub inserted: Option<Inserted>,
 }
 
 impl Vectors {
@@ -115,11 +121,23 @@ impl Vectors {
                 files.ground_truth, truth.rows, queries.rows
             ));
         }
+        let inserted = match files.preloaded_rows {
+            Some(n) if n as usize > base.rows => {
+                return Err(format!(
+                    "vectors.preloaded_rows {n} is more than the {} base vectors of {:?}; \
+                     the table holds at most all of them",
+                    base.rows, files.base
+                ))
+            }
+            Some(n) => Some(Inserted::new(base.rows, n as usize)),
+            None => None,
+        };
         Ok(Vectors {
             base,
             queries,
             truth,
             key_offset: files.key_offset,
+            inserted,
         })
     }
 
@@ -141,6 +159,29 @@ impl Vectors {
     /// How many of query `row`'s `k` true nearest neighbours are among the `found` keys.
     pub fn hits(&self, row: usize, found: &[i64], k: usize) -> u32 {
         hits(&self.truth.ints(row), found, k, self.key_offset)
+    }
+
+    /// Query `row`'s recall@k as hits out of `k`: against the full ground truth, or
+    /// (search while loading) against the rows inserted so far; `None`: the query cannot
+    /// be judged (see `inserted`).
+    #[inline]
+    pub fn judge(&self, row: usize, found: &[i64], k: usize) -> Option<u32> {
+        match &self.inserted {
+            None => Some(self.hits(row, found, k)),
+            Some(held) => {
+                inserted::restricted_hits(&self.truth.ints(row), found, k, self.key_offset, held)
+            }
+        }
+    }
+
+    /// An acknowledged write of `key`'s base vector (search while loading only).
+    #[inline]
+    pub fn inserted_key(&self, key: i64) {
+        if let Some(held) = &self.inserted {
+            if let Ok(row) = usize::try_from(key - self.key_offset) {
+                held.mark(row);
+            }
+        }
     }
 }
 
@@ -207,6 +248,7 @@ mod tests {
             ground_truth: p("g"),
             dimension: 2,
             key_offset: 1,
+            preloaded_rows: None,
         };
         let v = Vectors::open(&files).unwrap();
         assert_eq!((v.base.rows, v.queries.rows, v.truth.dim), (2, 1, 2));
@@ -215,6 +257,33 @@ mod tests {
         assert_eq!(v.base_value(3), float_vector(vec![1.0, 0.5]), "wraps");
         assert_eq!(v.query_row(5), 0);
         assert_eq!(v.hits(0, &[2, 1], 2), 2);
+        assert_eq!(
+            v.judge(0, &[2, 1], 2),
+            Some(2),
+            "no inserted rows kept: full truth"
+        );
+        v.inserted_key(2); // a no-op without search while loading
+        let loading = Vectors::open(&VectorFiles {
+            preloaded_rows: Some(1),
+            ..files.clone()
+        })
+        .unwrap();
+        // row 0 held before: min(k, 1) = 1 neighbour, row 0 (key 1)
+        assert_eq!(loading.judge(0, &[1], 2), Some(2));
+        assert_eq!(loading.judge(0, &[2], 2), Some(0));
+        loading.inserted_key(2);
+        loading.inserted_key(0); // below the offset: no row
+        assert_eq!(loading.inserted.as_ref().unwrap().count(), 2);
+        assert_eq!(loading.judge(0, &[2, 1], 2), Some(2));
+        let e = Vectors::open(&VectorFiles {
+            preloaded_rows: Some(3),
+            ..files.clone()
+        })
+        .unwrap_err();
+        assert!(
+            e.contains("preloaded_rows 3 is more than the 2 base vectors"),
+            "{e}"
+        );
         let wrong = VectorFiles {
             dimension: 3,
             ..files.clone()

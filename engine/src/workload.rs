@@ -91,6 +91,9 @@ pub struct OpPlan {
     pub condition_binds: Vec<usize>,
     /// An ANN search whose recall@k is counted.
     pub recall_k: Option<u32>,
+    /// A write of a `base_vector`: its acknowledgement inserts the key's base row (search
+    /// while loading).
+    pub writes_base_vector: bool,
 }
 
 /// Everything about the workload that does not talk to the cluster.
@@ -161,6 +164,11 @@ impl Workload {
                 conditional: op.conditional,
                 condition_binds: op.condition_binds.clone(),
                 recall_k: op.recall_k,
+                writes_base_vector: op.kind == OpKind::Write
+                    && op
+                        .statements
+                        .iter()
+                        .any(|s| s.binds.iter().any(|g| g.kind == GenKind::BaseVector)),
             })
             .collect();
         let weights: Vec<f64> = spec.operations.iter().map(|o| o.weight).collect();

@@ -36,6 +36,8 @@ pub(super) struct Outcome {
     applied: Option<bool>,
     /// An ANN search: how many of its k true nearest neighbours came back.
     recall_hits: Option<u32>,
+    /// Search while loading: an ANN search that could not be judged.
+    recall_unjudged: bool,
 }
 
 pub(super) enum OpError {
@@ -259,7 +261,8 @@ impl Engine {
         out.rows = rows.rows_num() as u64;
         if let (Some(k), Some(v)) = (plan.recall_k, &self.workload.vectors) {
             let found = found_keys(&rows)?;
-            out.recall_hits = Some(v.hits(v.query_row(cycle), &found, k as usize));
+            out.recall_hits = v.judge(v.query_row(cycle), &found, k as usize);
+            out.recall_unjudged = out.recall_hits.is_none();
             return Ok(out);
         }
         if matches!(plan.kind, OpKind::Read | OpKind::CounterRead) && out.rows == 0 {
@@ -320,6 +323,7 @@ impl Engine {
                 if let (Some(h), Some(k)) = (o.recall_hits, self.workload.ops[op].recall_k) {
                     acc.record_recall(h, k);
                 }
+                acc.recall_unjudged += o.recall_unjudged as u64;
                 match o.applied {
                     Some(true) => acc.applied += 1,
                     Some(false) => acc.not_applied += 1,
@@ -331,6 +335,11 @@ impl Engine {
                 }
                 if self.workload.ops[op].kind == OpKind::Write {
                     s.acknowledged(key);
+                }
+                if self.workload.ops[op].writes_base_vector {
+                    if let Some(v) = &self.workload.vectors {
+                        v.inserted_key(key);
+                    }
                 }
             }
             Err(e) => {

@@ -43,6 +43,14 @@ pub struct OpStats {
     /// ANN searches (`recall_k`): recall@k of the successful queries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recall: Option<RecallStats>,
+    /// Search while loading: ANN queries that could not be judged against the rows
+    /// inserted so far (the ground truth's depth ran out); not counted in `recall`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub recall_unjudged: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Recall@k of ANN queries: per query, the share of its k true nearest neighbours the

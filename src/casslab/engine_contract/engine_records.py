@@ -93,6 +93,9 @@ class OpStats(Record):
     response: LatencyStats
     service: LatencyStats
     recall: RecallStats | None = None  # ANN searches (recall_k) only
+    # search while loading: ANN queries that could not be judged against the rows inserted
+    # so far (the ground truth's depth ran out first); not counted in recall
+    recall_unjudged: int = 0
 
 
 class IntervalRecord(Record):

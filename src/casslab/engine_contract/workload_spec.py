@@ -582,6 +582,10 @@ class VectorFiles(Record):
     ground_truth: str
     dimension: int = Field(ge=1)
     key_offset: int = 1
+    # search while loading: the table holds base rows [0, n) before the run (0: none); the
+    # run's acknowledged base-vector writes add to them and recall@k is counted against
+    # the ground truth restricted to the rows held. None: the full ground truth.
+    preloaded_rows: int | None = Field(default=None, ge=0)
 
 
 def _check_vectors(spec: WorkloadSpec) -> None:

@@ -66,6 +66,7 @@ _SUMMED = (
     "mismatches",
     "applied",
     "not_applied",
+    "recall_unjudged",
 )
 
 

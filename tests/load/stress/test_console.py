@@ -7,6 +7,7 @@ import pytest
 from casslab.engine_contract.engine_records import (
     RampStep,
 )
+from casslab.engine_contract.recall import recall_stats
 from casslab.load.stress import console as render
 from summary_literals import READ, SLOW, TOTAL, WRITE, interval, summary
 
@@ -92,6 +93,26 @@ def test_lwt_outcomes_are_shown_per_conditional_operation() -> None:
         "Total operation time      : 00:00:10",
     ]
     assert not any(line.startswith("LWT") for line in render.stress_results(summary()))
+
+
+def test_recall_lines_count_judged_and_unjudged_queries() -> None:
+    """Search while loading: the recall of the judged queries, and the unjudged apart."""
+    recall = recall_stats([0, 0, 1, 3])  # k = 3: one query found 2, three found 3
+    assert recall is not None
+    ann = READ.model_copy(update={"recall": recall})
+    assert render.recall_lines(summary(ops={"ann": ann})) == [
+        "Recall@3 ann              :     0.9167 mean, 0.67 p5, 0.67 p1 (4 queries)"
+    ]
+    loading = ann.model_copy(update={"recall_unjudged": 7})
+    assert render.recall_lines(summary(ops={"ann": loading})) == [
+        "Recall@3 ann              :     0.9167 mean, 0.67 p5, 0.67 p1 (4 judged, 7 unjudged"
+        " queries)"
+    ]
+    none_judged = READ.model_copy(update={"recall_unjudged": 2})
+    assert render.recall_lines(summary(ops={"ann": none_judged})) == [
+        "Recall ann                :          - (0 judged, 2 unjudged queries)"
+    ]
+    assert render.recall_lines(summary()) == []
 
 
 def test_ramp_lines() -> None:

@@ -167,3 +167,25 @@ def test_the_index_ranks_by_the_datasets_similarity(dataset: Path) -> None:
         synthetic.replace("column: v", "column: v\n  similarity: EUCLIDEAN")
     )
     assert spec(dataset, "user profile=p.yaml ops(ann=1) n=10").vectors is not None
+
+
+def test_a_run_that_inserts_and_searches_searches_while_loading(
+    dataset: Path, tmp_path: Path
+) -> None:
+    """ops(insert=1,ann=1) counts recall against the rows inserted (an empty table unless
+    vectors: loaded: says how many it holds); a search or a load alone keeps the full truth."""
+    mixed = spec(dataset, "user profile=p.yaml ops(insert=1,ann=1) n=100")
+    assert mixed.vectors is not None
+    assert mixed.vectors.preloaded_rows == 0
+    for line in ("ops(ann=1)", "ops(insert=1)", "ops(insert=1,filtered=1)"):
+        alone = spec(dataset, f"user profile=p.yaml {line} n=100")
+        assert alone.vectors is not None
+        assert alone.vectors.preloaded_rows is None, line
+    loaded = PROFILE.replace("dataset: s_base.fvecs\n", "dataset: s_base.fvecs\n  loaded: 100\n")
+    (tmp_path / "p.yaml").write_text(loaded)
+    rewrites = spec(tmp_path, "user profile=p.yaml ops(insert=1,ann=1) n=100")
+    assert rewrites.vectors is not None
+    assert rewrites.vectors.preloaded_rows == 100
+    (tmp_path / "p.yaml").write_text(loaded.replace("loaded: 100", "loaded: 101"))
+    with pytest.raises(DatasetError, match=r"vectors.loaded is 101, but .* has 100 base vectors"):
+        spec(tmp_path, "user profile=p.yaml ops(insert=1,ann=1) n=100")

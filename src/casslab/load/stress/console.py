@@ -278,13 +278,20 @@ def recall_lines(summary: SummaryRecord) -> list[str]:
     lines = []
     for name, stats in sorted(summary.ops.items()):
         r = stats.recall
+        unjudged = stats.recall_unjudged
+        if r is None and not unjudged:
+            continue
         if r is None:
+            label = f"Recall {display_name(name)}"
+            lines.append(f"{label:<26}: {'-':>10} (0 judged, {unjudged:,} unjudged queries)")
             continue
         label = f"Recall@{r.k} {display_name(name)}"
-        lines.append(
-            f"{label:<26}: {r.mean:>10.4f} mean, {r.p5:.2f} p5, {r.p1:.2f} p1 "
-            f"({r.queries:,} queries)"
+        counted = (
+            f"{r.queries:,} judged, {unjudged:,} unjudged queries"
+            if unjudged
+            else f"{r.queries:,} queries"
         )
+        lines.append(f"{label:<26}: {r.mean:>10.4f} mean, {r.p5:.2f} p5, {r.p1:.2f} p1 ({counted})")
     return lines
 
 

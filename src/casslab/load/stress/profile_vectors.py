@@ -10,12 +10,21 @@ floats, and its ANN queries count recall@k against the dataset's ground truth::
                                # synthetic clustered set with exact ground truth
       count: 20000             # synthetic only: base vectors (queries: 1000, depth 100)
       similarity: COSINE       # synthetic only: COSINE, DOT_PRODUCT or EUCLIDEAN
+      loaded: 0                # search while loading: base vectors (keys 1..loaded) the
+                               # table holds when a run mixing insert and ANN starts
 
 Base vector ``i`` is written as partition key ``i + 1``: the key is one ``bigint`` (or
 ``int``) column, and ``insert`` with keys ``1..count`` (``n=count``) writes the whole
 set. A query ``SELECT key FROM t ORDER BY col ANN OF ? LIMIT k`` binds query vector
 ``cycle mod queries`` and counts recall@k; with a ``WHERE`` predicate (filtered search)
 it runs the same way but counts no recall (the ground truth is of the whole set).
+
+A run whose operations both insert base vectors and count recall (``ops(insert=1,ann=1)``)
+searches while loading: recall@k is counted as the field counts it, against the true
+neighbours already inserted (those of keys ``1..loaded`` plus the inserts this run saw
+acknowledged), and a query whose stored neighbours run out before k inserted ones is
+counted apart as unjudged. ``loaded`` defaults to 0 (a fresh table); after a full load,
+searching under rewrites, set it to the count loaded.
 """
 
 from __future__ import annotations
@@ -50,6 +59,7 @@ class VectorSpec(Record):
     dataset: str | None = None
     count: int = Field(default=DEFAULT_COUNT, ge=1, le=10_000_000)
     similarity: Similarity = Similarity.COSINE
+    loaded: int = Field(default=0, ge=0)
 
 
 def check_version(version: str, source: str) -> None:
@@ -79,7 +89,8 @@ def parse_vectors(raw: Any, source: str) -> VectorSpec | None:
         where = ".".join(str(p) for p in first["loc"])
         raise WorkloadSyntaxError(
             f"user profile {source}: vectors.{where}: {first['msg']} (column: names the "
-            "vector column; similarity: COSINE, DOT_PRODUCT or EUCLIDEAN)"
+            "vector column; similarity: COSINE, DOT_PRODUCT or EUCLIDEAN; loaded: the base "
+            "vectors the table holds before a run that inserts and searches)"
         ) from None
 
 
@@ -211,4 +222,25 @@ def vector_files(
         ground_truth=str(files.ground_truth),
         dimension=files.dimension,
         key_offset=KEY_OFFSET,
+        preloaded_rows=_preloaded_rows(spec, operations, files.count, writes, where, source),
     )
+
+
+def _preloaded_rows(
+    spec: VectorSpec,
+    operations: list[Operation],
+    count: int,
+    writes: bool,
+    where: str,
+    source: str,
+) -> int | None:
+    """Search while loading: the rows the table holds before a run that both inserts base
+    vectors and counts recall (``loaded:``, 0 by default); None for any other run (recall
+    against the full ground truth)."""
+    if spec.loaded > count:
+        raise DatasetError(
+            f"user profile {source}: vectors.loaded is {spec.loaded}, but {where} has "
+            f"{count} base vectors; the table holds at most all of them: loaded: {count} or less"
+        )
+    searches = any(op.recall_k is not None for op in operations)
+    return spec.loaded if writes and searches else None
