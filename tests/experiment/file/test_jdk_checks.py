@@ -132,3 +132,15 @@ def test_the_sections_jdk_is_checked_with_its_version(jdk_17: Path) -> None:
     assert problems_of(f"{{nodes: 1, version: 5.0.9, java_home: {jdk_17}, heap: 1}}") == [
         "cluster.heap: expected a string, got 1"
     ]
+
+
+def test_the_sections_jdk_is_checked_with_the_default_version_and_node_versions() -> None:
+    if not (JDK_25 / "bin" / "java").is_file():
+        pytest.skip(f"no JDK 25 at {JDK_25}")
+    from casslab.cluster.distribution import DEFAULT_VERSION
+
+    problems = problems_of(f"{{nodes: 2, java_home: {JDK_25}, node_versions: {{2: 5.0.8}}}}")
+    assert [p.partition(" needs")[0] for p in problems] == [
+        f"cluster.java_home: Cassandra {DEFAULT_VERSION}",
+        "cluster.java_home: Cassandra 5.0.8",
+    ]

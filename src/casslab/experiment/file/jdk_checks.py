@@ -120,7 +120,7 @@ def section_version_problems(data: Mapping[str, Any]) -> list[str]:
     if isinstance(home, str) and home.startswith("/"):  # else the model says what it takes
         levels = factors.get("cluster.version") if isinstance(factors, Mapping) else None
         versions: list[str | None] = [str(v) for v in levels] if isinstance(levels, list) else []
-        versions += [v for v in wanted.values() if v != "None"] or ([] if versions else [None])
+        versions += [None if v == "None" else v for v in wanted.values()]  # None: the default
         return [f"cluster.java_home: {p}" for p in java_home_level_problems(home, versions)]
     java = _found_jdk() if any(VERSION_FORM.fullmatch(v) for v in wanted.values()) else None
     if java is None:
