@@ -5,12 +5,14 @@ bootstrap ``COMPLETED``) or ``system.peers_v2`` (for a peer) holds its tokens: C
 writes a peer's tokens there when the peer turns NORMAL, and reloads them from there on a
 restart, as nodetool's ``N`` does. That a peer is UP is not in any table: the start reads
 it from the node's log (``InetAddress /X is now UP``). One CQL query per node replaces a
-``nodetool status``, a JVM of its own (1-3 s on two cores).
+``nodetool status``, a JVM of its own (1-3 s on two cores); its output and the log lines
+are read here too, for every backend.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -18,6 +20,23 @@ from typing import Any
 from casslab.cluster.admin import Sessions
 from casslab.cqlaccess import CqlAccess
 from casslab.record import Record
+
+_PEER_UP = re.compile(r"InetAddress /(\d+\.\d+\.\d+\.\d+)(?::\d+)? is now UP")
+_STATUS_RE = re.compile(r"^([UD])([NLJM])\s+(\d+\.\d+\.\d+\.\d+)", re.MULTILINE)
+# How long the logs may stay silent about a peer before nodetool is asked anyway: the
+# log lines only save nodetool rounds, nodetool decides (a log format of another
+# version, a line rotated away).
+LOGGED_UP_LIMIT_S = 10.0
+
+
+def peers_logged_up(log_text: str) -> set[str]:
+    """The addresses a node's log says it saw UP (pure)."""
+    return {m.group(1) for m in _PEER_UP.finditer(log_text)}
+
+
+def ring_by_nodetool(status_text: str) -> set[str]:
+    """The addresses ``nodetool status`` shows UP and NORMAL (pure)."""
+    return {m.group(3) for m in _STATUS_RE.finditer(status_text) if m.group(1, 2) == ("U", "N")}
 
 
 class LocalRow(Record):

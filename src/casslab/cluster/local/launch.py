@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
-import re
 import subprocess
 import threading
 import time
@@ -23,13 +22,13 @@ from casslab.cluster import class_share, jvm, node_config, row_overhead
 from casslab.cluster import clock_skew as skew
 from casslab.cluster.model import ClusterState, Node, heap_mib
 from casslab.cluster.processes import create_time, stop_group
+from casslab.cluster.ring_view import LOGGED_UP_LIMIT_S, peers_logged_up, ring_by_nodetool
 from casslab.cluster.tokens import initial_tokens, tokens_by_datacenter
 from casslab.cluster.wait import LogWatcher, port_free, port_open, startup_reason, tail, wait_for
 from casslab.errors import ClusterError
 from casslab.net.topology import Placement, rackdc_properties
 
 CQL_READY_LINE = "Starting listening for CQL clients"
-_STATUS_RE = re.compile(r"^([UD])([NLJM])\s+(\d+\.\d+\.\d+\.\d+)", re.MULTILINE)
 # A node's state on disk: what a wipe deletes (the node then starts empty).
 STATE_DIRS = ("data_dir", "commitlog_dir", "hints_dir", "saved_caches_dir", "cdc_dir")
 
@@ -257,13 +256,6 @@ def wait_ready(
         )
 
 
-_PEER_UP = re.compile(r"InetAddress /(\d+\.\d+\.\d+\.\d+)(?::\d+)? is now UP")
-# How long the logs may stay silent about a peer before nodetool is asked anyway: the
-# log lines only save nodetool rounds, nodetool decides (a log format of another
-# version, a line rotated away).
-_LOGGED_UP_LIMIT_S = 10.0
-
-
 class _StartLog:
     """What a starting node's system.log said: CQL listens, and the peers it saw UP."""
 
@@ -276,17 +268,15 @@ class _StartLog:
         for line in self.watcher.new_lines():
             if CQL_READY_LINE in line:
                 self.listening = True
-            found = _PEER_UP.search(line)
-            if found:
-                self.peers_up.add(found.group(1))
+            self.peers_up |= peers_logged_up(line)
 
 
 def _wait_peers_logged_up(
     nodes: Sequence[Node], logs: Mapping[int, _StartLog], deadline: float
 ) -> bool:
     """Until every node's log says every other node is UP (True), or
-    ``_LOGGED_UP_LIMIT_S`` (False)."""
-    until = min(deadline, time.monotonic() + _LOGGED_UP_LIMIT_S)
+    ``LOGGED_UP_LIMIT_S`` (False)."""
+    until = min(deadline, time.monotonic() + LOGGED_UP_LIMIT_S)
     addresses = {n.number: n.address for n in nodes}
     while time.monotonic() < until:
         missing = False
@@ -314,7 +304,7 @@ def _ring_complete(
             out = nodetool_status(node)
         except ClusterError:
             return set()
-        return {m.group(3) for m in _STATUS_RE.finditer(out) if m.group(1, 2) == ("U", "N")}
+        return ring_by_nodetool(out)
 
     def view(node: Node) -> set[str]:
         if ring_members is not None:

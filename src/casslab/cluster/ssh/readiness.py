@@ -7,28 +7,24 @@ was when the node started: one ``tail -c`` over the open SSH connection, no JVM)
 own tables, over CQL from here (:mod:`casslab.cluster.ring_view`), confirm NORMAL.
 ``nodetool status``, a JVM of its own on the node's host on every call (seconds of CPU on
 two cores), decides only for a node whose log did not say so within
-:data:`LOGGED_UP_LIMIT_S`, or whose tables could not be read.
+:data:`~casslab.cluster.ring_view.LOGGED_UP_LIMIT_S`, or whose tables could not be read.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
-import re
 import time
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING
 
 from casslab.cluster.model import Node
+from casslab.cluster.ring_view import LOGGED_UP_LIMIT_S, peers_logged_up, ring_by_nodetool
 from casslab.cluster.wait import port_open, wait_for
 from casslab.errors import ClusterError, RemoteError
 
 if TYPE_CHECKING:
     from casslab.remote.ssh import RemoteHost
-
-_STATUS_RE = re.compile(r"^([UD])([NLJM])\s+(\d+\.\d+\.\d+\.\d+)", re.MULTILINE)
-_PEER_UP = re.compile(r"InetAddress /(\d+\.\d+\.\d+\.\d+)(?::\d+)? is now UP")
-LOGGED_UP_LIMIT_S = 10.0  # how long the logs may stay silent before nodetool is asked
 
 
 def log_size(host: RemoteHost, node: Node) -> int:
@@ -40,16 +36,6 @@ def log_size(host: RemoteHost, node: Node) -> int:
         return 0
     text = result.stdout.strip()
     return int(text) if result.exit_code == 0 and text.isdigit() else 0
-
-
-def peers_logged_up(log_text: str) -> set[str]:
-    """The addresses a node's log says it saw UP (pure)."""
-    return {m.group(1) for m in _PEER_UP.finditer(log_text)}
-
-
-def ring_by_nodetool(status_text: str) -> set[str]:
-    """The addresses ``nodetool status`` shows UP and NORMAL (pure)."""
-    return {m.group(3) for m in _STATUS_RE.finditer(status_text) if m.group(1, 2) == ("U", "N")}
 
 
 def logged_since(host: RemoteHost, node: Node, offset: int) -> str:
