@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from casslab.host.cpu_allowance import (
     cgroup_of,
+    cpu_max_cores,
     cpus_allowed,
     process_cpu_s,
     quota_cores,
@@ -43,3 +46,17 @@ def test_this_process_has_used_some_cpu() -> None:
     before = process_cpu_s(os.getpid())
     sum(i * i for i in range(300_000))
     assert process_cpu_s(os.getpid()) >= before > 0
+
+
+@pytest.mark.parametrize(
+    ("text", "cpus"),
+    [
+        ("50000 100000\n", 0.5),  # half a CPU
+        ("150000 100000\n", 1.5),
+        ("25000 50000\n", 0.5),  # another period, the same share
+        ("max 100000\n", None),  # no quota
+        ("200000\n", 2.0),  # the period left out: the kernel's default 100 ms
+    ],
+)
+def test_cpu_max_cores(text: str, cpus: float | None) -> None:
+    assert cpu_max_cores(text) == cpus

@@ -12,7 +12,6 @@ from casslab.metrics.cgroup_stats import (
     count_lines,
     interval_values,
     parse_blkio_v1,
-    parse_cpu_max_v2,
     parse_flat_keyed,
     parse_io_stat_v2,
     parse_memory_limit,
@@ -63,20 +62,6 @@ def test_parse_flat_keyed() -> None:
 )
 def test_parse_memory_limit(text: str, limit: int | None) -> None:
     assert parse_memory_limit(text) == limit
-
-
-@pytest.mark.parametrize(
-    ("text", "cpus"),
-    [
-        ("50000 100000\n", 0.5),  # half a CPU
-        ("150000 100000\n", 1.5),
-        ("25000 50000\n", 0.5),  # another period, the same share
-        ("max 100000\n", None),  # no quota
-        ("200000\n", 2.0),  # the period left out: the kernel's default 100 ms
-    ],
-)
-def test_parse_cpu_max_v2(text: str, cpus: float | None) -> None:
-    assert parse_cpu_max_v2(text) == cpus
 
 
 @pytest.mark.parametrize(

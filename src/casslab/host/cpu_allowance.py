@@ -33,6 +33,13 @@ def quota_cores(quota: str, period: str) -> float | None:
     return int(quota) / int(period)
 
 
+def cpu_max_cores(text: str) -> float | None:
+    """Cores a v2 cgroup's ``cpu.max`` allows (``50000 100000``: half a core; ``max``: no
+    quota; the period left out: the kernel's default 100 ms)."""
+    quota, _, period = text.strip().partition(" ")
+    return quota_cores(quota, period or "100000")
+
+
 def _quota_of(version: int, path: str) -> float | None:
     try:
         if version == 1:
@@ -40,8 +47,7 @@ def _quota_of(version: int, path: str) -> float | None:
             return quota_cores(
                 (base / "cpu.cfs_quota_us").read_text(), (base / "cpu.cfs_period_us").read_text()
             )
-        quota, _, period = (CGROUP_ROOT / path.lstrip("/") / "cpu.max").read_text().partition(" ")
-        return quota_cores(quota, period or "100000")
+        return cpu_max_cores((CGROUP_ROOT / path.lstrip("/") / "cpu.max").read_text())
     except (OSError, ValueError):
         return None  # no cpu controller there: no quota casslab can see
 

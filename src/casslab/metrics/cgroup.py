@@ -13,13 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from casslab.errors import ConfigError
-from casslab.host.cpu_allowance import quota_cores
+from casslab.host.cpu_allowance import cpu_max_cores, quota_cores
 from casslab.metrics.cgroup_stats import (
     CgroupReading,
     count_lines,
     interval_values,
     parse_blkio_v1,
-    parse_cpu_max_v2,
     parse_flat_keyed,
     parse_io_stat_v2,
     parse_memory_limit,
@@ -173,7 +172,7 @@ def read_cgroup(paths: CgroupPaths) -> CgroupReading:
     if quota_text is None:
         cpu_limit = None
     elif v2:
-        cpu_limit = parse_cpu_max_v2(quota_text)
+        cpu_limit = cpu_max_cores(quota_text)
     else:
         cpu_limit = None if period_text is None else quota_cores(quota_text, period_text)
     pids = _int(paths.pids)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from casslab.host.cpu_allowance import quota_cores
 from casslab.metrics.rates import busy_pct, rate_per_s
 
 UNLIMITED_V1_BYTES = 1 << 62
@@ -36,14 +35,6 @@ def parse_memory_limit(text: str) -> int | None:
         return None
     limit = int(value)
     return None if limit >= UNLIMITED_V1_BYTES else limit
-
-
-def parse_cpu_max_v2(text: str) -> float | None:
-    """The CPUs a v2 cgroup's own ``cpu.max`` (``50000 100000``: half a CPU) allows; None
-    for ``max`` (no quota). v1 has two files, read by
-    :func:`casslab.host.cpu_allowance.quota_cores`."""
-    quota, _, period = text.strip().partition(" ")
-    return quota_cores(quota, period or "100000")
 
 
 def parse_blkio_v1(text: str) -> tuple[int, int]:
