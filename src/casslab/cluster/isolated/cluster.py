@@ -194,13 +194,14 @@ class IsolatedCluster(LocalCluster):
         lacks them: a node that joins; a restarted one still has both."""
         record = self.isolated
         cgroups = self._cgroups()
+        device = self._io_device()
         present = set(network.namespaces_of(record.cluster_id))
         for node in self.state.nodes:
             if self.node_alive(node):
                 continue
             if record.bridge is not None and node.netns not in present:
                 network.create_node(record.bridge, record.cluster_id, node.number, node.address)
-            cgroups.create(node.number, record.limits, self._io_device())
+            cgroups.create(node.number, record.limits, device)
 
     def _provision_network(self) -> None:
         """The bridges (one, or one per datacenter), every node's namespace on its site's
