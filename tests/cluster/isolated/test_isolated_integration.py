@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -31,14 +30,12 @@ from casslab.metrics.sources import build_sources, targets_from_nodes
 from casslab.metrics.store import ParquetSink, load
 from casslab.paths import clusters_root
 from cli_entry import NEEDS_ENGINE, casslab, flat
+from netns_marks import NEEDS_NETNS
 
 pytestmark = [
     pytest.mark.integration,
     *NEEDS_ENGINE,
-    pytest.mark.skipif(os.geteuid() != 0, reason="namespaces and cgroups need root"),
-    pytest.mark.skipif(
-        not (shutil.which("ip") and shutil.which("nsenter")), reason="needs ip and nsenter"
-    ),
+    *NEEDS_NETNS,
 ]
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,14 +26,12 @@ from casslab.faults.kinds.upgrade.upgrade_operation import UPGRADE
 from casslab.faults.model import Fault
 from casslab.host.cgroups import MOUNTINFO, parse_mountinfo
 from cli_entry import NEEDS_ENGINE
+from netns_marks import NEEDS_NETNS
 
 pytestmark = [
     pytest.mark.integration,
     *NEEDS_ENGINE,
-    pytest.mark.skipif(os.geteuid() != 0, reason="namespaces and cgroups need root"),
-    pytest.mark.skipif(
-        not (shutil.which("ip") and shutil.which("nsenter")), reason="needs ip and nsenter"
-    ),
+    *NEEDS_NETNS,
 ]
 
 

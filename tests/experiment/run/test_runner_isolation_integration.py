@@ -6,8 +6,6 @@ quota its records hold, and nothing left behind."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,14 +16,12 @@ from casslab.report import read_run
 from casslab.report.bottlenecks import bottleneck_section
 from casslab.store.run_records import TrialResult, TrialStatus
 from cli_entry import NEEDS_ENGINE, casslab, processes_under
+from netns_marks import NEEDS_NETNS
 
 pytestmark = [
     pytest.mark.integration,
     *NEEDS_ENGINE,
-    pytest.mark.skipif(os.geteuid() != 0, reason="namespaces and cgroups need root"),
-    pytest.mark.skipif(
-        not (shutil.which("ip") and shutil.which("nsenter")), reason="needs ip and nsenter"
-    ),
+    *NEEDS_NETNS,
 ]
 
 # ofat from the unlimited netns node: the process node, then the same netns node at half a
