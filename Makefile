@@ -100,8 +100,9 @@ demo: setup
 	$(BIN)/casslab run experiments/quick-compaction.yaml
 
 # Every scaled study in sequence (about 2 h 20 min on 2 cores), then the gallery: docs/studies/.
+# A few at a time: make studies STUDY="clock-lww-scaled topologies-scaled" (the others' pages stay).
 studies: setup
-	$(BIN)/python scripts/studies.py --run
+	$(BIN)/python scripts/studies.py --run $(foreach s,$(STUDY),--study $(s))
 
 demo-cluster: setup
 	bash scripts/demo.sh

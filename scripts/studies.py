@@ -1,12 +1,15 @@
 """The studies gallery: run every scaled study in sequence, then write docs/studies/.
 
     python scripts/studies.py --run      # run each study (about 2 h 20 min on 2 cores), then write
+    python scripts/studies.py --run --study clock-lww-scaled   # run only that one (repeatable)
     python scripts/studies.py            # only write docs/studies/ from the runs already made
 
 Each study runs as `casslab run experiments/<study>.yaml --results results/studies`
 (casslab.report.gallery_files.STUDIES: the scaled study of each seed, with its options);
 docs/studies/<study>/ then gets the run's summary, figures and a page with its Claims table,
-and docs/studies/README.md one table across the studies.
+and docs/studies/README.md one table across the studies. A study with no run under the
+results root keeps the page an earlier gallery wrote (its entry.json), so the studies can be
+run a few at a time, on different days, and the index still shows all of them.
 """
 
 from __future__ import annotations
@@ -30,11 +33,20 @@ def main() -> int:
     parser.add_argument("--run", action="store_true", help="run every study first")
     parser.add_argument("--results", type=Path, default=RESULTS)
     parser.add_argument("--docs", type=Path, default=DOCS)
+    names = [study.name for study in STUDIES]
+    parser.add_argument(
+        "--study",
+        action="append",
+        choices=names,
+        metavar="NAME",
+        help=f"with --run: run only this study (repeatable); one of {', '.join(names)}",
+    )
     args = parser.parse_args()
+    chosen = set(args.study or names)
     casslab = Path(sys.executable).with_name("casslab")
     os.chdir(ROOT)  # the commands the pages show are relative to the repository
     if args.run:
-        for study in STUDIES:
+        for study in (s for s in STUDIES if s.name in chosen):
             command = [str(casslab), "run", *study.run_options, f"experiments/{study.name}.yaml"]
             print("+", study.command(args.results.as_posix()), flush=True)
             subprocess.run([*command, "--results", str(args.results)], check=True)
@@ -46,6 +58,7 @@ def main() -> int:
     entries, missing = write_gallery(args.results, args.docs, studies)
     for entry in entries:
         print(f"{args.docs}/{entry.study}/README.md: {len(entry.results)} claims, {entry.trials}")
+        print(f"  from run {entry.run_id}")
     for name in missing:
         print(f"no run of {name} under {args.results}: run `make studies` first", file=sys.stderr)
     return 1 if missing else 0

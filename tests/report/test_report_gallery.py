@@ -77,3 +77,24 @@ def test_a_run_made_before_its_file_had_claims_is_judged_on_the_files(
     ]
     assert "## Claims" in (run_dir / "summary.md").read_text()  # the report judged them too
     assert "This study ran at its full size" in (tmp_path / "docs/synthetic/README.md").read_text()
+
+
+def test_a_study_run_on_an_earlier_day_keeps_its_page_and_its_rows(
+    make_run: RunFactory, tmp_path: Path
+) -> None:
+    """The studies run a few at a time: a gallery written from a results root that lacks a
+    study's run keeps that study's page and its rows of the index from the entry the earlier
+    gallery wrote; a study that never ran is still missing."""
+    run_dir = make_run("20261127T120000Z", claims=CLAIMS)
+    docs = tmp_path / "docs" / "studies"
+    study = Study(name="synthetic", full_size="experiments/synthetic-full.yaml")
+    (first,), _ = write_gallery(run_dir.parents[1], docs, [study])
+    page = (docs / "synthetic" / "README.md").read_text()
+    index = (docs / "README.md").read_text()
+    empty = tmp_path / "later-results"  # another day's results root: no run of this study
+    empty.mkdir()
+    entries, missing = write_gallery(empty, docs, [study, Study(name="absent")])
+    assert entries == [first]
+    assert missing == ["absent"]
+    assert (docs / "synthetic" / "README.md").read_text() == page
+    assert (docs / "README.md").read_text() == index

@@ -6,6 +6,11 @@ runs them), the latest run under the results root is read, its report rebuilt
 folder: ``summary.md`` and ``figures/*.png`` (the summary's links keep working); then the
 study's page (``README.md``) and the index across studies (:mod:`casslab.report.gallery`).
 The trials' raw files stay in the results root.
+
+Each study folder also keeps the entry its page was written from (``entry.json``): a study
+with no run under this results root keeps its page and its rows of the index from that
+entry, so the studies can be run a few at a time (``scripts/studies.py --run --study NAME``)
+and the gallery still shows all of them.
 """
 
 from __future__ import annotations
@@ -56,6 +61,17 @@ STUDIES: tuple[Study, ...] = (
 """About 2 hours 20 minutes in all on a 2-core machine (each file's header has its run time)."""
 
 
+ENTRY = "entry.json"  # in each study's folder: the entry its page was written from
+
+
+def kept_entry(docs_root: Path, name: str) -> StudyEntry | None:
+    """The entry an earlier gallery wrote for study ``name``, if its folder has one."""
+    path = docs_root / name / ENTRY
+    if not path.is_file():
+        return None
+    return StudyEntry.model_validate_json(path.read_text(encoding="utf-8"))
+
+
 def _copy_outputs(run_dir: Path, folder: Path) -> None:
     layout = RunLayout(root=run_dir)
     figures = folder / "figures"
@@ -81,22 +97,26 @@ def write_study(run_dir: Path, docs_root: Path, study: Study, results_root: str)
     drawn = [f"figures/{name}" for name in entry.figures if (folder / "figures" / name).is_file()]
     entry = entry.model_copy(update={"figures": drawn})
     atomic_write(folder / "README.md", study_page(entry))
+    atomic_write(folder / ENTRY, entry.model_dump_json(indent=1) + "\n")
     return entry
 
 
 def write_gallery(
     results_root: Path, docs_root: Path, studies: Sequence[Study] = STUDIES
 ) -> tuple[list[StudyEntry], list[str]]:
-    """Every study's folder and ``docs_root/README.md``; the entries written, and the studies
-    with no run under ``results_root`` (named, so the caller can say so)."""
+    """Every study's folder and ``docs_root/README.md``; the entries of the index (written
+    now or kept from an earlier gallery, see :func:`kept_entry`), and the studies with
+    neither a run under ``results_root`` nor a kept entry (named, so the caller can say so)."""
     entries: list[StudyEntry] = []
     missing: list[str] = []
     for study in studies:
         run_dir = latest_run(results_root, study.name)
-        if run_dir is None:
+        if run_dir is not None:
+            entries.append(write_study(run_dir, docs_root, study, results_root.as_posix()))
+        elif (kept := kept_entry(docs_root, study.name)) is not None:
+            entries.append(kept)
+        else:
             missing.append(study.name)
-            continue
-        entries.append(write_study(run_dir, docs_root, study, results_root.as_posix()))
     docs_root.mkdir(parents=True, exist_ok=True)
     atomic_write(docs_root / "README.md", gallery_index(entries))
     return entries, missing
