@@ -33,15 +33,14 @@ mean op rate and of the mean p99 with Fieller's 95 % interval (Welch-Satterthwai
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
 from casslab.analysis.inference import SampleSummary, fieller_ratio
+from casslab.analysis.paired_ratio import paired_ratio
 from casslab.analysis.profile_kind import ProfileKind
-from casslab.analysis.stats import t_quantile
 from casslab.cluster import ClusterSpec, LocalCluster
 from casslab.engine_contract.engine_records import SummaryRecord
 from casslab.engine_contract.workload_spec import Connection, WorkloadSpec
@@ -89,21 +88,6 @@ def phase(
     if profiled and not profiles:
         raise SystemExit(f"the profiled phase in {directory} wrote no profile")
     return summary
-
-
-def paired_line(name: str, plain: list[float], profiled: list[float]) -> str:
-    """The rounds' own ratios profiled / plain (each round's two phases ran back to back):
-    their geometric mean with a Student-t 95 % interval on the log ratios."""
-    logs = [math.log(b / a) for a, b in zip(plain, profiled, strict=True) if a > 0 and b > 0]
-    each = ", ".join(f"{b / a:.3f}" for a, b in zip(plain, profiled, strict=True) if a > 0)
-    if len(logs) < 2:
-        return f"{name}: per round {each} (an interval needs 2 rounds)"
-    mean = statistics.fmean(logs)
-    half = t_quantile(0.95, len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
-    return (
-        f"{name}: per round {each}; geometric mean {math.exp(mean):.3f} "
-        f"[{math.exp(mean - half):.3f}, {math.exp(mean + half):.3f}]"
-    )
 
 
 def trial_of(duration_s: int, threads: int) -> Trial:
@@ -210,8 +194,8 @@ def main() -> None:
     )
     print(ratio_line("op rate", rates["plain"], rates["profiled"]))
     print(ratio_line("p99    ", p99s["plain"], p99s["profiled"]))
-    print(paired_line("op rate, paired", rates["plain"], rates["profiled"]))
-    print(paired_line("p99, paired    ", p99s["plain"], p99s["profiled"]))
+    print(paired_ratio(rates["plain"], rates["profiled"]).line("op rate, paired"))
+    print(paired_ratio(p99s["plain"], p99s["profiled"]).line("p99, paired    "))
     cost = 100.0 * (1 - statistics.fmean(rates["profiled"]) / statistics.fmean(rates["plain"]))
     print(f"op rate lost to profiling: {cost:.1f} % (target: at most 3 %)")
 

@@ -9,6 +9,13 @@ computed in Python (:func:`casslab.load.vectors.recall.recall_at_k`) from the sa
 ground truth. Both search the same data on the same node, one after the other, for
 ``--rounds`` rounds in rotated order; printed: QPS, p50/p99 and mean/p5 recall@k.
 
+``--engine-b PATH`` adds another build of the engine (an earlier commit's, built with
+``cargo build --release`` in a worktree of it) as a third client, run exactly as casslab's
+(``CASSLAB_ENGINE=PATH``): the rounds pair them, and the paired geometric mean of the QPS
+and p99 ratios (this engine / the other, 95 % interval,
+:func:`casslab.analysis.paired_ratio.paired_ratio`) says whether a change of the engine
+costs a search anything.
+
 The catalog's vector profile is loaded first (``casslab stress ... ops(insert=1)``), then
 flushed and compacted (the on-disk index is what a steady search reads). Needs a node:
 ``--node HOST`` (native port 9042), or none to start a one-node cluster.
@@ -32,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -45,6 +53,7 @@ from pathlib import Path
 import numpy as np
 from cassandra.cluster import Cluster
 
+from casslab.analysis.paired_ratio import paired_ratio
 from casslab.cluster import ClusterSpec, LocalCluster
 from casslab.load.vectors.files import synthetic_files
 from casslab.load.vectors.recall import recall_at_k
@@ -55,11 +64,15 @@ CASSLAB = str(Path(sys.executable).parent / "casslab")
 K = 10
 
 
-def casslab_search(node: str, queries: int, concurrency: int) -> dict[str, float]:
+def casslab_search(
+    node: str, queries: int, concurrency: int, engine: str | None = None
+) -> dict[str, float]:
+    """``casslab stress`` searching, with its own engine or the one at ``engine``."""
+    env = {**os.environ, "CASSLAB_ENGINE": engine} if engine else None
     done = subprocess.run(
         [CASSLAB, "stress", "user", f"profile={PROFILE}", "ops(ann=1)", f"n={queries}",
          "-rate", f"threads={concurrency}", "-node", node, "--json"],
-        capture_output=True, text=True, check=True,
+        capture_output=True, text=True, check=True, env=env,
     )  # fmt: skip
     summary = [json.loads(x) for x in done.stdout.splitlines() if '"summary"' in x][-1]
     ann = summary["ops"]["ann"]
@@ -149,15 +162,25 @@ def main() -> None:
     p.add_argument("--base-address", default="127.0.11.1")
     p.add_argument("--jmx-port-base", type=int, default=7150)
     p.add_argument("--heap", default="768M")
+    p.add_argument("--engine-b", help="another engine binary, searched as a third client")
     args = p.parse_args()
+    if args.engine_b and not os.access(args.engine_b, os.X_OK):
+        raise SystemExit(f"--engine-b {args.engine_b}: not an executable file")
     with node_address(args) as (node, nodetool):
         if nodetool is not None:
             load(node, nodetool)
-        tools = {"casslab": casslab_search, "python-driver": driver_search}
+        tools: dict[str, Callable[[str, int, int], dict[str, float]]] = {
+            "casslab": casslab_search,
+            "python-driver": driver_search,
+        }
+        if args.engine_b:
+            engine_b = args.engine_b
+            tools["engine-b"] = lambda n, q, c: casslab_search(n, q, c, engine_b)
         results: dict[str, list[dict[str, float]]] = {name: [] for name in tools}
         order = list(tools)
         for r in range(args.rounds):
-            for name in order[r % 2 :] + order[: r % 2]:
+            turn = r % len(order)  # rotated: each client searches first in some rounds
+            for name in order[turn:] + order[:turn]:
                 results[name].append(tools[name](node, args.queries, args.concurrency))
     # a benchmark script, not library code: it prints its table
     print(f"{'client':<14} {'QPS':>8} {'p50 ms':>8} {'p99 ms':>8} {'recall@10':>10} {'p5':>6}")
@@ -167,6 +190,11 @@ def main() -> None:
                 f"{name:<14} {m['qps']:>8.0f} {m['p50_ms']:>8.1f} {m['p99_ms']:>8.1f} "
                 f"{m['recall_mean']:>10.4f} {m['recall_p5']:>6.2f}"
             )
+    if "engine-b" in results:
+        for key, label in (("qps", "QPS casslab / engine-b"), ("p99_ms", "p99 casslab / engine-b")):
+            b = [m[key] for m in results["engine-b"]]
+            a = [m[key] for m in results["casslab"]]
+            print(paired_ratio(b, a).line(label))
 
 
 if __name__ == "__main__":
