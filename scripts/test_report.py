@@ -4,6 +4,10 @@ from the reports `make test` writes into .test-reports/; then each failed test w
 line that failed and its message, last, so that the tail of a long log says why.
 
     python scripts/test_report.py [.test-reports]
+
+It also writes ``module_times.tsv`` there: the seconds of each test module of the
+real-node phase, longest first, the order the next runs take when it is copied to
+``tests/module_times.tsv`` (tests/module_order.py says why).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
 SLOWEST = 30
 MESSAGE_CHARS = 600
 """A failure's message is cut here: pytest's includes the repr of every operand."""
@@ -71,6 +76,29 @@ def _failure(case: ET.Element) -> str | None:
     return None
 
 
+def module_path(classname: str, root: Path) -> str:
+    """A JUnit classname (``tests.cli.test_x`` or ``tests.cli.test_x.TestY``) as the test
+    module's path under ``root`` (``tests/cli/test_x.py``); the classname's own dotted path
+    when no such file exists."""
+    parts = classname.split(".")
+    for end in range(len(parts), 0, -1):
+        candidate = "/".join(parts[:end]) + ".py"
+        if (root / candidate).is_file():
+            return candidate
+    return "/".join(parts) + ".py"
+
+
+def module_times(cases: list[tuple[str, float]], root: Path) -> str:
+    """``SECONDS<TAB>MODULE`` per module of ``(classname, seconds)`` test cases, longest
+    first: the format of tests/module_times.tsv."""
+    totals: dict[str, float] = {}
+    for classname, seconds in cases:
+        path = module_path(classname, root)
+        totals[path] = totals.get(path, 0.0) + seconds
+    ranked = sorted(totals.items(), key=lambda item: -item[1])
+    return "".join(f"{seconds:.1f}\t{path}\n" for path, seconds in ranked)
+
+
 def render(phases: list[PhaseTime], tests: list[TestTime], slowest: int = SLOWEST) -> str:
     lines = ["make test, phase by phase:"]
     for phase in phases:
@@ -95,6 +123,14 @@ def main(argv: list[str]) -> int:
     phases = read_phases(folder / "phases.tsv")
     tests = [t for xml in sorted(folder.glob("*.xml")) for t in read_tests(xml.stem, xml)]
     print(render(phases, tests))
+    real = folder / "real-nodes.xml"
+    if real.is_file():
+        cases = [
+            (case.get("classname", ""), float(case.get("time") or 0.0))
+            for case in ET.parse(real).getroot().iter("testcase")
+        ]
+        header = "# seconds<TAB>module of the real-node phase (scripts/test_report.py)\n"
+        (folder / "module_times.tsv").write_text(header + module_times(cases, ROOT))
     return 0
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from casslab.cluster import LocalCluster
+from module_order import TIMES, longest_first, read_times
 from shared_clusters import shared_spec
 
 # A suite started in the background of a shell without job control (`make test &` in a
@@ -77,7 +78,8 @@ def shared_three(casslab_home: Path) -> Iterator[LocalCluster]:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that measures the machine is a real-node test too (`make test` runs the
-    `measuring` ones alone, after the others)."""
+    `measuring` ones alone, after the others); then the modules in run order
+    (:mod:`module_order`)."""
     wrong = [
         item.nodeid
         for item in items
@@ -85,3 +87,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     ]
     if wrong:
         raise pytest.UsageError(f"marked measuring but not integration: {', '.join(wrong)}")
+    # the longest modules first, so the two workers of `make test` end close together
+    times = read_times(TIMES.read_text()) if TIMES.is_file() else {}
+    order = longest_first([item.nodeid for item in items], times)
+    items[:] = [items[i] for i in order]

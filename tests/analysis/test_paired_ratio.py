@@ -35,5 +35,5 @@ def test_a_round_without_a_positive_pair_is_left_out() -> None:
 
 
 def test_rounds_must_pair() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="shorter"):
         paired_ratio([1.0, 2.0], [1.0])

@@ -55,3 +55,23 @@ def test_no_report_yet_is_an_empty_table(tmp_path: Path) -> None:
     report = script("test_report")
     assert report.read_phases(tmp_path / "phases.tsv") == []
     assert "total" in report.render([], [])
+
+
+def test_module_times_longest_first_with_their_paths(tmp_path: Path) -> None:
+    """The real-node phase's seconds per module, the file the run order is read from;
+    a class inside a module counts to the module."""
+    report = script("test_report")
+    (tmp_path / "tests" / "a").mkdir(parents=True)
+    (tmp_path / "tests" / "a" / "test_x.py").write_text("")
+    cases = [
+        ("tests.a.test_x", 12.5),
+        ("tests.a.test_x.TestGroup", 0.25),
+        ("tests.b.test_y", 41.0),
+    ]
+    assert report.module_times(cases, tmp_path) == (
+        "41.0\ttests/b/test_y.py\n12.8\ttests/a/test_x.py\n"
+    )
+    (tmp_path / "real-nodes.xml").write_text(JUNIT)
+    assert report.main(["test_report", str(tmp_path)]) == 0
+    written = (tmp_path / "module_times.tsv").read_text().splitlines()
+    assert written[1:] == ["41.0\ttests/b/test_y.py", "12.8\ttests/a/test_x.py"]
