@@ -91,7 +91,7 @@ def driver_search(node: str, queries: int, concurrency: int) -> dict[str, float]
     cluster = Cluster([node], port=9042)
     session = cluster.connect()
     stmt = session.prepare(
-        f"SELECT id FROM casslab_vector.items ORDER BY embedding ANN OF ? LIMIT {K}"
+        f"SELECT id FROM casslab_workloads.items ORDER BY embedding ANN OF ? LIMIT {K}"
     )
     latencies_ms = [0.0] * queries
     recalls = [0.0] * queries
@@ -149,8 +149,8 @@ def load(node: str, nodetool: Nodetool) -> None:
          "-rate", "threads=16", "-node", node],
         capture_output=True, check=True,
     )  # fmt: skip
-    nodetool(1, "flush", "casslab_vector")
-    nodetool(1, "compact", "casslab_vector", timeout_s=600)
+    nodetool(1, "flush", "casslab_workloads")
+    nodetool(1, "compact", "casslab_workloads", timeout_s=600)
 
 
 def main() -> None:

@@ -48,6 +48,8 @@ def test_the_shipped_set() -> None:
         "container-overhead",
         "faults-consistency-scaled",
         "faults-consistency",
+        "gc-collectors-scaled",
+        "gc-collectors",
         "latest-config-scaled",
         "latest-config",
         "quick-compaction",
@@ -59,6 +61,8 @@ def test_the_shipped_set() -> None:
         "upgrade-under-load",
         "vector-search-scaled",
         "vector-search",
+        "versions-scaled",
+        "versions",
         "workload-mix-container-scaled",
         "workload-mix-container",
         "workload-mix",
@@ -410,3 +414,44 @@ def test_vector_search_compares_k_and_reports_recall_at_both_sizes() -> None:
     # 30 s of JVM warm-up, ~40 s for the preload and its capture
     asked = sum(t.warmup_s + measured_s(t.workload.text) + 5 for t in scaled.trials)
     assert asked + 15 + 30 + 40 <= 5.5 * 60
+
+
+def test_the_gc_study_compares_three_collectors_at_a_fixed_rate_at_both_sizes() -> None:
+    """Issue 34's GC study: G1, ZGC and Shenandoah, a cluster each made once, an open-loop
+    rate so every collector gets the same work, the latency tail and pause time judged."""
+    full, scaled = plan_of("gc-collectors"), plan_of("gc-collectors-scaled")
+    for plan in (full, scaled):
+        assert plan.factors == ("cluster.gc",)
+        assert _levels(plan, "cluster.gc") == ["G1", "ZGC", "Shenandoah"]
+        assert sum(t.restart for t in plan.trials) == 3
+        assert all("fixed=" in t.workload.text for t in plan.trials)
+    for name in ("gc-collectors", "gc-collectors-scaled"):
+        experiment = experiment_loader.load(EXPERIMENTS / f"{name}.yaml")
+        assert {"latency_p999_ms", "latency_max_ms", "gc_pause_ms"} <= set(experiment.kpis)
+        assert [c.kpi for c in experiment.claims] == [
+            "gc_pause_ms",
+            "latency_p999_ms",
+            "latency_p999_ms",
+        ]
+    assert (full.trials[0].nodes, len(full.trials)) == (3, 15)
+    assert (scaled.trials[0].nodes, len(scaled.trials)) == (1, 9)
+    assert 16 <= _fits(scaled, 30) <= 18  # the file says about 17 minutes
+
+
+def test_the_version_study_compares_two_patch_releases_at_both_sizes() -> None:
+    """Issue 34's version study: 5.0.8 against 5.0.9 (a cluster per version, made once)
+    under a write-heavy and a read-heavy mix, judged as equivalence claims."""
+    full, scaled = plan_of("versions"), plan_of("versions-scaled")
+    for plan in (full, scaled):
+        assert plan.factors == ("cluster.version", "workload")
+        assert _levels(plan, "cluster.version") == ["5.0.8", "5.0.9"]
+        assert [t.version for t in plan.trials if t.restart] == ["5.0.8", "5.0.9"]
+    for name in ("versions", "versions-scaled"):
+        experiment = experiment_loader.load(EXPERIMENTS / f"{name}.yaml")
+        assert [(c.direction, c.size) for c in experiment.claims] == [
+            ("equal", "within 5%"),
+            ("equal", "within 5%"),
+        ]
+    assert (full.trials[0].nodes, len(full.trials)) == (3, 20)
+    assert (scaled.trials[0].nodes, len(scaled.trials)) == (1, 12)
+    assert 17 <= _fits(scaled, 30) <= 19  # the file says about 18 minutes
