@@ -9,12 +9,13 @@ computed in Python (:func:`casslab.load.vectors.recall.recall_at_k`) from the sa
 ground truth. Both search the same data on the same node, one after the other, for
 ``--rounds`` rounds in rotated order; printed: QPS, p50/p99 and mean/p5 recall@k.
 
-``--engine-b PATH`` adds another build of the engine (an earlier commit's, built with
-``cargo build --release`` in a worktree of it) as a third client, run exactly as casslab's
-(``CASSLAB_ENGINE=PATH``): the rounds pair them, and the paired geometric mean of the QPS
-and p99 ratios (this engine / the other, 95 % interval,
-:func:`casslab.analysis.paired_ratio.paired_ratio`) says whether a change of the engine
-costs a search anything.
+``--baseline CHECKOUT`` adds another casslab as a third client: a checkout of an earlier
+commit (``git worktree add DIR COMMIT``) with its engine built (``cargo build --release``
+there), whose ``casslab stress`` runs from its ``src/`` with its own engine, the same
+command as casslab's. The rounds pair the two, and the paired geometric mean of the QPS
+and p99 ratios (this casslab / the baseline, 95 % interval,
+:func:`casslab.analysis.paired_ratio.paired_ratio`) says whether a change costs a search
+anything.
 
 The catalog's vector profile is loaded first (``casslab stress ... ops(insert=1)``), then
 flushed and compacted (the on-disk index is what a steady search reads). Needs a node:
@@ -65,12 +66,16 @@ K = 10
 
 
 def casslab_search(
-    node: str, queries: int, concurrency: int, engine: str | None = None
+    node: str, queries: int, concurrency: int, checkout: Path | None = None
 ) -> dict[str, float]:
-    """``casslab stress`` searching, with its own engine or the one at ``engine``."""
-    env = {**os.environ, "CASSLAB_ENGINE": engine} if engine else None
+    """``casslab stress`` searching: this one, or the one of another ``checkout``."""
+    casslab, env = [CASSLAB], None
+    if checkout is not None:
+        casslab = [sys.executable, "-m", "casslab"]
+        engine = checkout / "target" / "release" / "casslab-engine"
+        env = {**os.environ, "PYTHONPATH": str(checkout / "src"), "CASSLAB_ENGINE": str(engine)}
     done = subprocess.run(
-        [CASSLAB, "stress", "user", f"profile={PROFILE}", "ops(ann=1)", f"n={queries}",
+        [*casslab, "stress", "user", f"profile={PROFILE}", "ops(ann=1)", f"n={queries}",
          "-rate", f"threads={concurrency}", "-node", node, "--json"],
         capture_output=True, text=True, check=True, env=env,
     )  # fmt: skip
@@ -162,10 +167,15 @@ def main() -> None:
     p.add_argument("--base-address", default="127.0.11.1")
     p.add_argument("--jmx-port-base", type=int, default=7150)
     p.add_argument("--heap", default="768M")
-    p.add_argument("--engine-b", help="another engine binary, searched as a third client")
+    p.add_argument("--baseline", type=Path, help="another casslab checkout, its engine built")
     args = p.parse_args()
-    if args.engine_b and not os.access(args.engine_b, os.X_OK):
-        raise SystemExit(f"--engine-b {args.engine_b}: not an executable file")
+    if args.baseline is not None:
+        built = args.baseline / "target" / "release" / "casslab-engine"
+        if not (args.baseline / "src" / "casslab").is_dir() or not os.access(built, os.X_OK):
+            raise SystemExit(
+                f"--baseline {args.baseline}: needs a casslab checkout with its engine built "
+                f"({built}: run cargo build --release there)"
+            )
     with node_address(args) as (node, nodetool):
         if nodetool is not None:
             load(node, nodetool)
@@ -173,9 +183,9 @@ def main() -> None:
             "casslab": casslab_search,
             "python-driver": driver_search,
         }
-        if args.engine_b:
-            engine_b = args.engine_b
-            tools["engine-b"] = lambda n, q, c: casslab_search(n, q, c, engine_b)
+        if args.baseline is not None:
+            baseline = args.baseline
+            tools["baseline"] = lambda n, q, c: casslab_search(n, q, c, baseline)
         results: dict[str, list[dict[str, float]]] = {name: [] for name in tools}
         order = list(tools)
         for r in range(args.rounds):
@@ -190,9 +200,9 @@ def main() -> None:
                 f"{name:<14} {m['qps']:>8.0f} {m['p50_ms']:>8.1f} {m['p99_ms']:>8.1f} "
                 f"{m['recall_mean']:>10.4f} {m['recall_p5']:>6.2f}"
             )
-    if "engine-b" in results:
-        for key, label in (("qps", "QPS casslab / engine-b"), ("p99_ms", "p99 casslab / engine-b")):
-            b = [m[key] for m in results["engine-b"]]
+    if "baseline" in results:
+        for key, label in (("qps", "QPS casslab / baseline"), ("p99_ms", "p99 casslab / baseline")):
+            b = [m[key] for m in results["baseline"]]
             a = [m[key] for m in results["casslab"]]
             print(paired_ratio(b, a).line(label))
 
