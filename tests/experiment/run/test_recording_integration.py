@@ -53,6 +53,12 @@ def _cpu_s(pid: int) -> float:
     return float(times.user + times.system)
 
 
+# measuring: the node's CPU read over the whole phase call is compared with the sampler's
+# over the measured window within 50% (+5 points). The node's work outside the window (the
+# JMX helper's attach, the engine's connect and shut-down) stretches on a busy machine: in
+# the parallel phase of a full run it once doubled the independent reading (51% of a core
+# against the sampler's 24%) at this phase's light load (400 writes/s for 8 s).
+@pytest.mark.measuring
 def test_two_measured_phases_share_one_recording(node: LocalCluster, tmp_path: Path) -> None:
     trial, workload = _trial_and_spec(node)
     trial_phases.create_schema(node, trial, [workload])
