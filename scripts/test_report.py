@@ -123,12 +123,8 @@ def main(argv: list[str]) -> int:
     phases = read_phases(folder / "phases.tsv")
     tests = [t for xml in sorted(folder.glob("*.xml")) for t in read_tests(xml.stem, xml)]
     print(render(phases, tests))
-    real = folder / "real-nodes.xml"
-    if real.is_file():
-        cases = [
-            (case.get("classname", ""), float(case.get("time") or 0.0))
-            for case in ET.parse(real).getroot().iter("testcase")
-        ]
+    cases = [(t.name.split("::")[0], t.seconds) for t in tests if t.phase == "real-nodes"]
+    if cases:
         header = "# seconds<TAB>module of the real-node phase (scripts/test_report.py)\n"
         (folder / "module_times.tsv").write_text(header + module_times(cases, ROOT))
     return 0
