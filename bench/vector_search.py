@@ -70,6 +70,11 @@ CASSLAB = str(Path(sys.executable).parent / "casslab")
 K = 10
 
 
+def engine_of(checkout: Path) -> Path:
+    """The engine a casslab checkout builds (``cargo build --release`` there)."""
+    return checkout / "target" / "release" / "casslab-engine"
+
+
 def casslab_search(
     node: str, queries: int, concurrency: int, checkout: Path | None = None
 ) -> dict[str, float]:
@@ -77,8 +82,11 @@ def casslab_search(
     casslab, env = [CASSLAB], None
     if checkout is not None:
         casslab = [sys.executable, "-m", "casslab"]
-        engine = checkout / "target" / "release" / "casslab-engine"
-        env = {**os.environ, "PYTHONPATH": str(checkout / "src"), "CASSLAB_ENGINE": str(engine)}
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(checkout / "src"),
+            "CASSLAB_ENGINE": str(engine_of(checkout)),
+        }
     done = subprocess.run(
         [*casslab, "stress", "user", f"profile={PROFILE}", "ops(ann=1)", f"n={queries}",
          "-rate", f"threads={concurrency}", "-node", node, "--json"],
@@ -188,7 +196,7 @@ def main() -> None:
     p.add_argument("--baseline", type=Path, help="another casslab checkout, its engine built")
     args = p.parse_args()
     if args.baseline is not None:
-        built = args.baseline / "target" / "release" / "casslab-engine"
+        built = engine_of(args.baseline)
         if not (args.baseline / "src" / "casslab").is_dir() or not os.access(built, os.X_OK):
             raise SystemExit(
                 f"--baseline {args.baseline}: needs a casslab checkout with its engine built "
