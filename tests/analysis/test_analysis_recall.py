@@ -179,3 +179,53 @@ def test_recall_is_a_kpi_where_higher_is_better_and_its_bounds_are_not_goals() -
     assert kpi_spec("ann.recall_p5").direction is Direction.HIGHER_IS_BETTER
     assert kpi_spec("ann.recall_ci_low").direction is Direction.NEUTRAL
     assert kpi_spec("recall_at_k").unit == "share"
+
+
+def _loading(t0: float, by_hits: list[int] | None, unjudged: int) -> IntervalRecord:
+    """An interval of a search while loading: ``unjudged`` more ANN queries ran that
+    could not be judged (not in ``by_hits``)."""
+    interval = _interval(t0, by_hits)
+    ann = interval.ops["ann"].model_copy(update={"recall_unjudged": unjudged})
+    total = interval.total.model_copy(update={"recall_unjudged": unjudged})
+    return interval.model_copy(update={"ops": {**interval.ops, "ann": ann}, "total": total})
+
+
+def test_unjudged_queries_are_a_kpi_per_interval_and_per_trial() -> None:
+    # the first interval judged none of its queries (no recall), the next judged 4 of 6
+    intervals = [_loading(0.0, None, 5), _loading(1.0, [0, 1, 3], 2), _loading(2.0, [0, 0, 6], 0)]
+
+    kpis = kpis_from_intervals(intervals)
+
+    assert kpis["recall_unjudged"] == 7.0
+    assert kpis["ann.recall_unjudged"] == 7.0
+    assert kpis["ann.recall_at_k"] == pytest.approx(19 / 20)  # the judged queries only
+    assert "insert.recall_unjudged" not in kpis  # writes search nothing: no KPI, not 0
+    assert interval_series(intervals, "ann.recall_unjudged") == [5.0, 2.0, 0.0]
+    assert interval_series(intervals, "ann.recall_at_k")[0] is None
+    assert kpi_spec("recall_unjudged").direction is Direction.NEUTRAL
+
+
+def test_a_search_that_judged_every_query_counts_0_unjudged() -> None:
+    ann = _op(4, [0, 1, 3])
+    summary = SummaryRecord(
+        duration_s=1.0, total=ann, ops={"ann": ann, "insert": _op(10)}, engine_version="t"
+    )
+
+    kpis = kpis_from_summary(summary)
+
+    assert kpis["ann.recall_unjudged"] == 0.0
+    assert "insert.recall_unjudged" not in kpis
+
+
+def test_a_window_summary_keeps_the_unjudged_queries_of_its_intervals() -> None:
+    intervals = [_loading(0.0, [0, 1, 3], 5), _loading(1.0, [1, 0, 5], 2)]
+    lines = []
+    for i in intervals[1:]:
+        for name, stats in i.ops.items():
+            lines.append((name, i.t_start_s, 1.0, {BUCKET: stats.count}))
+            lines.append((f"{name}.service", i.t_start_s, 1.0, {BUCKET: stats.count}))
+
+    window = window_summary(intervals[1:], parse_interval_log(log_text(lines)))
+
+    assert window.ops["ann"].recall_unjudged == 2  # the last interval only
+    assert window.total.recall_unjudged == 2

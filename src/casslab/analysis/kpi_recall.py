@@ -36,6 +36,15 @@ RECALL_KPIS: tuple[KpiSpec, ...] = (
         per_op=True,
     ),
     spec(
+        "recall_unjudged",
+        "count",
+        _N,
+        "ANN queries of a search while loading that could not be judged: their true "
+        "neighbours were not yet inserted deep enough to tell k of them; not counted in "
+        "recall_at_k (0 when every query was judged)",
+        per_op=True,
+    ),
+    spec(
         "recall_ci_low",
         "share",
         _N,

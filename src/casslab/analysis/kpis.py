@@ -2,7 +2,8 @@
 
 * :func:`kpis_from_summary`: op rate, errors and response-time latency (mean, p50, p95, p99,
   p99.9, max), in total and per operation type (``read.latency_p99_ms``), and where ANN
-  queries counted recall its mean and p5 / p1 (``ann.recall_at_k``), from the engine's
+  queries counted recall its mean and p5 / p1 (``ann.recall_at_k``) and the queries that
+  could not be judged (``recall_unjudged``, search while loading), from the engine's
   :class:`~casslab.engine_contract.workload_spec.SummaryRecord`. Response time counts from the
   intended start, so it includes queueing (no coordinated omission).
 * :func:`kpis_from_intervals`: the same from the measured :class:`IntervalRecord` s when no
@@ -79,11 +80,15 @@ def _prefixed(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
-def _recall_kpis(recall: RecallStats | None, prefix: str) -> dict[str, float | None]:
-    """Recall@k KPIs of ANN queries; none for operations that count no recall."""
-    if recall is None:
-        return {}
-    return {_prefixed(prefix, kpi): float(getattr(recall, field)) for kpi, field in _RECALL_FIELDS}
+def _recall_kpis(recall: RecallStats | None, unjudged: int, prefix: str) -> dict[str, float | None]:
+    """Recall@k KPIs of ANN queries and the count of queries that could not be judged
+    (search while loading); none for operations that count no recall."""
+    out: dict[str, float | None] = {}
+    if recall is not None:
+        out = {_prefixed(prefix, kpi): float(getattr(recall, f)) for kpi, f in _RECALL_FIELDS}
+    if recall is not None or unjudged:
+        out[_prefixed(prefix, "recall_unjudged")] = float(unjudged)
+    return out
 
 
 def _op_kpis(stats: OpStats, prefix: str) -> dict[str, float | None]:
@@ -95,7 +100,7 @@ def _op_kpis(stats: OpStats, prefix: str) -> dict[str, float | None]:
     for kpi, field in _LATENCY_FIELDS:
         value = float(getattr(latency, field)) if latency.count > 0 else None
         out[_prefixed(prefix, kpi)] = value
-    out.update(_recall_kpis(stats.recall, prefix))
+    out.update(_recall_kpis(stats.recall, stats.recall_unjudged, prefix))
     return out
 
 
@@ -128,7 +133,8 @@ def _merge_intervals(stats: Sequence[OpStats], duration_s: float) -> dict[str, f
     else:
         out["latency_mean_ms"] = None
         out["latency_max_ms"] = None
-    out.update(_recall_kpis(merged_recall([s.recall for s in stats]), ""))
+    unjudged = sum(s.recall_unjudged for s in stats)
+    out.update(_recall_kpis(merged_recall([s.recall for s in stats]), unjudged, ""))
     return out
 
 
@@ -157,11 +163,17 @@ def interval_series(
     """One KPI per interval of a phase, in time order (for :mod:`casslab.analysis.autocorr`).
 
     ``kpi`` is ``op_rate``, ``errors``, a latency KPI or a recall KPI (``recall_at_k``,
-    ``recall_p5``, ``recall_p1``), optionally per operation (``read.latency_p99_ms``). An
-    interval where the KPI is undefined (no ANN query: no recall) gives ``None``.
+    ``recall_p5``, ``recall_p1``, ``recall_unjudged``), optionally per operation
+    (``read.latency_p99_ms``). An interval where the KPI is undefined (no ANN query: no
+    recall) gives ``None``.
     """
     operation, _, base = kpi.rpartition(".")
-    per_interval = ("op_rate", "errors", *(k for k, _ in (*_LATENCY_FIELDS, *_RECALL_FIELDS)))
+    per_interval = (
+        "op_rate",
+        "errors",
+        *(k for k, _ in (*_LATENCY_FIELDS, *_RECALL_FIELDS)),
+        "recall_unjudged",
+    )
     if base not in per_interval:
         raise AnalysisError(
             f"interval series of {kpi!r}: the engine reports {', '.join(per_interval)} per "

@@ -3,7 +3,8 @@
 The engine summarises its whole measured phase; the steady part of a trial
 (:mod:`casslab.analysis.steady`) is a later window of it. :func:`window_summary` builds
 the :class:`~casslab.engine_contract.engine_records.SummaryRecord` the engine would have written for
-that window: counts, errors, rows, op rate and recall from the interval records, and latency (mean,
+that window: counts, errors (by kind), rows, LWT outcomes, op rate, recall and unjudged ANN
+queries from the interval records, and latency (mean,
 p50, p95, p99, p99.9, max; response and service time) from the trial's HdrHistogram
 interval log (:mod:`casslab.engine_contract.hdr`), merged over the window's intervals. Merging
 histograms is exact: the percentiles are those of every operation in the window, within
@@ -15,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from casslab.engine_contract.engine_records import (
+    ErrorKind,
     IntervalRecord,
     LatencyStats,
     OpStats,
@@ -51,10 +53,23 @@ def _op_stats(
         partitions=sum(s.partitions for s in stats),
         not_found=sum(s.not_found for s in stats),
         mismatches=sum(s.mismatches for s in stats),
+        applied=sum(s.applied for s in stats),
+        not_applied=sum(s.not_applied for s in stats),
+        errors_by_kind=_errors_by_kind(stats),
         response=response,
         service=service,
         recall=merged_recall([s.recall for s in stats]),
+        recall_unjudged=sum(s.recall_unjudged for s in stats),
     )
+
+
+def _errors_by_kind(stats: Sequence[OpStats]) -> dict[ErrorKind, int]:
+    """The errors by kind of the window's intervals, summed (kinds with a count only)."""
+    by_kind: dict[ErrorKind, int] = {}
+    for s in stats:
+        for kind, n in s.errors_by_kind.items():
+            by_kind[kind] = by_kind.get(kind, 0) + n
+    return {kind: by_kind[kind] for kind in ErrorKind if by_kind.get(kind)}
 
 
 def window_summary(
