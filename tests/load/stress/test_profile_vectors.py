@@ -189,3 +189,51 @@ def test_a_run_that_inserts_and_searches_searches_while_loading(
     (tmp_path / "p.yaml").write_text(loaded.replace("loaded: 100", "loaded: 101"))
     with pytest.raises(DatasetError, match=r"vectors.loaded is 101, but .* has 100 base vectors"):
         spec(tmp_path, "user profile=p.yaml ops(insert=1,ann=1) n=100")
+
+
+def test_the_command_line_says_how_many_vectors_the_table_holds(dataset: Path) -> None:
+    """``-vectors loaded=N`` over the profile's ``vectors: loaded:`` (0 here): the same
+    profile searches a fresh table while loading, then under rewrites after a full load."""
+    mixed = "user profile=p.yaml ops(insert=1,ann=1) n=100"
+    assert spec(dataset, mixed).vectors.preloaded_rows == 0  # type: ignore[union-attr]
+    rewrites = spec(dataset, f"{mixed} -vectors loaded=100")
+    assert rewrites.vectors is not None
+    assert rewrites.vectors.preloaded_rows == 100
+    with pytest.raises(DatasetError, match=r"vectors.loaded is 101, but .* has 100 base vectors"):
+        spec(dataset, f"{mixed} -vectors loaded=101")
+    # a search alone keeps the full ground truth whatever the table holds
+    assert spec(dataset, "user profile=p.yaml ops(ann=1) n=10 -vectors loaded=50").vectors
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("-vectors", r"-vectors \(nothing\): give loaded=N"),
+        ("-vectors loaded=-1", r"-vectors 'loaded=-1'"),
+        ("-vectors loaded=ten", r"-vectors 'loaded=ten'"),
+        (
+            "-vectors depth=5",
+            r"-vectors: unknown option 'depth=5'; accepted form: -vectors loaded=N",
+        ),
+    ],
+)
+def test_bad_vectors_options_are_refused_naming_the_form(
+    dataset: Path, line: str, message: str
+) -> None:
+    with pytest.raises(WorkloadSyntaxError, match=message):
+        spec(dataset, f"user profile=p.yaml ops(insert=1,ann=1) n=100 {line}")
+
+
+def test_vectors_options_need_a_vector_profile(tmp_path: Path) -> None:
+    plain = (
+        "keyspace: kv\ntable: t\ntable_definition: CREATE TABLE t (id bigint PRIMARY KEY, c int)\n"
+    )
+    (tmp_path / "plain.yaml").write_text(plain)
+    with pytest.raises(
+        WorkloadSyntaxError, match=r"-vectors loaded=5: profile .*plain.yaml has no vectors"
+    ):
+        spec(tmp_path, "user profile=plain.yaml ops(insert=1) n=10 -vectors loaded=5")
+    with pytest.raises(
+        WorkloadSyntaxError, match=r"-vectors loaded=5: give loaded=N .* user profile"
+    ):
+        parse_stress("write n=10 -vectors loaded=5")

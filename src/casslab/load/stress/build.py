@@ -246,7 +246,7 @@ def build_spec(
             if command.population is not None
             else default_population(command, insert_only=True)
         ).max
-        vectors = _vectors(profiles, operations, keys_max)
+        vectors = _vectors(profiles, operations, keys_max, command.vectors_loaded)
         insert_only = all(name.rpartition(".")[2] == "insert" for name in command.ops)
         validate = (
             any(op.validate_columns for op in operations)
@@ -313,10 +313,18 @@ def _vectors(
     profiles: list[tuple[StressProfile, str]],
     operations: list[Operation],
     keys_max: int,
+    loaded: int | None,
 ) -> VectorFiles | None:
-    """The dataset of the run's vector profile (one at most: the engine reads one)."""
+    """The dataset of the run's vector profile (one at most: the engine reads one);
+    ``loaded`` (``-vectors loaded=N``) over the profile's ``vectors: loaded:``."""
     with_vectors = [(p, s) for p, s in profiles if p.vectors is not None]
     if not with_vectors:
+        if loaded is not None:
+            names = ", ".join(s for _, s in profiles)
+            raise WorkloadSyntaxError(
+                f"-vectors loaded={loaded}: profile {names} has no vectors: section, so "
+                "no vector dataset is loaded; drop -vectors or use a vector profile"
+            )
         return None
     if len(with_vectors) > 1:
         raise WorkloadSyntaxError(
@@ -324,6 +332,9 @@ def _vectors(
             "a run reads one vector dataset: run them one after the other"
         )
     profile, source = with_vectors[0]
+    if loaded is not None and profile.vectors is not None:
+        given = profile.vectors.model_copy(update={"loaded": loaded})
+        profile = profile.model_copy(update={"vectors": given})
     # a dataset path is relative to its profile's folder
     return vector_files(
         profile, operations, source=source, profile_dir=Path(source).parent, keys_max=keys_max

@@ -405,6 +405,21 @@ def _insert(kind: StressCommandKind, args: list[str], fields: dict[str, object])
     fields["insert"] = insert
 
 
+def _vectors(kind: StressCommandKind, args: list[str], fields: dict[str, object]) -> None:
+    """``-vectors loaded=N`` (casslab's): the base vectors the table already holds, over
+    the vector profile's ``vectors: loaded:`` (one profile, searched before and after a
+    full load)."""
+    found = expect_options("-vectors", args, {"loaded=": "loaded=N"})
+    if kind is not StressCommandKind.USER or "loaded=" not in found:
+        raise WorkloadSyntaxError(
+            f"-vectors {' '.join(args) or '(nothing)'}: give loaded=N (the base vectors the "
+            "table already holds) with a user profile=FILE that has vectors:, e.g. "
+            "-vectors loaded=20000"
+        )
+    token, value = found["loaded="]
+    fields["vectors_loaded"] = parse_int(value, what=f"-vectors {token!r}", minimum=0)
+
+
 TRANSPORT_FORM = (
     "-transport truststore=FILE truststore-password=PW [ssl-protocol=TLS] [ssl-alg=A] "
     "[ssl-ciphers=C1,C2] [store-type=JKS|PKCS12] [hostname-verification=true|false]"
@@ -483,6 +498,7 @@ GROUP_PARSERS = {
     "-graph": _graph,
     "-errors": _errors,
     "-insert": _insert,
+    "-vectors": _vectors,
     "-transport": _transport,
     "-credentials-file": _credentials_file,
     "-reporting": parse_reporting,

@@ -102,6 +102,11 @@ OPTION_HELP: tuple[HelpEntry, ...] = (
         ),
     ),
     HelpEntry(
+        name="-vectors",
+        summary="casslab's: a vector profile's search while loading (over its vectors:)",
+        parameters=("loaded=N  base vectors the table already holds (keys 1..N)",),
+    ),
+    HelpEntry(
         name="-col",
         summary="the columns of write/read: how many, their size, their names",
         parameters=(

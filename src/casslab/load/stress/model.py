@@ -48,6 +48,7 @@ GROUPS = (
     "-graph",
     "-errors",
     "-insert",
+    "-vectors",
     "-transport",
     "-credentials-file",
     "-reporting",
@@ -196,6 +197,8 @@ class StressCommand(Record):
     graph: StressGraph = Field(default_factory=StressGraph)
     errors: StressErrors = Field(default_factory=StressErrors)
     insert: dict[str, str] = Field(default_factory=dict)  # -insert: overrides profile insert:
+    # -vectors loaded=N (casslab's): overrides the vector profile's vectors: loaded:
+    vectors_loaded: int | None = Field(default=None, ge=0)
     transport: StressTransport = Field(default_factory=StressTransport)
     # -credentials-file: CQL user and password, truststore password (read when the spec is
     # built: casslab.load.stress.credentials_file)

@@ -17,7 +17,7 @@ Accepted command line (the cassandra-stress syntax)::
     [-node HOST[,HOST..] [datacenter=DC]] [-port native=N] [-mode native cql3 user=U
     password=P|password-env=VAR]
     [-log file=F interval=1s hdrfile=H] [-graph file=F title=T revision=R] [-errors ignore
-    retries=N skip-read-validation] [-insert ...] [-transport truststore=FILE
+    retries=N skip-read-validation] [-insert ...] [-vectors loaded=N] [-transport truststore=FILE
     truststore-password=PW ssl-protocol=TLS ssl-alg=A ssl-ciphers=C,..]
     [-credentials-file FILE] [-reporting output-frequency=1s header-frequency=10s]
     [-tokenrange [wrap] [split-factor=N]]

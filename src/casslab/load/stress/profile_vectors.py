@@ -24,7 +24,8 @@ searches while loading: recall@k is counted as the field counts it, against the 
 neighbours already inserted (those of keys ``1..loaded`` plus the inserts this run saw
 acknowledged), and a query whose stored neighbours run out before k inserted ones is
 counted apart as unjudged. ``loaded`` defaults to 0 (a fresh table); after a full load,
-searching under rewrites, set it to the count loaded.
+searching under rewrites, set it to the count loaded, or give ``-vectors loaded=N`` on the
+command line (it wins over the profile's).
 """
 
 from __future__ import annotations
