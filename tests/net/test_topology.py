@@ -49,3 +49,23 @@ def test_no_racks_is_refused() -> None:
 def test_the_snitch_file_of_a_node() -> None:
     text = rackdc_properties(Placement(number=3, datacenter="dc2", rack="r2"))
     assert text == "dc=dc2\nrack=r2\nprefer_local=true\n"
+
+
+def test_a_topology_recounts_its_sites_from_the_nodes_datacenters() -> None:
+    topology = parse_topology("dc1:2,dc2:1", racks=2)
+    grown = topology.recounted(["dc1", "dc1", "dc2", "dc2"])
+    assert (grown.text, grown.datacenters) == ("dc1:2,dc2:2 racks 2", ["dc1", "dc2"])
+    assert topology.recounted(["dc2", "dc1", "dc1"]) == topology  # the order of sites stays
+    with pytest.raises(ConfigError, match=r"datacenter 'dc3': not one of dc1, dc2"):
+        topology.recounted(["dc1", "dc2", "dc3"])
+    with pytest.raises(ConfigError, match=r"datacenter dc2 would have no node left"):
+        topology.recounted(["dc1", "dc1"])
+
+
+def test_a_joining_node_goes_in_the_rack_with_the_fewest_nodes() -> None:
+    topology = parse_topology("dc1:3", racks=3)
+    assert topology.joining_rack([]) == "r1"
+    assert topology.joining_rack(["r1", "r2"]) == "r3"
+    assert topology.joining_rack(["r1", "r2", "r3"]) == "r1"  # a tie: the first
+    assert topology.joining_rack(["r2", "r3", "r3", "r1", "r1"]) == "r2"
+    assert parse_topology("dc1:1").joining_rack(["r1"]) == "r1"

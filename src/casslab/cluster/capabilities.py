@@ -89,14 +89,15 @@ class RingMembers(Protocol):
     """The cluster's record of its nodes, which a node that left the ring leaves and a
     new one joins."""
 
-    def check_add(self) -> int:
-        """The number the next node would have; a :class:`ConfigError` when none can join
-        (one more heap past this machine's memory)."""
+    def check_add(self, datacenter: str | None = None) -> int:
+        """The number the next node would have (in ``datacenter``, on a cluster with
+        several); a :class:`ConfigError` when none can join (one more heap past this
+        machine's memory, a datacenter missing or unknown)."""
         ...
 
-    def add(self, timeout_s: float) -> int:
-        """Bootstrap a new node into the ring; its number once every node sees it
-        UP/NORMAL."""
+    def add(self, timeout_s: float, datacenter: str | None = None) -> int:
+        """Bootstrap a new node into the ring (into ``datacenter``); its number once every
+        node sees it UP/NORMAL."""
         ...
 
     def check_replace(self, number: int, factors: Mapping[str, int]) -> int:

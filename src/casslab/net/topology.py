@@ -10,6 +10,7 @@ operator spreads replicas over failure domains.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from pydantic import Field
 
@@ -58,6 +59,34 @@ class Topology(Record):
     @property
     def datacenters(self) -> list[str]:
         return [site.name for site in self.sites]
+
+    def recounted(self, datacenters: Sequence[str | None]) -> Topology:
+        """The same sites, in order, each counting the nodes ``datacenters`` (one entry per
+        node) place in it: the topology of a cluster after a node joined or left one of
+        its datacenters (pure); a :class:`ConfigError` when a site would be left empty."""
+        counts = {site.name: 0 for site in self.sites}
+        for name in datacenters:
+            if name not in counts:
+                raise ConfigError(
+                    f"a node in datacenter {name!r}: not one of {', '.join(counts)}; a node "
+                    "joins one of the cluster's datacenters"
+                )
+            counts[name] += 1
+        empty = [name for name, count in counts.items() if count == 0]
+        if empty:
+            raise ConfigError(
+                f"datacenter {empty[0]} would have no node left; casslab keeps every "
+                "datacenter of a cluster with at least one (recreate it without that site)"
+            )
+        sites = tuple(site.model_copy(update={"nodes": counts[site.name]}) for site in self.sites)
+        return self.model_copy(update={"sites": sites})
+
+    def joining_rack(self, racks: Sequence[str | None]) -> str:
+        """The rack a node joining a datacenter goes in, given the racks of the nodes it
+        already has: the one with the fewest of them (the first on a tie), as a node of
+        ``up`` goes round the racks (pure)."""
+        names = [f"r{index + 1}" for index in range(self.racks)]
+        return min(names, key=lambda name: sum(1 for rack in racks if rack == name))
 
     def placements(self) -> list[Placement]:
         """Every node's datacenter and rack, by node number."""

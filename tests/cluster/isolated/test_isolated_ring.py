@@ -1,6 +1,7 @@
 """The nodes that join or leave an isolated cluster (pure): the next node's address,
-namespace, host end and cgroup, and the refusals before anything starts (a topology, a
-new node past this host's free memory)."""
+namespace, host end and cgroup (in its datacenter's block on a cluster with datacenters),
+and the refusals before anything starts (a datacenter missing or unknown, a new node past
+this host's free memory)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from casslab.cluster.isolated import network, sizes
 from casslab.cluster.isolated.cluster import IsolatedCluster, IsolatedRing, joining_node
 from casslab.cluster.isolated.isolated_state import Bridge, Isolated, Isolation
+from casslab.cluster.local import grow
 from casslab.cluster.model import ClusterSpec, ClusterState, Node
 from casslab.errors import ConfigError
 from casslab.host.cgroup_limits import NodeLimits
@@ -82,13 +84,28 @@ def test_a_new_node_past_the_hosts_free_memory_is_refused(
     assert problem == said if said is None else said in (problem or "")
 
 
+SUBNET = network.ipaddress.IPv4Network("10.213.4.0/24")
+SITES, SITE_ADDRESSES = network.plan_sites("3fa9c1", SUBNET, [("dc1", 2), ("dc2", 1)])
+
+
 def _cluster(spec: ClusterSpec) -> IsolatedCluster:
-    nodes = [
-        joining_node(_local_node(n), _record(BRIDGE)).model_copy(
-            update={"datacenter": "dc1" if spec.topology else None}
-        )
-        for n in range(1, spec.nodes + 1)
-    ]
+    record = _record(BRIDGE)
+    if spec.topology is not None:
+        record = record.model_copy(update={"bridge": SITES[0], "sites": tuple(SITES)})
+    placements = spec.topology.placements() if spec.topology is not None else []
+    nodes = []
+    for n in range(1, spec.nodes + 1):
+        node = joining_node(_local_node(n), record)
+        if placements:
+            place = placements[n - 1]
+            node = node.model_copy(
+                update={
+                    "address": SITE_ADDRESSES[n - 1],
+                    "datacenter": place.datacenter,
+                    "rack": place.rack,
+                }
+            )
+        nodes.append(node)
     return IsolatedCluster(
         ClusterState(
             spec=spec,
@@ -101,15 +118,70 @@ def _cluster(spec: ClusterSpec) -> IsolatedCluster:
             nodes=nodes,
             settings={},
             created_at=datetime(2026, 1, 1, tzinfo=UTC),
-            isolated=_record(BRIDGE),
+            isolated=record,
         )
     )
 
 
-def test_a_cluster_with_datacenters_refuses_a_new_node_saying_why() -> None:
-    cluster = _cluster(ClusterSpec(name="iso", topology="dc1:1,dc2:1", heap="512M"))
-    with pytest.raises(ConfigError, match=r"'iso' has datacenters over emulated WAN links"):
-        IsolatedRing(cluster).check_add()
+def test_a_joining_node_takes_the_first_free_address_of_its_datacenters_block() -> None:
+    # dc1 is 10.213.4.0/25 (host .1, nodes .2 .3), dc2 10.213.4.128/25 (host .129, node .130)
+    assert SITE_ADDRESSES == ["10.213.4.2", "10.213.4.3", "10.213.4.130"]
+    assert network.free_address(SITES[0], SITE_ADDRESSES) == "10.213.4.4"
+    assert network.free_address(SITES[1], SITE_ADDRESSES) == "10.213.4.131"
+    # a node that left frees its address for the next that joins
+    assert network.free_address(SITES[0], ["10.213.4.3", "10.213.4.130"]) == "10.213.4.2"
+    full = [str(h) for h in network.ipaddress.IPv4Network("10.213.4.128/25").hosts()]
+    with pytest.raises(ConfigError, match=r"datacenter dc2: its block 10.213.4.128/25 has no"):
+        network.free_address(SITES[1], full)
+
+
+def test_a_node_joining_a_datacenter_is_placed_on_its_site() -> None:
+    two_racks = {"sites": [{"name": "dc1", "nodes": 2}, {"name": "dc2", "nodes": 1}], "racks": 2}
+    cluster = _cluster(ClusterSpec(name="iso", topology=two_racks, heap="512M"))
+    ring = IsolatedRing(cluster)
+    assert ring.check_add("dc2") == 4
+    node = grow.next_node(cluster, "dc2")
+    assert (node.number, node.datacenter, node.rack) == (4, "dc2", "r2")  # dc2 has r1 only
+    assert (node.address, node.netns) == ("10.213.4.131", "casslab-3fa9c1-n4")
+    node = grow.next_node(cluster, "dc1")  # dc1's r1 and r2 hold one each: the first
+    assert (node.datacenter, node.rack, node.address) == ("dc1", "r1", "10.213.4.4")
+
+
+def test_a_new_node_in_a_datacenter_recounts_the_topology() -> None:
+    cluster = _cluster(ClusterSpec(name="iso", topology="dc1:2,dc2:1", heap="512M"))
+    joined = grow.next_node(cluster, "dc2")
+    after = grow.resized(cluster.state, [*cluster.state.nodes, joined])
+    assert after.spec.nodes == 4
+    assert after.spec.topology is not None
+    assert after.spec.topology.text == "dc1:2,dc2:2"
+    ClusterState.model_validate(after.model_dump())  # a state.json that reads back
+    left = grow.resized(after, after.nodes[:3])
+    assert left.spec.topology is not None
+    assert left.spec.topology.text == "dc1:2,dc2:1"
+    with pytest.raises(ConfigError, match=r"datacenter dc2 would have no node left"):
+        grow.resized(cluster.state, cluster.state.nodes[:2])
+
+
+@pytest.mark.parametrize(
+    ("datacenter", "said"),
+    [
+        (None, r"'iso': no datacenter; it has datacenters dc1, dc2: say which one .* dc1"),
+        ("dc7", r"'iso': datacenter 'dc7'; it has datacenters dc1, dc2"),
+    ],
+)
+def test_a_cluster_with_datacenters_needs_one_of_them_for_a_new_node(
+    datacenter: str | None, said: str
+) -> None:
+    cluster = _cluster(ClusterSpec(name="iso", topology="dc1:2,dc2:1", heap="512M"))
+    with pytest.raises(ConfigError, match=said):
+        IsolatedRing(cluster).check_add(datacenter)
+
+
+def test_a_cluster_without_datacenters_refuses_one_for_a_new_node() -> None:
+    cluster = _cluster(ClusterSpec(name="iso", nodes=2, heap="512M"))
+    assert IsolatedRing(cluster).check_add() == 3
+    with pytest.raises(ConfigError, match=r"datacenter 'dc1': cluster 'iso' has one .* leave"):
+        IsolatedRing(cluster).check_add("dc1")
 
 
 def test_the_isolated_backend_offers_ring_members_and_node_versions() -> None:

@@ -3,27 +3,35 @@ link of 25 ms one way. The nodes see each other under their datacenters; LOCAL_O
 from dc1 do not wait for the link and EACH_QUORUM writes wait a round trip; the measured
 round trip follows the configured delay, also after a change at run time; a partition
 makes the other datacenter's node DN and a heal brings it back, also as a fault in a trial's
-timeline; ``down`` leaves nothing.
+timeline; a third node joins dc1 across the link (its rows streamed to it) and leaves again;
+``down`` leaves nothing.
 
 A cluster of its own, not the shared ones: its nodes run in network namespaces joined by the
 emulated link, with a lower phi_convict_threshold."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
 import shutil
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
+from cassandra import ConsistencyLevel
+from cassandra.query import SimpleStatement
 
 from casslab.cluster import ClusterSpec, create
 from casslab.cluster.backend import Cluster
 from casslab.cluster.isolated import network, wan
+from casslab.faults.kinds.add_node.add_node_operation import ADD_NODE
+from casslab.faults.kinds.decommission.decommission_operation import DECOMMISSION
+from casslab.faults.model import Fault
 from casslab.net import keeper
 from casslab.net.probe import measure, summarize
 from cli_entry import NEEDS_ENGINE, casslab, flat
@@ -53,6 +61,9 @@ def two_dc() -> Iterator[Cluster]:
         # its last gossip instead of 18 s (phi 8); the partition tests need the behaviour,
         # not the default timing
         settings={"phi_convict_threshold": 5},
+        # a joining node waits the ring delay (30 s by default) for gossip to settle
+        # before it streams: 5 s, as two or three nodes here agree in 1-2 s
+        jvm_options=("-Dcassandra.ring_delay_ms=5000",),
     )
     with create(spec, remove_on_exit=True) as cluster:
         yield cluster
@@ -202,6 +213,67 @@ def test_bad_links_are_refused_before_anything_starts() -> None:
     assert "x 9 node(s) needs about" in flat(huge.stderr), huge.stderr
     assert "(nothing was started)" in flat(huge.stderr)
     assert casslab(None, "status", "--name", "badtopo").returncode != 0
+
+
+def test_a_node_joins_a_datacenter_across_the_link_and_leaves_nothing(two_dc: Cluster) -> None:
+    record = two_dc.state.isolated
+    assert record is not None
+    ident, site1 = record.cluster_id, record.sites[0]
+    session = two_dc.session()
+    session.execute(
+        "CREATE KEYSPACE dcjoin WITH replication = "
+        "{'class': 'NetworkTopologyStrategy', 'dc1': 1, 'dc2': 1}"
+    )
+    session.execute("CREATE TABLE dcjoin.kv (k int PRIMARY KEY, v int)")
+    insert = SimpleStatement(
+        "INSERT INTO dcjoin.kv (k, v) VALUES (%s, %s)", consistency_level=ConsistencyLevel.ALL
+    )
+    for k in range(300):
+        session.execute(insert, (k, k * 7))
+    peers = {n.number: n.pid for n in two_dc.nodes}
+
+    ADD_NODE.begin(two_dc, Fault(at=0, kind="add-node", target=3, datacenter="dc1"))
+
+    node = two_dc.node(3)
+    assert (node.datacenter, node.rack) == ("dc1", "r1")
+    block = ipaddress.IPv4Network(f"{site1.address}/{site1.prefix}", strict=False)
+    assert ipaddress.IPv4Address(node.address) in block, (node.address, block)
+    assert two_dc.state.spec.topology is not None
+    assert two_dc.state.spec.topology.text == "dc1:2,dc2:1"
+    # node 3 sees both sites across the link: dc1 holds nodes 1 and 3, dc2 node 2
+    ring = two_dc.nodetool(3, "status")
+    dc1 = ring[ring.index("Datacenter: dc1") : ring.index("Datacenter: dc2")]
+    dc2 = ring[ring.index("Datacenter: dc2") :]
+    assert f"UN  {two_dc.node(1).address}" in dc1, ring
+    assert f"UN  {node.address}" in dc1, ring
+    assert f"UN  {two_dc.node(2).address}" in dc2, ring
+    other = two_dc.node(2)
+    assert other.netns is not None
+    neighbours = subprocess.run(
+        ["ip", "-n", other.netns, "neigh", "show", node.address],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "PERMANENT" in neighbours, neighbours
+    # its share of dc1's rows was streamed to it: read at LOCAL_ONE through it, dc1 answers
+    # every key, from node 1 or node 3
+    read = SimpleStatement(
+        "SELECT k, v FROM dcjoin.kv", consistency_level=ConsistencyLevel.LOCAL_ONE
+    )
+    rows = {r.k: r.v for r in two_dc.session(node=3).execute(read)}
+    assert rows == {k: k * 7 for k in range(300)}
+    assert {n.number: n.pid for n in two_dc.nodes if n.number != 3} == peers
+
+    DECOMMISSION.begin(two_dc, Fault(at=0, kind="decommission", target=3))
+
+    assert [n.number for n in two_dc.nodes] == [1, 2]
+    assert two_dc.state.spec.topology is not None
+    assert two_dc.state.spec.topology.text == "dc1:1,dc2:1"
+    assert network.namespace(ident, 3) not in network.namespaces_of(ident)
+    rows = {r.k: r.v for r in two_dc.session(node=1).execute(read)}
+    assert rows == {k: k * 7 for k in range(300)}  # node 3 streamed its rows back
+    two_dc.session().execute("DROP KEYSPACE dcjoin")
 
 
 def test_down_stops_the_links_and_leaves_nothing(two_dc: Cluster) -> None:

@@ -38,12 +38,6 @@ from casslab.host.cgroup_limits import NodeLimits
 from casslab.host.cgroups import Cgroups, block_device, join
 from casslab.net.links import all_pairs
 
-TOPOLOGY_RING = (
-    "has datacenters over emulated WAN links: a node joining one would need its address "
-    "in that site's block, permanent neighbour entries on every other node and on it, "
-    "which casslab does not do yet; add nodes to an isolated cluster without --topology"
-)
-
 REQUIRED_TOOLS = {"ip": "iproute2", "nsenter": "util-linux"}
 
 
@@ -143,10 +137,16 @@ class IsolatedCluster(LocalCluster):
             versions=LocalVersions(self),
         )
 
-    def _new_node(self, number: int) -> Node:
+    def _new_node(self, number: int, place: tuple[str, str] | None = None) -> Node:
         """Node ``number`` as ``up`` lays it out: its cgroup, and with netns isolation its
-        namespace, host end and the next address on the bridge."""
-        return joining_node(super()._new_node(number), self.isolated)
+        namespace, host end and the next address on the bridge (of its datacenter)."""
+        node = super()._new_node(number, place)
+        return joining_node(node, self.isolated, [n.address for n in self.state.nodes])
+
+    def datacenter_join_problem(self) -> str | None:
+        if self.isolated.bridge is None:
+            return "its nodes are processes on 127.0.0.n, with no datacenters to join"
+        return None
 
     def _check_ports(self, nodes: Sequence[Node]) -> None:
         if self.isolated.bridge is None:  # processes on 127.0.0.n share the host's ports
@@ -200,8 +200,24 @@ class IsolatedCluster(LocalCluster):
             if self.node_alive(node):
                 continue
             if record.bridge is not None and node.netns not in present:
-                network.create_node(record.bridge, record.cluster_id, node.number, node.address)
+                bridge = site_of(record, node.datacenter)
+                network.create_node(bridge, record.cluster_id, node.number, node.address)
+                if len(record.sites) > 1:
+                    self._add_neighbours(node)
             cgroups.create(node.number, record.limits, device)
+
+    def _add_neighbours(self, joining: Node) -> None:
+        """The permanent neighbour entries between ``joining`` (in a new namespace) and
+        every other node, both ways: as ``_provision_network`` makes them at ``up``."""
+        ident = self.isolated.cluster_id
+        peers = [n for n in self.state.nodes if n.number != joining.number and n.netns]
+        if joining.netns is not None:
+            entries = [(n.address, network.node_mac(ident, n.number)) for n in peers]
+            network.add_neighbours(joining.netns, entries)
+        own = [(joining.address, network.node_mac(ident, joining.number))]
+        for peer in peers:
+            if peer.netns is not None:
+                network.add_neighbours(peer.netns, own)
 
     def _provision_network(self) -> None:
         """The bridges (one, or one per datacenter), every node's namespace on its site's
@@ -312,14 +328,28 @@ def _netns_nodes(spec: ClusterSpec, directory: Path, ident: str) -> tuple[list[B
     return bridges, nodes
 
 
-def joining_node(node: Node, record: Isolated) -> Node:
+def site_of(record: Isolated, datacenter: str | None) -> Bridge:
+    """The bridge a node of ``datacenter`` is on: its site's, or the cluster's one."""
+    for bridge in record.sites:
+        if bridge.datacenter == datacenter:
+            return bridge
+    if record.bridge is None:
+        raise ClusterError("this isolated cluster has no bridge: its nodes are processes")
+    return record.bridge
+
+
+def joining_node(node: Node, record: Isolated, taken: Sequence[str] = ()) -> Node:
     """``node`` (laid out as a local cluster's next node) in ``record``'s isolation: its
     cgroup, and with netns isolation its namespace, host end and address on the bridge,
-    the next one after its peers' (pure)."""
+    the next one after its peers' (with datacenters: the first free one of its site's
+    block, ``taken`` holding its peers' addresses) (pure)."""
     node = node.model_copy(update={"cgroup": f"{record.cgroup_root}/node{node.number}"})
     if record.bridge is None:
         return node
-    address = network.node_address(record.bridge, node.number)
+    if len(record.sites) > 1:
+        address = network.free_address(site_of(record, node.datacenter), taken)
+    else:
+        address = network.node_address(record.bridge, node.number)
     return node.model_copy(
         update={
             "address": address,
@@ -333,17 +363,16 @@ def joining_node(node: Node, record: Isolated) -> Node:
 @dataclass(frozen=True)
 class IsolatedRing(LocalRing):
     """Nodes that join or leave an isolated cluster: as a local cluster's, each in its own
-    namespace and cgroup (:meth:`IsolatedCluster._provision_joining`, ``_drop_node``)."""
+    namespace and cgroup (:meth:`IsolatedCluster._provision_joining`, ``_drop_node``); on
+    a cluster with datacenters, on its site's bridge with neighbour entries both ways."""
 
-    def check_add(self) -> int:
+    def check_add(self, datacenter: str | None = None) -> int:
         cluster = self.cluster
         state = cluster.state
-        if state.spec.topology is not None:
-            raise ConfigError(f"cluster {cluster.name!r} {TOPOLOGY_RING}")
         limits = state.isolated.limits if state.isolated is not None else None
         if limits is not None:
             available_mib = psutil.virtual_memory().available // sizes.MIB
             problem = sizes.join_problem(limits, heap_mib(state.heap), available_mib)
             if problem is not None:
                 raise ConfigError(f"add a node to cluster {cluster.name!r}: {problem}")
-        return super().check_add()
+        return super().check_add(datacenter)

@@ -20,7 +20,7 @@ import contextlib
 import ipaddress
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
 from casslab.cluster.isolated.isolated_state import Bridge
@@ -89,6 +89,19 @@ def node_address(bridge: Bridge, number: int) -> str:
             f"{len(hosts) - 1}; create the cluster anew with a larger --subnet"
         )
     return str(hosts[number])
+
+
+def free_address(bridge: Bridge, taken: Collection[str]) -> str:
+    """The first address of ``bridge``'s block that is neither the host's nor in
+    ``taken``: a node joining that datacenter (pure)."""
+    block = ipaddress.IPv4Network(f"{bridge.address}/{bridge.prefix}", strict=False)
+    for host in block.hosts():
+        if str(host) != bridge.address and str(host) not in taken:
+            return str(host)
+    raise ConfigError(
+        f"datacenter {bridge.datacenter}: its block {block} has no free address for another "
+        "node; create the cluster anew with a larger --subnet"
+    )
 
 
 def plan_sites(

@@ -209,8 +209,9 @@ class LocalCluster:
     def _spawn(self, node: Node, flags: Sequence[str] = ()) -> tuple[int, float | None]:
         return launch.spawn(self.state, node, flags=flags)
 
-    def _new_node(self, number: int) -> Node:
-        """Node ``number`` as ``casslab up`` lays it out: a node that joins the cluster."""
+    def _new_node(self, number: int, place: tuple[str, str] | None = None) -> Node:
+        """Node ``number`` as ``casslab up`` lays it out: a node that joins the cluster
+        (in ``place``, a datacenter and rack, on a cluster with datacenters)."""
         spec = self.state.spec
         return Node(
             number=number,
@@ -219,7 +220,13 @@ class LocalCluster:
             storage_port=spec.storage_port,
             jmx_port=spec.jmx_port_base + number,
             directory=self.directory / f"node{number}",
+            datacenter=place[0] if place is not None else None,
+            rack=place[1] if place is not None else None,
         )
+
+    def datacenter_join_problem(self) -> str | None:
+        """Why a node cannot join one of this cluster's datacenters (None: it can)."""
+        return "its nodes share this host's loopback: casslab has no datacenters there"
 
     def _check_ports(self, nodes: Sequence[Node]) -> None:
         """Refuse joining ``nodes`` whose ports something on this host holds."""

@@ -48,12 +48,7 @@ def write_configs(state: ClusterState, clock: Mapping[int, float] | None = None)
     )
     for node, node_tokens in zip(state.nodes, tokens, strict=True):
         node.conf_dir.mkdir(parents=True, exist_ok=True)
-        if node.datacenter is not None:
-            place = Placement(
-                number=node.number, datacenter=node.datacenter, rack=node.rack or "r1"
-            )
-            rackdc = rackdc_properties(place)
-            (node.conf_dir / "cassandra-rackdc.properties").write_text(rackdc)
+        write_place(node)
         settings = node_config.node_settings(
             state.spec.name, node, state.nodes, node_tokens, state.settings
         )
@@ -63,6 +58,15 @@ def write_configs(state: ClusterState, clock: Mapping[int, float] | None = None)
         offset = offsets.get(node.number)
         if offset is not None and (clock is not None or not skew.clock_file(node).exists()):
             skew.write_skew(node, skew.ClockSkew(offset_ms=offset, since_ms=skew.now_ms()))
+
+
+def write_place(node: Node) -> None:
+    """``node``'s ``cassandra-rackdc.properties`` (its datacenter and rack), where it has
+    a datacenter."""
+    if node.datacenter is not None:
+        place = Placement(number=node.number, datacenter=node.datacenter, rack=node.rack or "r1")
+        rackdc = rackdc_properties(place)
+        (node.conf_dir / "cassandra-rackdc.properties").write_text(rackdc)
 
 
 def node_command(

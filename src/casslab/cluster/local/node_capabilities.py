@@ -62,16 +62,16 @@ class LocalRing:
 
     cluster: LocalCluster
 
-    def check_add(self) -> int:
+    def check_add(self, datacenter: str | None = None) -> int:
         from casslab.cluster.local import grow
 
-        grow.check_growable(self.cluster)
-        return grow.next_node(self.cluster).number
+        grow.check_growable(self.cluster, datacenter)
+        return grow.next_node(self.cluster, datacenter).number
 
-    def add(self, timeout_s: float) -> int:
+    def add(self, timeout_s: float, datacenter: str | None = None) -> int:
         from casslab.cluster.local import grow
 
-        return grow.add_node(self.cluster, timeout_s)
+        return grow.add_node(self.cluster, timeout_s, datacenter)
 
     def check_replace(self, number: int, factors: Mapping[str, int]) -> int:
         from casslab.cluster.local import replace
@@ -94,8 +94,9 @@ class LocalRing:
             )
         if LocalProcesses(self.cluster).running(number):
             raise ClusterError(f"node {number} of {self.cluster.name!r} still runs; stop it first")
+        from casslab.cluster.local import grow
+
         kept = [n for n in nodes if n.number != number]
-        spec = self.cluster.state.spec.model_copy(update={"nodes": len(kept)})
-        self.cluster.state = self.cluster.state.model_copy(update={"nodes": kept, "spec": spec})
+        self.cluster.state = grow.resized(self.cluster.state, kept)
         state.save(self.cluster.state)
         self.cluster._drop_node(number)

@@ -4,11 +4,12 @@ address starts with ``-Dcassandra.replace_address_first_boot=<old address>``, ta
 old node's tokens and streams their data from the other replicas; the operation ends when
 every node sees the new node UP/NORMAL and none lists the old one any more. The old node
 leaves the cluster's record (its directory stays, with its logs); the new one has the next
-number, address and JMX port, as ``add-node`` gives them.
+number, address and JMX port, as ``add-node`` gives them, and on a cluster with datacenters
+the old node's datacenter and rack.
 
 Refused before anything stops: the cluster's last node (nothing to stream from), a user
 keyspace at replication factor 1 (the old node held the only copy of its ranges), one
-more heap past this machine's memory, and a cluster with datacenters."""
+more heap past this machine's memory, and a cluster whose nodes cannot join a datacenter."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from casslab.cluster import node_config, state
-from casslab.cluster.local import grow
+from casslab.cluster.local import grow, launch
 from casslab.cluster.model import Node
 from casslab.cluster.wait import wait_for
 from casslab.errors import ClusterError, ConfigError
@@ -57,8 +58,9 @@ def check_replaceable(cluster: LocalCluster, number: int, factors: Mapping[str, 
     problem = replace_problem(number, len(cluster.state.nodes), factors)
     if problem is not None:
         raise ConfigError(f"replace of node {number} of cluster {cluster.name!r}: {problem}")
-    grow.check_growable(cluster)
-    return grow.next_node(cluster).number
+    old = cluster.node(number)
+    grow.check_growable(cluster, old.datacenter)
+    return grow.next_node(cluster, old.datacenter, rack=old.rack).number
 
 
 _DOWN = re.compile(r"^D[NLJM]\s+(\d+\.\d+\.\d+\.\d+)", re.MULTILINE)
@@ -89,7 +91,7 @@ def replace(cluster: LocalCluster, number: int, timeout_s: float) -> int:
     others = [n for n in cluster.state.nodes if n.number != number]
     if not others:
         raise ConfigError(f"node {number} is the last node of {cluster.name!r}")
-    new = grow.next_node(cluster)
+    new = grow.next_node(cluster, old.datacenter, rack=old.rack)
     cluster._check_ports([new])
     tokens = [
         int(t)
@@ -114,10 +116,9 @@ def replace(cluster: LocalCluster, number: int, timeout_s: float) -> int:
     (new.conf_dir / "cassandra.yaml").write_text(node_config.cassandra_yaml(settings))
     (new.conf_dir / "logback.xml").write_text(node_config.logback_xml())
     (new.conf_dir / "logback-tools.xml").write_text(node_config.tools_logback_xml())
+    launch.write_place(new)
     before = cluster.state
-    nodes = [*others, new]
-    spec = before.spec.model_copy(update={"nodes": len(nodes)})
-    cluster.state = before.model_copy(update={"nodes": nodes, "spec": spec})
+    cluster.state = grow.resized(before, [*others, new])
     state.save(cluster.state)
     cluster.close_sessions()
     cluster._provision()  # what the new node runs in, while the others run
