@@ -3,6 +3,8 @@ the reason, and two faults on one node at once."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 from pydantic import ValidationError
 
@@ -163,6 +165,31 @@ def test_add_node_names_the_node_it_adds() -> None:
     assert timeline_problems([decommission], nodes=2) == [
         "faults[0]: target node 3, but the cluster has 2 node(s)"
     ]
+
+
+@dataclass(frozen=True)
+class _Facts:
+    may_have_topology: bool
+
+    def not_isolated(self) -> str | None:
+        return None
+
+
+def test_add_node_names_the_datacenter_it_joins_where_the_file_has_datacenters() -> None:
+    add = Fault.model_validate({"at": 0, "kind": "add-node", "target": 3, "datacenter": "dc2"})
+    assert add.describe() == "add-node node 3 in dc2 at 0 s until done"
+    assert add.of_kind.file_problems(0, add, _Facts(may_have_topology=True)) == []
+    assert add.of_kind.file_problems(4, add, _Facts(may_have_topology=False)) == [
+        "faults[4]: add-node into datacenter dc2, but this experiment's clusters have no "
+        "topology (one datacenter); remove datacenter: or add cluster.topology (e.g. "
+        "dc1:2,dc2:1)"
+    ]
+    plain = Fault.model_validate({"at": 0, "kind": "add-node", "target": 3})
+    assert plain.of_kind.file_problems(0, plain, _Facts(may_have_topology=False)) == []
+    with pytest.raises(ValidationError, match="datacenter"):
+        Fault.model_validate({"at": 0, "kind": "add-node", "target": 3, "datacenter": "d c"})
+    with pytest.raises(ValidationError, match="datacenter is for add-node faults, not kill"):
+        Fault.model_validate({"at": 0, "kind": "kill", "target": 3, "datacenter": "dc1"})
 
 
 def test_an_upgrade_acts_on_every_node() -> None:

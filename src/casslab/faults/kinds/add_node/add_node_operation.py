@@ -16,7 +16,7 @@ from pydantic import ConfigDict, Field
 from casslab.cluster.capabilities import processes_of, ring_of
 from casslab.errors import ConfigError
 from casslab.faults import streaming
-from casslab.faults.fault_kind import Target
+from casslab.faults.fault_kind import FileFacts, Target
 from casslab.faults.operation import OPERATION_TIMEOUT_S, NodeOperation, Stopwatch
 from casslab.record import Record
 
@@ -46,6 +46,16 @@ class AddNodeOperation(NodeOperation):
         if isinstance(fields, AddNodeFields) and fields.datacenter is not None:
             return f" in {fields.datacenter}"
         return ""
+
+    def file_problems(self, index: int, fault: Fault, facts: FileFacts) -> list[str]:
+        datacenter = _datacenter(fault)
+        if datacenter is None or facts.may_have_topology:
+            return []
+        return [
+            f"faults[{index}]: add-node into datacenter {datacenter}, but this experiment's "
+            "clusters have no topology (one datacenter); remove datacenter: or add "
+            "cluster.topology (e.g. dc1:2,dc2:1)"
+        ]
 
     def check(self, cluster: Cluster, fault: Fault) -> None:
         processes_of(cluster)
