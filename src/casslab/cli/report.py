@@ -40,17 +40,18 @@ def report(
     ] = None,
 ) -> None:
     """Rebuild report.html, summary.md, figures/*.png and trials.parquet/.csv of a run."""
-    from casslab.experiment.design.stored_plan import outline_of_manifest
-    from casslab.report import write_report  # heavy (pandas, plotly): only when used
     from casslab.units import duration_s
 
-    claims = None if claims_file is None else _claims_of(claims_file, run_dir)
-
-    window_s = None
+    window_s = None  # checked before the report's heavy imports: a typo answers at once
     if window is not None:
         window_s = duration_s(window)
         if window_s is None or window_s <= 0:
             raise UsageError(f"--window {window!r}: give a slot length such as 30s or 1m")
+    claims = None if claims_file is None else _claims_of(claims_file, run_dir)
+
+    from casslab.experiment.design.stored_plan import outline_of_manifest
+    from casslab.report import write_report  # heavy (pandas, plotly): only when used
+
     paths = write_report(run_dir, legacy_plan=outline_of_manifest, window_s=window_s, claims=claims)
     for problem in paths.problems:
         console.print(f"[yellow]warning:[/] {escape(problem)}", highlight=False, soft_wrap=True)
