@@ -5,7 +5,7 @@
 //!
 //! | status | meaning |
 //! |---|---|
-//! | 0 | done, the summary is written (also after a first SIGINT/SIGTERM) |
+//! | 0 | done, the summary is written (also after a first SIGINT/SIGTERM, and after SIGUSR1) |
 //! | 1 | fatal error during the run: a schema statement, `USE` or a prepare failed, or the runtime could not start (`EngineError::Run`) |
 //! | 2 | bad arguments or spec, including `--check` rejecting it (`Usage`, `Spec`) |
 //! | 3 | its parent (casslab) went away (`parent::ORPHAN_EXIT`) |
@@ -16,6 +16,12 @@
 //! Every non-zero status but 3 and 130 is preceded by an `ErrorRecord` with `fatal: true`
 //! on the record stream (standard output when `output.jsonl` cannot be opened) and an
 //! `Error: ...` line on standard error.
+//!
+//! Signals: the first SIGINT/SIGTERM stops the load, skips the read-back of acknowledged
+//! writes (`verify`) and writes the summary; a second one exits at once (130). SIGUSR1
+//! ends the measured phase (or the warm-up and then the measured phase) as its duration
+//! would: the last partial interval, the HDR log's lines, the read-back and the summary are
+//! written as at a normal end (casslab sends it when a trial's operations are over).
 
 mod dist;
 mod error;
@@ -31,15 +37,13 @@ mod workload;
 
 use std::io::Read;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use tokio::sync::Notify;
-
 use crate::error::EngineError;
 use crate::output::Sink;
-use crate::runner::{open_hdr_log, Engine, Recorder};
+use crate::runner::{open_hdr_log, Engine, Recorder, Stops};
 use crate::spec::{ErrorRecord, WorkloadSpec};
 use crate::workload::Workload;
 
@@ -175,10 +179,9 @@ fn main() -> ExitCode {
             return fatal(Some(&mut sink), &error);
         }
     };
-    let interrupt = Arc::new(Notify::new());
-    let interrupted = Arc::new(AtomicBool::new(false));
+    let stops = Stops::default();
     let result: Result<(), (EngineError, Sink)> = runtime.block_on(async {
-        spawn_signal_handler(Arc::clone(&interrupt), Arc::clone(&interrupted));
+        spawn_signal_handler(stops.clone());
         let engine = match Engine::connect(&spec, workload).await {
             Ok(e) => Arc::new(e),
             Err(e) => return Err((e, sink)),
@@ -187,15 +190,7 @@ fn main() -> ExitCode {
             Ok(h) => h,
             Err(e) => return Err((e, sink)),
         };
-        let mut rec = Recorder::new(
-            &spec,
-            sink,
-            hdr,
-            engine_start,
-            threads * 2,
-            interrupt,
-            interrupted,
-        );
+        let mut rec = Recorder::new(&spec, sink, hdr, engine_start, threads * 2, stops);
         runner::run(&spec, engine, &mut rec).await;
         Ok(())
     });
@@ -214,27 +209,35 @@ fn default_runtime_threads() -> usize {
     (cores / 2).clamp(1, 8)
 }
 
-/// First SIGINT/SIGTERM: stop issuing load, finish in-flight ops, write the summary.
-/// Second one: exit at once.
-fn spawn_signal_handler(interrupt: Arc<Notify>, interrupted: Arc<AtomicBool>) {
+/// First SIGINT/SIGTERM: stop issuing load, finish in-flight ops, write the summary
+/// (no read-back). Second one: exit at once. SIGUSR1, any number of times: end the
+/// measured phase now, then read back and write the summary as at its normal end.
+fn spawn_signal_handler(stops: Stops) {
     use tokio::signal::unix::{signal, SignalKind};
     tokio::spawn(async move {
-        let (Ok(mut term), Ok(mut int)) = (
+        let (Ok(mut term), Ok(mut int), Ok(mut usr1)) = (
             signal(SignalKind::terminate()),
             signal(SignalKind::interrupt()),
+            signal(SignalKind::user_defined1()),
         ) else {
             return;
         };
-        for round in 0..2 {
+        let mut interrupts = 0;
+        loop {
             tokio::select! {
-                _ = term.recv() => {}
-                _ = int.recv() => {}
+                _ = term.recv() => interrupts += 1,
+                _ = int.recv() => interrupts += 1,
+                _ = usr1.recv() => {
+                    stops.ended.store(true, Ordering::SeqCst);
+                    stops.notify.notify_one();
+                    continue;
+                }
             }
-            if round == 1 {
+            if interrupts == 2 {
                 std::process::exit(INTERRUPTED_TWICE_EXIT);
             }
-            interrupted.store(true, Ordering::SeqCst);
-            interrupt.notify_one();
+            stops.interrupted.store(true, Ordering::SeqCst);
+            stops.notify.notify_one();
         }
     });
 }

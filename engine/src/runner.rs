@@ -33,4 +33,4 @@ mod verify;
 
 pub use execute::Engine;
 pub use phase::run;
-pub use recorder::{open_hdr_log, Recorder};
+pub use recorder::{open_hdr_log, Recorder, Stops};

@@ -21,7 +21,9 @@ pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
 NAME = "decom3"
 PLACE = ["--heap", "512M", "--base-address", "127.0.249.1", "--jmx-port-base", "9880"]
-WRITES = 10000  # 50 s at 200/s: from 10 s, a JVM start, 5 s of ring delay and the streaming
+# 50 s at 200/s at most: from 10 s, a JVM start, 5 s of ring delay and the streaming; the
+# phase ends 5 s after the operation (after_operations)
+WRITES = 10000
 
 EXPERIMENT = f"""
 name: decommission
@@ -31,6 +33,7 @@ workload: "write n={WRITES} cl=QUORUM -pop seq=1..{WRITES} -rate threads=16 fixe
 faults: [{{at: 10s, kind: KIND, target: TARGET}}]
 iterations: 1
 verify: QUORUM
+after_operations: 5s
 kpis: [op_rate, operation_s, operation_errors, operations_failed, lost_writes,
   verified_writes]
 """
@@ -64,6 +67,11 @@ def test_add_node_then_decommission_under_load(home: Path, tmp_path: Path) -> No
     [bootstrap] = record["steps"]
     assert (bootstrap["node"], bootstrap["step"]) == (3, "bootstrap")
     assert bootstrap["bytes_streamed"] > 0  # it received its ranges
+    # the phase ended 5 s after the bootstrap (the timeline's clock starts with the engine,
+    # before its connection and schema: so up to 5 s after it), before its 10,000 writes
+    measured_s = summary["engine"]["duration_s"]
+    assert record["ended_s"] <= measured_s <= record["ended_s"] + 5 + 3, measured_s
+    assert summary["engine"]["total"]["count"] < WRITES
     kpis = summary["kpis"]
     acknowledged = summary["engine"]["total"]["count"]
     assert (kpis["verified_writes"], kpis["lost_writes"]) == (acknowledged, 0)

@@ -23,8 +23,15 @@ from pathlib import Path
 
 import pytest
 
+from casslab import pids
 from casslab.cluster import LocalCluster
-from casslab.engine_contract.engine_records import ErrorKind, SummaryRecord, VerifyStats
+from casslab.engine_contract.engine_records import (
+    ErrorKind,
+    IntervalRecord,
+    SummaryRecord,
+    VerifyStats,
+)
+from casslab.engine_contract.hdr import latency_stats, merge, parse_interval_log, select
 from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
@@ -35,6 +42,7 @@ from casslab.engine_contract.workload_spec import (
     GenKind,
     Operation,
     OpKind,
+    Output,
     Statement,
     Stop,
     WorkloadSpec,
@@ -231,3 +239,37 @@ def test_failed_operations_count_by_the_kind_of_their_error(
     assert 0 < verify.checked <= total.count
     assert verify.lost == 0
     assert verify.errors <= max(1, verify.checked // 100), verify
+
+
+def test_sigusr1_ends_the_measured_phase_and_the_read_back_still_runs(
+    node: LocalCluster, tmp_path: Path
+) -> None:
+    """What ``after_operations:`` sends: the phase of 120 s ends at once, its last partial
+    interval and HDR lines are written, every acknowledged write is read back and the
+    summary comes, as at the phase's normal end (a SIGTERM would skip the read-back)."""
+    hlog = tmp_path / "latency.hlog"
+    spec = with_verify(rf2_writes(node, Consistency.ONE, Stop(duration_s=120.0)), "ONE")
+    spec = spec.model_copy(update={"output": Output(interval_s=1.0, hdr_log=str(hlog))})
+    started: list[int] = []
+    records = []
+    told = 0.0
+    for record in engine.stream(spec, tmp_path / "ended", timeout_s=90, on_start=started.append):
+        records.append(record)
+        measured = [r for r in records if isinstance(r, IntervalRecord)]
+        if len(measured) == 2 and not told:
+            assert engine.end_phase(started[0], pids.create_time(started[0]))
+            told = time.monotonic()
+    summary = next(r for r in records if isinstance(r, SummaryRecord))
+    intervals = [r for r in records if isinstance(r, IntervalRecord)]
+    assert time.monotonic() - told < 30, "the engine went on after SIGUSR1"
+    assert summary.duration_s < 10, summary.duration_s  # not the 120 s asked
+    assert len(intervals) >= 3  # two whole seconds (or three), then the partial one
+    last = intervals[-1]
+    assert last.t_end_s - last.t_start_s < 0.999, "the partial interval was not written"
+    assert sum(i.total.count for i in intervals) == summary.total.count > 0
+    verify = summary.verify
+    assert verify is not None, "the read-back was skipped"
+    assert 0 < verify.checked <= summary.total.count
+    assert (verify.lost, verify.consistency) == (0, Consistency.ONE)
+    histogram = merge(select(parse_interval_log(hlog.read_text()), tags=["write"]))
+    assert latency_stats(histogram).count == summary.total.count

@@ -248,7 +248,7 @@ pub async fn run_phase(
         cycles: Cycles {
             counter,
             ops_limit: bounds.ops_limit,
-            stop: AtomicBool::new(rec.is_interrupted()),
+            stop: AtomicBool::new(rec.is_stopping()),
         },
         deadline: bounds.deadline,
     });
@@ -312,7 +312,7 @@ pub async fn run_phase(
 
 /// Warm-up (discarded), then the measured phase or the thread ramp, then the summary.
 pub async fn run(spec: &WorkloadSpec, engine: Arc<Engine>, rec: &mut Recorder) {
-    if spec.warmup_s > 0.0 && !rec.is_interrupted() {
+    if spec.warmup_s > 0.0 && !rec.is_stopping() {
         let load = Load::of(&spec.rate);
         let limits = bounds(load, None, Some(spec.warmup_s), Instant::now());
         let counter = Arc::new(AtomicU64::new(0));

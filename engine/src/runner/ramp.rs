@@ -6,7 +6,7 @@
 //! Stopping rule, checked after every step, first match wins:
 //! 1. the run's `stop` is reached: past `stop.duration_s` (which also cuts the last step
 //!    short) or all `stop.ops` operations handed out (the count runs across steps);
-//! 2. an interrupt (SIGINT/SIGTERM);
+//! 2. an interrupt (SIGINT/SIGTERM) or the end of the measured phase (SIGUSR1);
 //! 3. `patience` steps in a row did not beat the best op rate so far by `min_gain_pct`;
 //! 4. no step is left below `max`.
 //!
@@ -181,7 +181,7 @@ pub async fn run(
             acc.add(src);
         }
         let started = counter.load(Ordering::Relaxed);
-        if out_of_budget(Instant::now(), deadline, started, ops_limit) || rec.is_interrupted() {
+        if out_of_budget(Instant::now(), deadline, started, ops_limit) || rec.is_stopping() {
             break;
         }
         match plan.next(&steps) {

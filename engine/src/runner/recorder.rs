@@ -47,7 +47,18 @@ pub fn open_hdr_log(
         .map_err(|e| EngineError::Output(format!("cannot write HDR log {path:?}: {e}")))
 }
 
-/// The recorder's state across phases: output, HDR log, names, the interrupt.
+/// How the engine is told to stop early, shared by the signal handler and the phases:
+/// `interrupted` (the first SIGINT/SIGTERM: stop the load, skip the read-back) and `ended`
+/// (SIGUSR1: the measured phase ends now, as if its duration were over, and the read-back
+/// runs); either notifies `notify`.
+#[derive(Clone, Default)]
+pub struct Stops {
+    pub notify: Arc<Notify>,
+    pub interrupted: Arc<AtomicBool>,
+    pub ended: Arc<AtomicBool>,
+}
+
+/// The recorder's state across phases: output, HDR log, names, the stops.
 pub struct Recorder {
     sink: Sink,
     hdr: Option<HdrFile>,
@@ -55,8 +66,7 @@ pub struct Recorder {
     interval: Duration,
     names: Vec<String>,
     n_shards: usize,
-    interrupt: Arc<Notify>,
-    interrupted: Arc<AtomicBool>,
+    stops: Stops,
 }
 
 impl Recorder {
@@ -66,8 +76,7 @@ impl Recorder {
         hdr: Option<HdrFile>,
         engine_start: Instant,
         n_shards: usize,
-        interrupt: Arc<Notify>,
-        interrupted: Arc<AtomicBool>,
+        stops: Stops,
     ) -> Recorder {
         let names: Vec<&str> = spec.operations.iter().map(|o| o.name.as_str()).collect();
         Recorder {
@@ -77,8 +86,7 @@ impl Recorder {
             interval: Duration::from_secs_f64(spec.output.interval_s),
             names: report_names(&names).0,
             n_shards: n_shards.max(1),
-            interrupt,
-            interrupted,
+            stops,
         }
     }
 
@@ -96,18 +104,24 @@ impl Recorder {
         self.interval
     }
 
-    /// Notified on the first SIGINT/SIGTERM.
+    /// Notified on the first SIGINT/SIGTERM and on SIGUSR1.
     pub fn interrupt(&self) -> &Notify {
-        &self.interrupt
+        &self.stops.notify
     }
 
+    /// The first SIGINT/SIGTERM came: stop, and skip the read-back.
     pub fn is_interrupted(&self) -> bool {
-        self.interrupted.load(Ordering::Relaxed)
+        self.stops.interrupted.load(Ordering::Relaxed)
+    }
+
+    /// The load stops: interrupted, or the measured phase was ended (SIGUSR1).
+    pub fn is_stopping(&self) -> bool {
+        self.is_interrupted() || self.stops.ended.load(Ordering::Relaxed)
     }
 
     /// The flag the first SIGINT/SIGTERM sets, for tasks that outlive a borrow.
     pub fn interrupted_flag(&self) -> Arc<AtomicBool> {
-        Arc::clone(&self.interrupted)
+        Arc::clone(&self.stops.interrupted)
     }
 
     /// A non-fatal error record not tied to an operation.
@@ -278,8 +292,7 @@ pub mod tests {
             hdr,
             start,
             4,
-            Arc::new(Notify::new()),
-            Arc::new(AtomicBool::new(false)),
+            Stops::default(),
         )
     }
 

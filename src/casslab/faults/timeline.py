@@ -79,6 +79,7 @@ class FaultTimeline:
         self._t0 = 0.0
         self._hints = HintTally(cluster)
         self.hints: HintsBlock | None = None  # the nodes' hints, once stopped
+        self._over = threading.Event()  # every fault ended and every operation done
 
     @property
     def records(self) -> list[FaultRecord]:
@@ -102,6 +103,16 @@ class FaultTimeline:
         with self._lock:
             self._records[index] = self._records[index].model_copy(update=fields)
 
+    @property
+    def stopped(self) -> bool:
+        """:meth:`stop` was called."""
+        return self._stop.is_set()
+
+    def wait_over(self, timeout_s: float | None = None) -> bool:
+        """Wait until every fault of the timeline has ended and every operation is done
+        (True), or ``timeout_s`` passed or the timeline was stopped first (False)."""
+        return self._over.wait(timeout_s) and not self._stop.is_set()
+
     def _run(self) -> None:
         self._hints.start()
         pending = list(enumerate(self._faults))
@@ -121,6 +132,7 @@ class FaultTimeline:
             elif self._begin(index, fault):
                 ends.append((self._now() + fault.for_s, index))
                 ends.sort()
+        self._over.set()
 
     def _begin(self, index: int, fault: Fault) -> bool:
         if fault.of_kind.ends_jvm and fault.node is not None:
@@ -181,6 +193,7 @@ class FaultTimeline:
         what happened. :attr:`hints` then holds the hints written and replayed, after a
         wait of at most :data:`~casslab.faults.hints.REPLAY_WAIT_S` for the replay."""
         self._stop.set()
+        self._over.set()  # wakes a wait_over, which then says stopped
         if self._thread is not None:
             self._thread.join(RESTART_TIMEOUT_S + 30)
         with self._lock:

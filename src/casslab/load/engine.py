@@ -10,6 +10,7 @@ interrupted; :func:`run` collects a whole run into an :class:`EngineResult`.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import threading
 from collections.abc import Callable, Generator
@@ -19,7 +20,7 @@ from typing import IO
 
 from pydantic import Field, TypeAdapter, ValidationError
 
-from casslab import procgroup
+from casslab import pids, procgroup
 from casslab.engine_contract.engine_records import (
     EngineRecord,
     ErrorRecord,
@@ -91,6 +92,20 @@ def parse_record(line: str | bytes) -> EngineRecord:
             f"the load engine wrote a line casslab cannot read: {text[:200]!r} ({err}); "
             "the engine and casslab versions differ: rebuild with `make engine`"
         ) from err
+
+
+def end_phase(pid: int, start_time: float | None) -> bool:
+    """Tell the engine ``pid`` (started at ``start_time``, :func:`casslab.pids.create_time`)
+    to end its measured phase now and then finish as at the phase's normal end (SIGUSR1:
+    the read-back of acknowledged writes and the summary still come); False when that
+    process no longer runs."""
+    if not pids.alive(pid, start_time):
+        return False
+    try:
+        os.kill(pid, signal.SIGUSR1)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

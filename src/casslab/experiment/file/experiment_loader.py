@@ -24,7 +24,11 @@ from casslab.experiment.file.class_checks import class_problems
 from casslab.experiment.file.design_size import design_size_problems
 from casslab.experiment.file.existing_checks import existing_problems
 from casslab.experiment.file.experiment_model import Experiment, Factor
-from casslab.experiment.file.fault_checks import FileClusters, fault_problems
+from casslab.experiment.file.fault_checks import (
+    FileClusters,
+    after_operations_problems,
+    fault_problems,
+)
 from casslab.experiment.file.file_checks import (
     cell_problems,
     cluster_section_problems,
@@ -124,6 +128,8 @@ def check(data: Any, source: str = "<experiment>", base_dir: Path | None = None)
     if experiment is not None and experiment.faults:
         clusters = FileClusters(data, None if problems else experiment)  # expanded if valid
         problems += fault_problems(data, experiment.faults, clusters)
+    if experiment is not None:
+        problems += after_operations_problems(data, experiment.faults)
     if experiment is not None and experiment.faults and _plain_nodes(data):
         problems += timeline_problems(experiment.faults, experiment.cluster.nodes)
     if experiment is not None:

@@ -28,6 +28,7 @@ levels, how to load and measure each trial, and which KPIs to report. The shape:
     kpis: [op_rate, latency_p99_ms]
     clients: 2                                 # load engines (or an inventory's clients:)
     faults: [{at: 20s, kind: kill, target: 2, for: 15s}]   # kill, pause, slow-disk, ...
+    after_operations: 15s                      # end the phase 15 s after the timeline is over
     verify: QUORUM                             # read back every acknowledged write after it
     profile: [cpu]                             # JFR on every node over the measured phase
     claims:                                    # the study's claims, judged in the report
@@ -374,6 +375,9 @@ class Experiment(Record):
     # whose clients: hosts run one each (casslab.experiment.run.load_clients)
     clients: StrictInt | str | None = None
     faults: list[Fault] = Field(default_factory=list)  # a timeline: casslab.faults.model
+    # end the measured phase this long after the timeline's operations and faults are all
+    # over (its duration= stays the upper bound): casslab.experiment.steps.faults
+    after_operations: str | None = None
     verify: Consistency | None = None  # read back acknowledged writes: experiment.verification
     # server profiles over the measured phase (cpu, alloc, lock, wall): steps.profile
     profile: list[ProfileKind] = Field(default_factory=list)
@@ -411,9 +415,22 @@ class Experiment(Record):
         parse_duration_s(value)  # raises ValueError naming the accepted forms
         return value
 
+    @field_validator("after_operations", mode="before")
+    @classmethod
+    def _after_operations(cls, value: Any) -> Any:
+        if value is not None:
+            parse_duration_s(value)  # raises ValueError naming the accepted forms
+        return value
+
     @property
     def warmup_s(self) -> float:
         return parse_duration_s(self.warmup)
+
+    @property
+    def after_operations_s(self) -> float | None:
+        """Seconds from the end of the timeline to the end of the measured phase (None:
+        the phase runs its duration)."""
+        return None if self.after_operations is None else parse_duration_s(self.after_operations)
 
     @property
     def min_iterations(self) -> int:

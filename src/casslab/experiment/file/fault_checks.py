@@ -90,3 +90,23 @@ def fault_problems(
             )
         problems += fault.of_kind.file_problems(index, fault, clusters)
     return problems
+
+
+def after_operations_problems(data: Mapping[str, Any], faults: list[Fault]) -> list[str]:
+    """``after_operations`` needs an operation on the timeline (an operation's length is
+    not known before it runs; a fault's is its ``for``) and one load engine."""
+    if data.get("after_operations") is None:
+        return []
+    problems = []
+    if not any(fault.of_kind.ends_when_done for fault in faults):
+        problems.append(
+            "after_operations: the timeline has no operation (restart, repair, add-node, "
+            "decommission, replace, upgrade, ...); faults last their for:, so give the "
+            "measured phase its length with duration= instead, and remove after_operations"
+        )
+    if data.get("clients") is not None:
+        problems.append(
+            "after_operations: ends the phase of one load engine; with clients: the "
+            "engines run their whole duration= (remove one of them)"
+        )
+    return problems

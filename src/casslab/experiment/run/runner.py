@@ -350,6 +350,7 @@ class Runner:
                     clients=self._clients,
                     faults=timeline,
                     profiler=profiler,
+                    end_after_s=self.experiment.after_operations_s,
                 )
             measured = trial_phases.measured_kpis(
                 trial,

@@ -171,13 +171,16 @@ def measure(
     clients: LoadClients | None = None,
     faults: FaultTimeline | None = None,
     profiler: Profiler | None = None,
+    end_after_s: float | None = None,
 ) -> SummaryRecord:
     """Run the measured workload while ``recording`` samples the nodes and the engine into
     ``metrics_path``; ``clock`` gets the measured phase's bounds and intervals; the engines
     run in the run's ``session``; ``clients``: several load clients, merged
     (:mod:`casslab.experiment.run.load_clients`); ``faults``: a timeline started with the
     measured phase (the engine's start plus its warm-up; the caller stops it);
-    ``profiler``: started at the first measured interval (the caller stops it). Raises
+    ``profiler``: started at the first measured interval (the caller stops it);
+    ``end_after_s``: the phase ends that long after ``faults`` are over
+    (:mod:`casslab.experiment.steps.faults.phase_end`). Raises
     :class:`ExperimentError` when the engine ends without a summary or a client fails.
 
     The cluster's samplers (JMX helper, CQL connections) are opened before the engine
@@ -194,10 +197,17 @@ def measure(
         }
     )
     summary: SummaryRecord | None = None
+    end = None
+    if faults is not None and end_after_s is not None:
+        from casslab.experiment.steps.faults.phase_end import PhaseEnd
+
+        end = PhaseEnd(faults, end_after_s)
 
     def started(pid: int) -> None:
         if faults is not None:
             faults.start(time.monotonic() + trial.warmup_s)
+        if end is not None:
+            end.engine_started(pid)
         sampling.add_engine(pid)
 
     with nodes.measure_phase(metrics_path) as sampling:
@@ -211,20 +221,24 @@ def measure(
             assert run.summary is not None  # run_merged raises without one
             return run.summary
         records = session.stream(spec, trial_dir, timeout_s=timeout_s, on_start=started)
-        for record in records:
-            if isinstance(record, IntervalRecord):
-                if record.phase == "warmup":
-                    continue
-                if profiler is not None and not profiler.running:
-                    profiler.start()
-                now = datetime.now(UTC).timestamp()
-                if clock.measure_start is None:
-                    clock.measure_start = now - (record.t_end_s - record.t_start_s)
-                clock.measure_end = now
-                clock.intervals.append(record)
-                emit(events.IntervalMeasured(trial=trial, record=record))
-            elif isinstance(record, SummaryRecord):
-                summary = record
+        try:
+            for record in records:
+                if isinstance(record, IntervalRecord):
+                    if record.phase == "warmup":
+                        continue
+                    if profiler is not None and not profiler.running:
+                        profiler.start()
+                    now = datetime.now(UTC).timestamp()
+                    if clock.measure_start is None:
+                        clock.measure_start = now - (record.t_end_s - record.t_start_s)
+                    clock.measure_end = now
+                    clock.intervals.append(record)
+                    emit(events.IntervalMeasured(trial=trial, record=record))
+                elif isinstance(record, SummaryRecord):
+                    summary = record
+        finally:
+            if end is not None:
+                end.close()
     if summary is None:
         raise ExperimentError(
             f"trial {trial.trial_id}: the engine ended without a summary; "
