@@ -1,10 +1,11 @@
 """The ssh backend for real: five "hosts" (network namespaces, each a real OpenSSH
-server, see :mod:`ssh_testbed` (tests/ssh_testbed.py)), three database hosts and two `clients:`;
-``casslab up --hosts`` deploys a 3-node cluster over SSH, status, nodetool, stress and logs
-work against it, ``down --remove`` leaves nothing on any host; a host without Java is
-refused before anything starts. ``casslab stress --client-hosts`` runs one engine on each
-client host and merges them exactly; a client that fails is named by address; Ctrl-C
-leaves no engine on any client host."""
+server, see :mod:`ssh_testbed` (tests/ssh_testbed.py)), three database hosts and two
+`clients:`; ``casslab up --hosts`` deploys a 3-node cluster over SSH, status, nodetool,
+stress and logs work against it, ``casslab upgrade --to`` deploys the next version to each
+host and moves the nodes to it one at a time with their data, ``down --remove`` leaves
+nothing on any host; a host without Java is refused before anything starts. ``casslab
+stress --client-hosts`` runs one engine on each client host and merges them exactly; a
+client that fails is named by address; Ctrl-C leaves no engine on any client host."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ NAME = "sshc"
 NODES = (1, 2, 3)  # lab host numbers of the database hosts
 CLIENTS = (4, 5)  # and of the client hosts
 KEYS = 4000
+OLD, NEW = "5.0.8", "5.0.9"  # the cluster's version, and the one it is upgraded to
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +108,7 @@ def cluster(lab: SshLab, home: Path) -> Iterator[float]:
     result = casslab(
         home,
         *("up", "--hosts", str(inventory), "--name", NAME, "--heap", "512M", "--timeout", "400"),
-        *("--jvm-option", "-Dcassandra.ring_delay_ms=5000"),
+        *("--jvm-option", "-Dcassandra.ring_delay_ms=5000", "--version", OLD),
     )
     took = time.monotonic() - start
     try:
@@ -128,7 +130,7 @@ def test_up_deploys_and_status_shows_three_up_nodes_with_pids(
         assert " up " in row
         assert len(javas[host.address]) == 1
         assert re.search(rf"\b{javas[host.address][0]}\b", row), row
-        assert Path(host.base_dir, "dist", "5.0.9", "SHA256SUMS").is_file()
+        assert Path(host.base_dir, "dist", OLD, "SHA256SUMS").is_file()
         node = Path(host.base_dir, "clusters", NAME)
         assert len(list(node.glob("node*/conf/cassandra.yaml"))) == 1
 
@@ -152,6 +154,30 @@ def test_stress_writes_through_the_hosts_addresses(cluster: float, home: Path) -
     result = casslab(home, "stress", "write", "n=2000", "-rate", "threads=4", timeout_s=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert re.search(r"count -+ 2000 \(1 rows\)", _count(home))
+
+
+def test_a_rolling_upgrade_deploys_the_new_version_first_and_keeps_the_data(
+    cluster: float, lab: SshLab, home: Path
+) -> None:
+    """``casslab upgrade --to``: node by node, the new jars go to the host (checked by
+    sha256 there), the node drains, stops and starts on them with its own data."""
+    result = casslab(home, "upgrade", "--to", NEW, "--name", NAME, timeout_s=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    said = flat(result.stdout)
+    assert f"'{NAME}' runs Cassandra {NEW}" in said
+    for number in (1, 2, 3):
+        for step in ("drain", "stop", "start"):
+            assert f"node {number}: {step}" in said, said
+    for number, host in enumerate(_nodes(lab), start=1):
+        assert Path(host.base_dir, "dist", NEW, "SHA256SUMS").is_file()
+        release = casslab(home, "nodetool", str(number), "version", "--name", NAME)
+        assert f"ReleaseVersion: {NEW}" in release.stdout, release.stdout + release.stderr
+        command = next(Path(host.base_dir, "clusters", NAME).glob("node*/conf/command.txt"))
+        assert f"/dist/{NEW}/lib/" in command.read_text()  # it runs the deployed jars
+    assert re.search(r"count -+ 2000 \(1 rows\)", _count(home))  # every row kept
+    state = json.loads((home / "clusters" / NAME / "state.json").read_text())
+    assert state["cassandra_version"] == NEW
+    assert {n["dist_dir"].rsplit("/", 1)[1] for n in state["ssh"]["nodes"]} == {NEW}
 
 
 EXPERIMENT = """

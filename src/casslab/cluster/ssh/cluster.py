@@ -23,13 +23,20 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from casslab.cluster import admin, backend, distribution, node_config, presets, ring_view, state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
 from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
+from casslab.cluster.distribution import Distribution
 from casslab.cluster.heap import default_heap, heap_problem
 from casslab.cluster.local.launch import STATE_DIRS
 from casslab.cluster.model import ClusterSpec, ClusterState, Node, heap_mib
 from casslab.cluster.settings import normalize
 from casslab.cluster.ssh import deploy, nodes, readiness, render
-from casslab.cluster.ssh.node_capabilities import NO_CLOCK, RemoteProcesses, SshNodeHosts
+from casslab.cluster.ssh.node_capabilities import (
+    NO_CLOCK,
+    NO_RING,
+    RemoteProcesses,
+    SshNodeHosts,
+)
 from casslab.cluster.ssh.ssh_state import SshHosts, SshNode
+from casslab.cluster.ssh.versions import SshVersions
 from casslab.errors import CasslabError, ClusterError, ConfigError
 from casslab.paths import private_dir
 from casslab.remote.inventory import HostSpec, Inventory, load_inventory
@@ -451,8 +458,48 @@ class SshCluster:
         return Capabilities(
             processes=RemoteProcesses(self),
             node_hosts=SshNodeHosts(self),
-            missing={Capability.CUT_LINKS: NO_LINKS, Capability.SKEWABLE_CLOCK: NO_CLOCK},
+            versions=SshVersions(self),
+            missing={
+                Capability.CUT_LINKS: NO_LINKS,
+                Capability.SKEWABLE_CLOCK: NO_CLOCK,
+                Capability.RING_MEMBERS: NO_RING,
+            },
         )
+
+    @property
+    def ssh_nodes(self) -> tuple[SshNode, ...]:
+        return self._ssh.nodes
+
+    def set_node_distribution(self, number: int, version: str, dist_dir: str) -> None:
+        """Node ``number`` starts next on the jars in ``dist_dir`` on its host (``version``)."""
+        with self._lock:
+            changed = tuple(
+                n.model_copy(update={"dist_dir": dist_dir}) if n.number == number else n
+                for n in self._ssh.nodes
+            )
+            nodes = [
+                n.model_copy(update={"version": version}) if n.number == number else n
+                for n in self.state.nodes
+            ]
+            ssh = self._ssh.model_copy(update={"nodes": changed})
+            self.state = self.state.model_copy(update={"ssh": ssh, "nodes": nodes})
+            self._save()
+
+    def set_cluster_version(self, dist: Distribution) -> None:
+        """Every node runs ``dist``'s version: it is the cluster's."""
+        with self._lock:
+            nodes = [n.model_copy(update={"version": None}) for n in self.state.nodes]
+            spec = self.state.spec.model_copy(update={"version": dist.version})
+            self.state = self.state.model_copy(
+                update={
+                    "nodes": nodes,
+                    "spec": spec,
+                    "cassandra_version": dist.version,
+                    "cassandra_source": dist.source,
+                    "lib_dir": dist.lib_dir,
+                }
+            )
+            self._save()
 
     def reset(
         self, mode: ResetMode = ResetMode.DROP, tables: Sequence[str] | None = None
