@@ -78,3 +78,12 @@ def test_plan_refuses_bad_isolation_before_anything_starts(
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert expected in flat(done.stderr)
+
+
+def test_plan_says_when_the_measured_phase_ends_after_its_operations(tmp_path: Path) -> None:
+    shipped = Path(__file__).parents[2] / "experiments" / "upgrade-under-load-scaled.yaml"
+    done = casslab(tmp_path, "plan", str(shipped), columns=300)
+    assert done.returncode == 0, done.stderr
+    said = flat(done.stdout)
+    assert "each measured phase ends 60 s after its operations and faults are over" in said
+    assert "(its duration=/n= at most)" in said

@@ -355,6 +355,12 @@ def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) 
     )
     if clients is not None:
         console.print(f"preload and measured phases run from {clients.where}", highlight=False)
+    if experiment.after_operations_s is not None:
+        console.print(
+            f"each measured phase ends {experiment.after_operations_s:g} s after its "
+            "operations and faults are over (its duration=/n= at most)",
+            highlight=False,
+        )
     if experiment.verify is not None:
         console.print(
             "each measured phase then reads back every write the cluster acknowledged, at "

@@ -392,8 +392,10 @@ def test_the_upgrade_study_scaled_keeps_its_design() -> None:
     assert [f.kind for f in design.faults] == ["upgrade", "add-node", "decommission", "repair"]
     assert (len(plan_of(scaled.name).trials), len(plan_of(design.name).trials)) == (1, 5)
     [trial] = plan_of(scaled.name).trials
-    # the upgrade took 163 s in the measured run: the load runs a minute past it
-    assert measured_s(trial.workload.text) >= scaled.faults[0].at_s + 163 + 50
+    # the upgrade took 163 s in the measured run: the load runs a minute past it, however
+    # long it takes, within the phase's bound
+    assert scaled.after_operations_s == 60
+    assert measured_s(trial.workload.text) >= scaled.faults[0].at_s + 163 + 60
 
 
 def test_vector_search_compares_k_and_reports_recall_at_both_sizes() -> None:
