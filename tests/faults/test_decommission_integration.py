@@ -21,9 +21,10 @@ pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
 NAME = "decom3"
 PLACE = ["--heap", "512M", "--base-address", "127.0.249.1", "--jmx-port-base", "9880"]
-# 50 s at 200/s at most: from 10 s, a JVM start, 5 s of ring delay and the streaming; the
-# phase ends 5 s after the operation (after_operations)
-WRITES = 10000
+# 120 s at 200/s at most (a bootstrap took 69 s on a busy machine): from 10 s, a JVM start,
+# 5 s of ring delay and the streaming; the phase ends 5 s after the operation
+# (after_operations), 30-40 s in all on an idle machine
+WRITES = 24000
 
 EXPERIMENT = f"""
 name: decommission
@@ -68,9 +69,9 @@ def test_add_node_then_decommission_under_load(home: Path, tmp_path: Path) -> No
     assert (bootstrap["node"], bootstrap["step"]) == (3, "bootstrap")
     assert bootstrap["bytes_streamed"] > 0  # it received its ranges
     # the phase ended 5 s after the bootstrap (the timeline's clock starts with the engine,
-    # before its connection and schema: so up to 5 s after it), before its 10,000 writes
+    # some seconds before its measured phase: its connection and schema), before its writes
     measured_s = summary["engine"]["duration_s"]
-    assert record["ended_s"] <= measured_s <= record["ended_s"] + 5 + 3, measured_s
+    assert record["ended_s"] - 5 <= measured_s <= record["ended_s"] + 5 + 3, measured_s
     assert summary["engine"]["total"]["count"] < WRITES
     kpis = summary["kpis"]
     acknowledged = summary["engine"]["total"]["count"]

@@ -20,9 +20,9 @@ pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
 NAME = "ops2"
 PLACE = ["--heap", "512M", "--base-address", "127.0.248.1", "--jmx-port-base", "9860"]
-# 60 s at 200/s at most: 10 s before the restart, its 15-40 s, the repair and the flush;
+# 120 s at 200/s at most: 10 s before the restart, its 15-40 s, the repair and the flush;
 # the phase ends 6 s after the flush (after_operations), the windows' "after" seconds
-WRITES = 12000
+WRITES = 24000
 
 EXPERIMENT = f"""
 name: operations
@@ -70,9 +70,9 @@ def test_restart_repair_and_flush_windows_under_load(home: Path, tmp_path: Path)
     assert repair["began_s"] >= restart["ended_s"]
     assert flush["began_s"] >= repair["ended_s"]
     # the phase ended 6 s after the flush (the timeline's clock starts with the engine,
-    # before its connection and schema: so up to 6 s after it), before its 12,000 writes
+    # some seconds before its measured phase: its connection and schema), before its writes
     measured_s = summary["engine"]["duration_s"]
-    assert flush["ended_s"] <= measured_s <= flush["ended_s"] + 6 + 3, measured_s
+    assert flush["ended_s"] - 5 <= measured_s <= flush["ended_s"] + 6 + 3, measured_s
     assert summary["engine"]["total"]["count"] < WRITES
     assert [s["step"] for s in repair["steps"]] == ["repair"]
     windows = {w["kind"]: w for w in faults["windows"]}

@@ -179,7 +179,7 @@ def test_the_digest_of_a_file_without_isolation_is_what_it_was_before(tmp_path: 
     for name in [*NodeIsolation.model_fields, *LATER_CLUSTER_FIELDS]:
         del data["cluster"][name]
     del data["client_dc"], data["lww"], data["discover"], data["clients"], data["faults"]
-    del data["profile"]
+    del data["profile"], data["after_operations"]
     del data["claims"]
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))
 
@@ -220,6 +220,7 @@ def test_the_digest_of_a_file_without_topology_is_what_it_was_before() -> None:
         del data["cluster"][name]
     del data["client_dc"], data["lww"]
     del data["discover"], data["clients"], data["faults"], data["claims"], data["profile"]
+    del data["after_operations"]
     for name, value in NodeIsolation().model_dump(mode="json").items():
         if data["cluster"][name] == value:  # left out at its default, as before
             del data["cluster"][name]
@@ -350,7 +351,7 @@ def test_the_digest_of_a_file_with_faults_is_what_it_was_before() -> None:
     for name in [*NodeIsolation.model_fields, *LATER_CLUSTER_FIELDS]:
         del data["cluster"][name]
     del data["client_dc"], data["lww"], data["discover"], data["clients"], data["claims"]
-    del data["profile"]
+    del data["profile"], data["after_operations"]
     data["faults"] = [
         {"at": 5.0, "kind": "kill", "target": 1, "for": 2.0}
         | {"offset": None, "rate": None, "iops": None},
@@ -380,6 +381,37 @@ def test_the_digest_of_a_plain_file_is_the_one_earlier_casslab_computed() -> Non
     experiment = experiment_loader.parse(PINNED_FILE)
     assert experiment_digest(experiment) == (
         "af24c0826a3594df98266dd88496b074321328b14efe58224450bb54701e0d83"
+    )
+
+
+OPERATIONS_FILE = """
+name: addnode-digest
+workload: write
+measure: "duration=60s"
+iterations: 1
+faults:
+  - {at: 5s, kind: add-node, target: 2}
+  - {at: 30s, kind: restart, target: 1}
+"""
+
+
+def test_the_digest_of_a_file_with_operations_is_the_one_earlier_casslab_computed() -> None:
+    """Pinned: casslab as of commit 385fe4d (before add-node's datacenter: and
+    after_operations:) gave this file this digest; fields added later stay out of it while
+    unset, and change it when set."""
+    experiment = experiment_loader.parse(OPERATIONS_FILE)
+    pinned = "8c826aa954234036dcca3e4ec4ab9d5b70e04c3f30439ff9f96c6d6de6d27dc8"
+    assert experiment_digest(experiment) == pinned
+    ended = experiment_loader.parse(OPERATIONS_FILE + "after_operations: 5s\n")
+    assert experiment_digest(ended) != pinned
+    sites = OPERATIONS_FILE + (
+        "cluster: {topology: far-apart}\nclient_dc: utah\nschema: {replication: "
+        "{class: NetworkTopologyStrategy, utah: 1, wisconsin: 1, clemson: 1}}\n"
+    )
+    placed = sites.replace("target: 2}", "target: 4, datacenter: utah}")
+    unplaced = sites.replace("target: 2}", "target: 4}")
+    assert experiment_digest(experiment_loader.parse(placed)) != experiment_digest(
+        experiment_loader.parse(unplaced)
     )
 
 

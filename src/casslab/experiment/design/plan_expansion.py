@@ -117,13 +117,15 @@ def expand_cells(experiment: Experiment) -> tuple[Cell, ...]:
 
 
 LEGACY_FAULT_FIELDS: dict[str, None] = {"offset": None, "rate": None, "iops": None}
+# fields a kind gained later, left out while unset: an earlier run's digest stays
+LATER_FAULT_FIELDS = frozenset({"datacenter"})
 
 
 def experiment_digest(experiment: Experiment) -> str:
     """SHA-256 of the resolved experiment, which a resumed run must match. The fields an
         earlier casslab did not have are left out while at their defaults (the cluster
         section's isolation fields and topology, ``client_dc``, ``clients``, ``faults``,
-    ``profile``): a
+    ``profile``, ``after_operations``, add-node's ``datacenter``): a
         run that it started keeps its digest, and resumes."""
     data = experiment.to_file_dict()
     defaults = NodeIsolation().model_dump(mode="json") | {"topology": None, "clock": None}
@@ -136,10 +138,15 @@ def experiment_digest(experiment: Experiment) -> str:
     for key in ("client_dc", "lww", "discover", "clients", "faults", "profile"):
         if data.get(key) in (None, []):
             data.pop(key, None)
+    if data.get("after_operations") is None:
+        data.pop("after_operations", None)
     data.pop("claims", None)  # what the report judges, not what runs: claims added later resume
     # before each fault kind had its own fields, every fault carried all of them: kept so
     # that a run with faults which an earlier casslab started keeps its digest
-    data["faults"] = [LEGACY_FAULT_FIELDS | fault for fault in data.get("faults", [])] or None
+    data["faults"] = [
+        LEGACY_FAULT_FIELDS | {k: v for k, v in fault.items() if k not in LATER_FAULT_FIELDS or v}
+        for fault in data.get("faults", [])
+    ] or None
     if data["faults"] is None:
         del data["faults"]
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))
