@@ -173,7 +173,7 @@ def test_leftovers_are_found_through_a_symbolic_link(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from casslab.cluster.local import leftover_pids
+    from casslab.cluster.local.launch import leftover_pids
 
     real = tmp_path / "real"
     (real / "c" / "node1").mkdir(parents=True)

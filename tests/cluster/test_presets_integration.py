@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from casslab.cluster import distribution
-from casslab.cluster.local import LocalCluster
+from casslab.cluster.local.cluster import LocalCluster
 from casslab.cluster.model import ClusterState
 from cli_entry import casslab
 

@@ -10,7 +10,7 @@ from casslab.cluster.backend import Cluster, NodeView, ResetMode, UpOutcome
 from casslab.cluster.external.attach import attach_external
 from casslab.cluster.isolated.isolated_spec import ISOLATION_FIELDS, NodeIsolation
 from casslab.cluster.isolated.isolated_state import Isolation
-from casslab.cluster.local import LocalCluster
+from casslab.cluster.local.cluster import LocalCluster
 from casslab.cluster.model import (
     BackendKind,
     ClusterSpec,

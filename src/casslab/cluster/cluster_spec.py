@@ -1,26 +1,20 @@
-"""The part of a cluster spec every backend reads (:class:`CommonSpec`), and which backend a
-spec asks for (:func:`choose_backend`): each backend's own fields live in its folder.
-
-``casslab up --cpus 2``, ``--topology dc1:2,dc2:1`` and ``--hosts hosts.yaml`` name no
-backend; :func:`choose_backend` infers it from the raw mapping (a limit or a network
-namespace: isolated; an inventory: ssh) and refuses contradictions before any field is
-validated. Pure.
+"""The part of a cluster spec every backend reads (:class:`CommonSpec`) and the kinds of
+backend (:class:`BackendKind`). Each backend's variant (the common fields, its own and its
+``backend`` tag) lives in its folder; which one a raw spec asks for is
+:mod:`casslab.cluster.backend_choice`'s. Pure.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
 from casslab.cluster import collectors, jvm_options, node_versions, presets
-from casslab.cluster.isolated.isolated_spec import LIMIT_FIELDS
 from casslab.host.jdk import checked_java_home
-from casslab.net.topology import Topology, parse_topology
 from casslab.record import Record
 from casslab.units import offset_ms
 
@@ -46,76 +40,6 @@ def heap_mib(heap: str) -> int:
         raise ValueError(f"heap {heap!r}: expected a size like 512M or 1G")
     value = int(match.group(1))
     return value * 1024 if match.group(2) in "Gg" else value
-
-
-def choose_backend(data: Mapping[str, Any]) -> BackendKind:
-    """The backend a raw spec asks for: ``backend`` when it names one and nothing else asks
-    for another; an inventory (``hosts``): ssh; a topology, network namespaces or a limit:
-    isolated (``backend: local`` with them becomes isolated). Contradictions raise
-    :class:`ValueError` naming the fields and the fix."""
-    isolation = str(data.get("isolation") or "process")
-    if data.get("topology") is not None:
-        isolation = str(data.get("isolation") or "netns")
-        if isolation != "netns":
-            raise ValueError(
-                f"isolation {isolation}: datacenters and links need nodes in network "
-                "namespaces; use --isolation netns (the default with --topology)"
-            )
-    backend = data.get("backend")
-    if data.get("hosts") is not None:
-        _check_inventory(data, backend, isolation)
-        return BackendKind.SSH
-    isolated = isolation != "process" or any(data.get(f) is not None for f in LIMIT_FIELDS)
-    if isolated:
-        if backend is not None and str(backend) not in ("isolated", "local"):
-            raise ValueError(
-                f"backend {backend}: isolation and node limits need the isolated backend"
-            )
-        return BackendKind.ISOLATED
-    if backend is None:
-        return BackendKind.LOCAL
-    try:
-        return BackendKind(str(backend))
-    except ValueError:
-        kinds = ", ".join(k.value for k in BackendKind)
-        raise ValueError(f"backend {backend!r}: give one of {kinds}") from None
-
-
-def _check_inventory(data: Mapping[str, Any], backend: Any, isolation: str) -> None:
-    """An inventory file asks for the ssh backend; isolation and limits are refused."""
-    if backend is not None and str(backend) != "ssh":
-        raise ValueError(f"backend {backend}: an inventory of hosts needs the ssh backend")
-    asked = [f for f in LIMIT_FIELDS if data.get(f) is not None]
-    if isolation != "process":
-        asked.append("isolation" if data.get("topology") is None else "topology")
-    if asked:
-        raise ValueError(
-            f"{', '.join(asked)}: not for nodes on hosts of an inventory (each host is a "
-            "node; datacenters and racks come from the inventory's dc and rack)"
-        )
-    if data.get("java_home") is not None:
-        raise ValueError(
-            f"java_home {data['java_home']}: nodes on hosts of an inventory run the JDK of "
-            "their host's java_home in the inventory; give it there"
-        )
-
-
-def with_topology(data: dict[str, Any]) -> dict[str, Any]:
-    """A topology asks for netns nodes (its links join the datacenters' bridges) and gives
-    the node count when none is given (:func:`choose_backend` refuses it with another
-    isolation)."""
-    if data.get("topology") is None:
-        return data
-    out = {**data, "isolation": "netns"}
-    if out.get("nodes") is None:
-        topology = out["topology"]
-        parsed = (
-            parse_topology(topology)
-            if isinstance(topology, str)
-            else Topology.model_validate(topology)
-        )
-        out["nodes"] = parsed.nodes
-    return out
 
 
 class CommonSpec(Record):

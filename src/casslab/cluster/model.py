@@ -10,17 +10,23 @@ from typing import Any
 from pydantic import model_validator
 
 from casslab.cluster import collectors, presets
+from casslab.cluster.backend_choice import choose_backend
 from casslab.cluster.cluster_spec import MAX_LOCAL_NODES as MAX_LOCAL_NODES
 from casslab.cluster.cluster_spec import BackendKind as BackendKind
-from casslab.cluster.cluster_spec import CommonSpec, choose_backend, with_topology
+from casslab.cluster.cluster_spec import CommonSpec
 from casslab.cluster.cluster_spec import heap_mib as heap_mib
 from casslab.cluster.external.external_state import External
-from casslab.cluster.isolated.isolated_spec import NodeIsolation, NodeNetwork
+from casslab.cluster.isolated.isolated_spec import (
+    NodeIsolation,
+    NodeNetwork,
+    check_network,
+    with_topology,
+)
 from casslab.cluster.isolated.isolated_state import Isolated
 from casslab.cluster.ssh.ssh_spec import InventoryField
 from casslab.cluster.ssh.ssh_state import SshHosts
 from casslab.cqlaccess import CqlAccess
-from casslab.net.links import Link, check_links, link_text
+from casslab.net.links import Link, link_text
 from casslab.record import Record
 
 STATE_SCHEMA_VERSION = 1
@@ -47,18 +53,7 @@ class ClusterSpec(CommonSpec, NodeIsolation, NodeNetwork, InventoryField):
 
     @model_validator(mode="after")
     def _links_in_topology(self) -> ClusterSpec:
-        if self.links and self.topology is None:
-            raise ValueError(
-                "links join datacenters: give a topology too, e.g. --topology dc1:2,dc2:1 "
-                "--link dc1-dc2=20ms"
-            )
-        if self.topology is not None:
-            if self.topology.nodes != self.nodes:
-                raise ValueError(
-                    f"nodes {self.nodes}: the topology has {self.topology.nodes} nodes "
-                    f"({self.topology.text}); leave --nodes out or make them agree"
-                )
-            check_links(self.links, self.topology.datacenters)
+        check_network(self.nodes, self)
         return self
 
 

@@ -16,7 +16,8 @@ from casslab.cluster.backend import DEFAULT_TIMEOUT_S, Cluster, ClusterBackend, 
 from casslab.cluster.external.cluster import ExternalCluster
 from casslab.cluster.isolated import owners
 from casslab.cluster.isolated.cluster import IsolatedCluster
-from casslab.cluster.local import LocalCluster, stop_leftovers
+from casslab.cluster.local.cluster import LocalCluster
+from casslab.cluster.local.launch import stop_leftovers
 from casslab.cluster.model import BackendKind, ClusterSpec
 from casslab.cluster.ssh.cluster import SshCluster
 from casslab.cqlaccess import CqlAccess

@@ -2,20 +2,22 @@
 limited (:class:`NodeIsolation`), and the network of nodes in their own namespaces
 (:class:`NodeNetwork`: a subnet, datacenters and racks, the emulated links between them).
 
-:class:`casslab.cluster.model.ClusterSpec` is made of them and the common fields; an
-experiment's ``cluster:`` section takes :class:`NodeIsolation` as it is. Any limit asks for
-the isolated backend (:data:`LIMIT_FIELDS`). Pure.
+:class:`IsolatedSpec` is the backend's variant of a cluster spec: them, the common fields
+and its ``backend`` tag (:class:`casslab.cluster.model.ClusterSpec` is still made of every
+backend's fields); an experiment's ``cluster:`` section takes :class:`NodeIsolation` as it
+is. Any limit asks for the isolated backend (:data:`LIMIT_FIELDS`). Pure.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
+from casslab.cluster.cluster_spec import BackendKind, CommonSpec
 from casslab.cluster.isolated.isolated_state import Isolation
-from casslab.net.links import Link, parse_link
+from casslab.net.links import Link, check_links, parse_link
 from casslab.net.topology import Topology, parse_topology
 from casslab.record import Record
 
@@ -84,3 +86,54 @@ class NodeNetwork(Record):
                 "e.g. 10.213.4.0/24"
             )
         return str(network)
+
+
+def with_topology(data: dict[str, Any]) -> dict[str, Any]:
+    """A topology asks for netns nodes (its links join the datacenters' bridges) and gives
+    the node count when none is given (``choose_backend`` refuses it with another
+    isolation)."""
+    if data.get("topology") is None:
+        return data
+    out = {**data, "isolation": "netns"}
+    if out.get("nodes") is None:
+        topology = out["topology"]
+        parsed = (
+            parse_topology(topology)
+            if isinstance(topology, str)
+            else Topology.model_validate(topology)
+        )
+        out["nodes"] = parsed.nodes
+    return out
+
+
+def check_network(nodes: int, network: NodeNetwork) -> None:
+    """Links need a topology, and a topology's node count is the spec's ``nodes``."""
+    if network.links and network.topology is None:
+        raise ValueError(
+            "links join datacenters: give a topology too, e.g. --topology dc1:2,dc2:1 "
+            "--link dc1-dc2=20ms"
+        )
+    if network.topology is not None:
+        if network.topology.nodes != nodes:
+            raise ValueError(
+                f"nodes {nodes}: the topology has {network.topology.nodes} nodes "
+                f"({network.topology.text}); leave --nodes out or make them agree"
+            )
+        check_links(network.links, network.topology.datacenters)
+
+
+class IsolatedSpec(CommonSpec, NodeIsolation, NodeNetwork):
+    """A cluster of nodes in their own cgroups (limits) and optionally network namespaces
+    (a subnet, datacenters and racks, emulated WAN links)."""
+
+    backend: Literal[BackendKind.ISOLATED] = BackendKind.ISOLATED
+
+    @model_validator(mode="before")
+    @classmethod
+    def _topology_defaults(cls, data: Any) -> Any:
+        return with_topology(data) if isinstance(data, dict) else data
+
+    @model_validator(mode="after")
+    def _links_in_topology(self) -> IsolatedSpec:
+        check_network(self.nodes, self)
+        return self

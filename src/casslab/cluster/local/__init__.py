@@ -1,6 +1,3 @@
-"""The ``local`` backend: Cassandra JVMs on 127.0.0.n of this machine."""
-
-from casslab.cluster.local.cluster import LocalCluster
-from casslab.cluster.local.launch import leftover_pids, stop_leftovers
-
-__all__ = ["LocalCluster", "leftover_pids", "stop_leftovers"]
+"""The ``local`` backend: Cassandra JVMs on 127.0.0.n of this machine (its cluster class in
+:mod:`.cluster`, its spec variant in :mod:`.local_spec`). The cluster model imports the
+variant, so this package imports nothing at its top."""

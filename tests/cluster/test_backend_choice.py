@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from casslab.cluster.cluster_spec import BackendKind, CommonSpec, choose_backend, with_topology
+from casslab.cluster.backend_choice import choose_backend
+from casslab.cluster.cluster_spec import BackendKind, CommonSpec
+from casslab.cluster.isolated.isolated_spec import with_topology
 from casslab.cluster.model import ClusterSpec
 
 
