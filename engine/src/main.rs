@@ -212,16 +212,18 @@ fn default_runtime_threads() -> usize {
 /// First SIGINT/SIGTERM: stop issuing load, finish in-flight ops, write the summary
 /// (no read-back). Second one: exit at once. SIGUSR1, any number of times: end the
 /// measured phase now, then read back and write the summary as at its normal end.
+/// The three are taken over before this returns (inside the runtime): a SIGUSR1 that
+/// came before the handler task first ran would otherwise end the process (its default).
 fn spawn_signal_handler(stops: Stops) {
     use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut term), Ok(mut int), Ok(mut usr1)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::user_defined1()),
+    ) else {
+        return;
+    };
     tokio::spawn(async move {
-        let (Ok(mut term), Ok(mut int), Ok(mut usr1)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::user_defined1()),
-        ) else {
-            return;
-        };
         let mut interrupts = 0;
         loop {
             tokio::select! {
@@ -281,5 +283,54 @@ mod tests {
             assert!(!taken.contains(&i32::from(exit_status(&e))), "{e:?}");
         }
         assert_eq!(INTERRUPTED_TWICE_EXIT, 130);
+    }
+
+    /// Sends `signal` (a `kill` name) to this test process.
+    fn send(signal: &str) {
+        let pid = std::process::id().to_string();
+        let status = std::process::Command::new("kill")
+            .args([signal, pid.as_str()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success(), "kill {signal} {pid}");
+    }
+
+    /// The two kinds of stop, as the phases read them: SIGUSR1 (sent at once after the
+    /// handler is spawned, before its task first runs, and then again) ends the measured
+    /// phase and leaves the read-back on; only the first SIGTERM sets `interrupted`. One
+    /// test only: a second SIGTERM would end the test process (130), as it ends the engine.
+    #[test]
+    fn sigusr1_ends_the_phase_and_sigterm_interrupts() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let stops = Stops::default();
+        runtime.block_on(async {
+            let wait = std::time::Duration::from_secs(10);
+            spawn_signal_handler(stops.clone());
+            send("-USR1");
+            tokio::time::timeout(wait, stops.notify.notified())
+                .await
+                .expect("SIGUSR1 notifies the phases");
+            assert!(stops.ended.load(Ordering::SeqCst));
+            assert!(
+                !stops.interrupted.load(Ordering::SeqCst),
+                "the read-back stays on"
+            );
+            send("-USR1");
+            tokio::time::timeout(wait, stops.notify.notified())
+                .await
+                .expect("a second SIGUSR1 is taken too");
+            assert!(!stops.interrupted.load(Ordering::SeqCst));
+            send("-TERM");
+            tokio::time::timeout(wait, stops.notify.notified())
+                .await
+                .expect("SIGTERM notifies the phases");
+            assert!(
+                stops.interrupted.load(Ordering::SeqCst),
+                "SIGTERM skips the read-back"
+            );
+        });
     }
 }
