@@ -1,6 +1,7 @@
 """The ssh backend for real: five "hosts" (network namespaces, each a real OpenSSH
 server, see :mod:`ssh_testbed` (tests/ssh_testbed.py)), three database hosts and two
-`clients:`; ``casslab up --hosts`` deploys a 3-node cluster over SSH, status, nodetool,
+`clients:`; ``casslab up --hosts --nodes 2`` deploys a 2-node cluster over SSH and the
+add-node operation bootstraps a third on the spare host, status, nodetool,
 stress and logs work against it, ``casslab upgrade --to`` deploys the next version to each
 host and moves the nodes to it one at a time with their data, ``down --remove`` leaves
 nothing on any host; a host without Java is refused before anything starts. ``casslab
@@ -21,8 +22,14 @@ from pathlib import Path
 
 import pytest
 
+from casslab.cluster import state
+from casslab.cluster.ssh.cluster import SshCluster
 from casslab.engine_contract.engine_records import SummaryRecord
 from casslab.engine_contract.hdr import merge, parse_interval_log
+from casslab.errors import ConfigError
+from casslab.faults.kinds.add_node.add_node_operation import ADD_NODE
+from casslab.faults.model import Fault
+from casslab.faults.operation import Stopwatch
 from casslab.load.engine import ENGINE_NAME, RECORDS_FILE
 from cli_entry import NEEDS_ENGINE, casslab, flat
 from ssh_testbed import LabHost, SshLab, missing_tools, namespace_pids
@@ -107,7 +114,8 @@ def cluster(lab: SshLab, home: Path) -> Iterator[float]:
     start = time.monotonic()
     result = casslab(
         home,
-        *("up", "--hosts", str(inventory), "--name", NAME, "--heap", "512M", "--timeout", "400"),
+        *("up", "--hosts", str(inventory), "--nodes", "2", "--name", NAME, "--heap", "512M"),
+        *("--timeout", "400"),
         *("--jvm-option", "-Dcassandra.ring_delay_ms=5000", "--version", OLD),
     )
     took = time.monotonic() - start
@@ -117,6 +125,45 @@ def cluster(lab: SshLab, home: Path) -> Iterator[float]:
     finally:
         if (home / "clusters" / NAME).exists():
             casslab(home, "down", "--remove", "--name", NAME)
+
+
+def test_add_node_bootstraps_a_third_node_on_the_spare_host_with_the_rows(
+    cluster: float, lab: SshLab, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The add-node operation as an experiment's timeline runs it: the inventory's third
+    host runs no node, so it gets its Java checked and the cluster's version deployed,
+    then node 3 bootstraps there and streams its ranges of the rows written before; once
+    every host runs a node, another add-node is refused with the fix. About 75 s: the
+    JVM's start on the new host, the ring delay (5 s here) and its bootstrap, waited for
+    until every node sees it UN (the operation's own timeout bounds it)."""
+    spare = _nodes(lab)[2]
+    assert _javas(lab)[spare.address] == []  # --nodes 2: the third host is spare
+    result = casslab(home, "stress", "write", "n=2000", "-rate", "threads=4", timeout_s=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    monkeypatch.setenv("CASSLAB_HOME", str(home))
+    cluster_ = SshCluster(state.load(NAME))
+    try:
+        watch = Stopwatch()
+        ADD_NODE.run(
+            cluster_, Fault.model_validate({"at": 0, "kind": "add-node", "target": 3}), watch
+        )
+        assert [(s.node, s.step) for s in watch.steps] == [(3, "bootstrap")]
+        with pytest.raises(ConfigError) as refused:
+            ADD_NODE.check(
+                cluster_, Fault.model_validate({"at": 0, "kind": "add-node", "target": 4})
+            )
+    finally:
+        cluster_.close_sessions()
+    assert "each of the 3 hosts of its inventory" in str(refused.value)
+    assert "list one more host under hosts: there" in str(refused.value)
+    assert Path(spare.base_dir, "dist", OLD, "SHA256SUMS").is_file()
+    assert len(_javas(lab)[spare.address]) == 1
+    ring = casslab(home, "nodetool", "3", "status", "--name", NAME)
+    for host in _nodes(lab):
+        assert re.search(rf"^UN\s+{re.escape(host.address)}\s", ring.stdout, re.MULTILINE)
+    # keyspace1 has one replica per row: node 3 now owns a quarter of the ring, so every
+    # row is read back only if its rows were streamed to it
+    assert re.search(r"count -+ 2000 \(1 rows\)", _count(home))
 
 
 def test_up_deploys_and_status_shows_three_up_nodes_with_pids(

@@ -1,7 +1,7 @@
 """An ssh cluster's upgrade capability (pure parts): the refusals before anything stops (a
 host that runs its own Cassandra install, a version a host's Java cannot run), and what the
 cluster's record says of a node moved to new jars and of the cluster once all are; the
-ring operations refused in the backend's words. The upgrade itself runs for real in
+ring operations it cannot do refused in the backend's words. The upgrade itself runs for real in
 tests/cluster/test_ssh_integration.py."""
 
 from __future__ import annotations
@@ -102,5 +102,11 @@ def test_the_record_follows_each_node_then_the_cluster(
 
 
 def test_ring_operations_are_refused_in_the_backends_words(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"cluster 'c' runs one node on each host of its"):
-        ring_of(_cluster(tmp_path))
+    ring = ring_of(_cluster(tmp_path))
+    with pytest.raises(ConfigError, match=r"each of the 2 hosts of its inventory .* already"):
+        ring.check_add()  # every host of the inventory runs a node: no spare one
+    taken = r"cluster 'c' runs on hosts over SSH: .* does not yet replace one or take one away"
+    with pytest.raises(ConfigError, match=taken):
+        ring.check_replace(2, {"keyspace1": 2})
+    with pytest.raises(ConfigError, match=taken):
+        ring.forget(2)

@@ -1,6 +1,7 @@
 """The ssh backend: one Cassandra node per host of an inventory file, reached over SSH.
 
-``casslab up --hosts hosts.yaml`` connects to every host (host keys checked), finds and
+``casslab up --hosts hosts.yaml`` connects to every host (host keys checked; with ``--nodes
+N``, to its first N, the others spare for add-node: :mod:`casslab.cluster.ssh.grow`), finds and
 checks Java on each, deploys the distribution (:mod:`casslab.cluster.ssh.deploy`), renders
 each node's files (:mod:`casslab.cluster.ssh.render`) into
 ``<base_dir>/clusters/<name>/node<k>/`` and starts the JVMs detached, recording PID and
@@ -29,12 +30,8 @@ from casslab.cluster.local.launch import STATE_DIRS
 from casslab.cluster.model import ClusterSpec, ClusterState, Node, heap_mib
 from casslab.cluster.settings import normalize
 from casslab.cluster.ssh import deploy, nodes, readiness, render
-from casslab.cluster.ssh.node_capabilities import (
-    NO_CLOCK,
-    NO_RING,
-    RemoteProcesses,
-    SshNodeHosts,
-)
+from casslab.cluster.ssh.grow import SshRing
+from casslab.cluster.ssh.node_capabilities import NO_CLOCK, RemoteProcesses, SshNodeHosts
 from casslab.cluster.ssh.ssh_state import SshHosts, SshNode
 from casslab.cluster.ssh.versions import SshVersions
 from casslab.errors import CasslabError, ClusterError, ConfigError
@@ -53,6 +50,19 @@ def _refused(operation: str, name: str, instead: str) -> ClusterError:
         f"{operation} refused: cluster {name!r} runs on hosts over SSH, and the ssh backend "
         f"does not {operation} yet; {instead}"
     )
+
+
+def _used_hosts(count: int, inventory: Inventory) -> tuple[HostSpec, ...]:
+    """The hosts the nodes of a new cluster run on: every host of the inventory (``--nodes``
+    left out, or as many as it lists), else its first ``count``, the rest kept spare for
+    add-node."""
+    listed = len(inventory.hosts)
+    if count > listed:
+        raise ConfigError(
+            f"--nodes {count}: the inventory {inventory.path} lists {listed} hosts, one node "
+            f"each; list more hosts there or ask for --nodes {listed} or fewer"
+        )
+    return inventory.hosts if count == 1 else inventory.hosts[:count]
 
 
 def _each(items: Sequence[T], work: Callable[[T], Any]) -> list[Any]:
@@ -121,11 +131,7 @@ class SshCluster:
         if spec.node_versions:
             raise _refused("run nodes of several versions", spec.name, "leave --node-version out")
         inventory = load_inventory(Path(spec.hosts))
-        if spec.nodes not in (1, len(inventory.hosts)):
-            raise ConfigError(
-                f"--nodes {spec.nodes}: the inventory {inventory.path} lists "
-                f"{len(inventory.hosts)} hosts, one node each; leave --nodes out"
-            )
+        used = _used_hosts(spec.nodes, inventory)
         directory = state.cluster_dir(spec.name, root)
         if directory.exists():
             cls._clear(spec.name, root, fresh=fresh)
@@ -143,7 +149,7 @@ class SshCluster:
             except CasslabError as error:
                 return error
 
-        connected = _each(inventory.hosts, connect)
+        connected = _each(used, connect)
         hosts = [h for h in connected if isinstance(h, RemoteHost)]
         failed = [e for e in connected if isinstance(e, CasslabError)]
         if failed:
@@ -293,6 +299,47 @@ class SshCluster:
 
     def start(self, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         """Write each node's files, start every node that is not running, wait until ready."""
+        try:
+            self._start(timeout_s)
+        except BaseException:
+            self.stop(deadline_s=0.0)
+            raise
+
+    def join(
+        self,
+        node: Node,
+        ssh_node: SshNode,
+        host: RemoteHost,
+        inventory: Inventory,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        """Start ``node`` (on ``host``, ready for it: :mod:`casslab.cluster.ssh.grow`) as the
+        cluster's next one and wait until every node sees every other UP/NORMAL. If it does
+        not join, it is stopped and the cluster's record is as it was; the others run on."""
+        before = self.state
+        ssh = self._ssh.model_copy(
+            update={"inventory": inventory, "nodes": (*self._ssh.nodes, ssh_node)}
+        )
+        spec = before.spec.model_copy(update={"nodes": len(before.nodes) + 1})
+        self.state = before.model_copy(
+            update={"nodes": [*before.nodes, node], "ssh": ssh, "spec": spec}
+        )
+        self._hosts[node.number] = host
+        self._save()
+        self._sessions.close()
+        try:
+            self._start(timeout_s)
+        except BaseException:
+            proc = self.remote_process(node.number)
+            if proc is not None:
+                nodes.stop(host, proc, 0.0)
+            host.close()
+            self._hosts.pop(node.number, None)
+            self.state = before
+            self._save()
+            raise
+
+    def _start(self, timeout_s: float) -> None:
         files = render.node_files(self.state)
         logged_from: dict[int, int] = {}  # where each node's log was when it started
         ring = ring_view.RingReader()
@@ -320,9 +367,6 @@ class SshCluster:
                 ),
                 ring_members=lambda node: ring(node.address, node.native_port),
             )
-        except BaseException:
-            self.stop(deadline_s=0.0)
-            raise
         finally:
             ring.close()
 
@@ -459,11 +503,8 @@ class SshCluster:
             processes=RemoteProcesses(self),
             node_hosts=SshNodeHosts(self),
             versions=SshVersions(self),
-            missing={
-                Capability.CUT_LINKS: NO_LINKS,
-                Capability.SKEWABLE_CLOCK: NO_CLOCK,
-                Capability.RING_MEMBERS: NO_RING,
-            },
+            ring=SshRing(self),
+            missing={Capability.CUT_LINKS: NO_LINKS, Capability.SKEWABLE_CLOCK: NO_CLOCK},
         )
 
     @property

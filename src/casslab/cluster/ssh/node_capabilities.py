@@ -16,11 +16,6 @@ if TYPE_CHECKING:
     from casslab.remote.remote_records import RemoteProcess
     from casslab.remote.ssh import RemoteHost
 
-NO_RING = (
-    "runs one node on each host of its inventory: casslab does not yet add a node on another "
-    "host or take one away (add-node, decommission, replace); run them on a local or "
-    "isolated cluster"
-)
 NO_CLOCK = (
     "runs on SSH hosts: casslab does not set clocks there (the host's own clock would need "
     "stepping); clock-jump needs local or isolated nodes"

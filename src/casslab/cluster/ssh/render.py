@@ -1,8 +1,11 @@
 """Each node's configuration files as text, with the shared rendering the local backend
 uses (:mod:`casslab.cluster.node_config`): addresses are the hosts', seeds the first host
-of each datacenter, datacenter and rack from the inventory. Pure."""
+of each datacenter (a node that joined later is never one: it keeps the tokens it took and
+bootstraps), datacenter and rack from the inventory. Pure."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from casslab.cluster import node_config
 from casslab.cluster.model import ClusterState, Node
@@ -21,13 +24,24 @@ def seeds(nodes: list[Node]) -> list[Node]:
 def node_files(state: ClusterState) -> dict[int, dict[str, str]]:
     """Node number -> {file name in its conf folder: text}."""
     num_tokens = int(state.settings.get("num_tokens") or 1)
-    tokens = tokens_by_datacenter([n.datacenter for n in state.nodes], num_tokens)
-    seed_nodes = seeds(state.nodes)
-    files: dict[int, dict[str, str]] = {}
-    for node, node_tokens in zip(state.nodes, tokens, strict=True):
-        settings = node_config.node_settings(
-            state.spec.name, node, seed_nodes, node_tokens, state.settings
+    joined = {n.number: n.tokens for n in state.ssh.nodes if n.tokens} if state.ssh else {}
+    first = [n for n in state.nodes if n.number not in joined]  # those casslab up made
+    tokens: dict[int, Sequence[int]] = dict(
+        zip(
+            (n.number for n in first),
+            tokens_by_datacenter([n.datacenter for n in first], num_tokens),
+            strict=True,
         )
+    )
+    tokens.update(joined)
+    seed_nodes = seeds(first)
+    files: dict[int, dict[str, str]] = {}
+    for node in state.nodes:
+        settings = node_config.node_settings(
+            state.spec.name, node, seed_nodes, tokens[node.number], state.settings
+        )
+        if node.number in joined:
+            settings["auto_bootstrap"] = True  # it streamed its ranges from the others
         place = Placement(
             number=node.number, datacenter=node.datacenter or "dc1", rack=node.rack or "rack1"
         )

@@ -1,6 +1,7 @@
 """What ``state.json`` keeps of an ssh cluster (``ClusterState.ssh``): the inventory it was
 made from (paths only, never a key's content) and, per node, its host, the Java and
-Cassandra install found or deployed there, and its process (PID plus start ticks)."""
+Cassandra install found or deployed there, the tokens of a node that joined later, and its
+process (PID plus start ticks)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ class SshNode(Record):
     java: str  # the java executable on the host
     java_feature: int
     dist_dir: str  # <base_dir>/dist/<version> on the host (its jars in lib/)
+    tokens: tuple[int, ...] = ()  # a node that joined a running ring: the tokens it took
     pid: int | None = None
     start_ticks: int | None = None
 
