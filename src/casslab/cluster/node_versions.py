@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from casslab.cluster.distribution import Distribution
+    from casslab.cluster.model import ClusterState
 
 VERSION_RE = re.compile(r"^\d+\.\d+\.\d+$")
 
@@ -68,3 +72,19 @@ def problems(node_versions: Mapping[int, str], nodes: int, cluster_version: str)
 def differing(node_versions: Mapping[int, str], cluster_version: str) -> dict[int, str]:
     """The nodes whose version is not the cluster's (the others need no record of one)."""
     return {n: v for n, v in sorted(node_versions.items()) if v != cluster_version}
+
+
+def all_on(cluster_state: ClusterState, dist: Distribution) -> ClusterState:
+    """``cluster_state`` once every node runs ``dist`` (a rolling upgrade's end): the
+    version is the cluster's, no node has one of its own (pure)."""
+    nodes = [n.model_copy(update={"version": None, "lib_dir": None}) for n in cluster_state.nodes]
+    spec = cluster_state.spec.model_copy(update={"version": dist.version, "node_versions": {}})
+    return cluster_state.model_copy(
+        update={
+            "nodes": nodes,
+            "spec": spec,
+            "cassandra_version": dist.version,
+            "cassandra_source": dist.source,
+            "lib_dir": dist.lib_dir,
+        }
+    )

@@ -77,21 +77,5 @@ class LocalVersions:
         state.save(self.cluster.state)
 
     def finish(self, version: str) -> None:
-        dist = distribution.resolve(version)
-        nodes = [
-            n.model_copy(update={"version": None, "lib_dir": None})
-            for n in self.cluster.state.nodes
-        ]
-        spec = self.cluster.state.spec.model_copy(
-            update={"version": dist.version, "node_versions": {}}
-        )
-        self.cluster.state = self.cluster.state.model_copy(
-            update={
-                "nodes": nodes,
-                "spec": spec,
-                "cassandra_version": dist.version,
-                "cassandra_source": dist.source,
-                "lib_dir": dist.lib_dir,
-            }
-        )
+        self.cluster.state = node_versions.all_on(self.cluster.state, distribution.resolve(version))
         state.save(self.cluster.state)

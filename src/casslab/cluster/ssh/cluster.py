@@ -21,7 +21,16 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from casslab.cluster import admin, backend, distribution, node_config, presets, ring_view, state
+from casslab.cluster import (
+    admin,
+    backend,
+    distribution,
+    node_config,
+    node_versions,
+    presets,
+    ring_view,
+    state,
+)
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome
 from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.distribution import Distribution
@@ -529,17 +538,7 @@ class SshCluster:
     def set_cluster_version(self, dist: Distribution) -> None:
         """Every node runs ``dist``'s version: it is the cluster's."""
         with self._lock:
-            nodes = [n.model_copy(update={"version": None}) for n in self.state.nodes]
-            spec = self.state.spec.model_copy(update={"version": dist.version})
-            self.state = self.state.model_copy(
-                update={
-                    "nodes": nodes,
-                    "spec": spec,
-                    "cassandra_version": dist.version,
-                    "cassandra_source": dist.source,
-                    "lib_dir": dist.lib_dir,
-                }
-            )
+            self.state = node_versions.all_on(self.state, dist)
             self._save()
 
     def reset(
