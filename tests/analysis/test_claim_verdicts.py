@@ -161,3 +161,99 @@ def test_when_the_run_had_the_iterations_the_reason_says_the_effect_is_unlikely(
     assert result.verdict is ClaimVerdict.NOT_SIGNIFICANT
     assert result.needed_n is None
     assert "this run had 3: a difference that large is unlikely here" in result.reason
+
+
+def lww_trials(cells: dict[str, list[tuple[int, int]]]) -> list[TrialKpis]:
+    """Cells named by their clock level, one trial per (lost, acknowledged) count."""
+    out = []
+    for level, counts in cells.items():
+        cell = f"cluster.clock={level}"
+        out += [
+            TrialKpis(
+                trial_id=f"{cell}/{i}",
+                cell_id=cell,
+                iteration=i,
+                factors={"cluster.clock": level},
+                kpis={
+                    "lww_lost": float(lost),
+                    "lww_acknowledged": float(acked),
+                    "lww_lost_pct": 100.0 * lost / acked,
+                },
+            )
+            for i, (lost, acked) in enumerate(counts, start=1)
+        ]
+    return out
+
+
+def lww_claim(direction: str = "higher", **fields: object) -> Claim:
+    return Claim.model_validate(
+        {
+            "says": "A node 500 ms behind loses updates that a node on time keeps",
+            "source": "Cassandra's last-write-wins rule",
+            "compare": {"a": {"cluster.clock": "n2-500ms"}, "b": {"cluster.clock": "on-time"}},
+            "kpi": "lww_lost_pct",
+            "direction": direction,
+            **fields,
+        }
+    )
+
+
+ALL_OR_NONE = {"n2-500ms": [(1000, 1000), (998, 998)], "on-time": [(0, 1000), (0, 999)]}
+
+
+def test_every_trial_losing_all_against_none_holds_on_the_pooled_counts() -> None:
+    result = judge_claim(lww_claim(), lww_trials(ALL_OR_NONE))
+    assert result.verdict is ClaimVerdict.HOLDS
+    (pair,) = result.pairs
+    assert pair.pooled is not None
+    assert (pair.pooled.a.hits, pair.pooled.a.n) == (1998, 1998)
+    assert (pair.pooled.b.hits, pair.pooled.b.n) == (0, 1999)
+    assert pair.p_value == pair.pooled.p_value < 1e-100
+    assert pair.difference_ci is not None
+    assert pair.difference_ci.low > 99.0
+    assert "Fisher's exact" in result.reason
+    assert "1,998 of 1,998 against 0 of 1,999 lww_acknowledged" in result.reason
+
+
+def test_the_pooled_counts_contradict_the_wrong_direction() -> None:
+    result = judge_claim(lww_claim("lower"), lww_trials(ALL_OR_NONE))
+    assert result.verdict is ClaimVerdict.CONTRADICTED
+    assert result.reason.startswith("significantly higher (Fisher's exact")
+
+
+def test_a_size_is_checked_against_the_ratios_bounds_from_the_counts() -> None:
+    half = {"n2-500ms": [(600, 1000)] * 2, "on-time": [(500, 1000)] * 2}
+    result = judge_claim(lww_claim(size="at least 50% higher"), lww_trials(half))
+    assert result.verdict is ClaimVerdict.CONTRADICTED  # 1,200 of 2,000 against 1,000: +30% at most
+    assert "exclude the claimed size" in result.reason
+    assert judge_claim(lww_claim(size="at least 10% higher"), lww_trials(ALL_OR_NONE)).verdict is (
+        ClaimVerdict.HOLDS
+    )
+
+
+def test_few_counted_updates_are_not_significant_and_say_what_would_tell() -> None:
+    few = {"n2-500ms": [(1, 3), (1, 3)], "on-time": [(0, 3), (0, 3)]}
+    result = judge_claim(lww_claim(), lww_trials(few))
+    assert result.verdict is ClaimVerdict.NOT_SIGNIFICANT
+    assert result.needed_n is None
+    assert "more lww_acknowledged per trial would tell" in result.reason
+
+
+def test_trials_that_vary_keep_welchs_test_over_trials() -> None:
+    varying = {"n2-500ms": [(900, 1000), (1000, 1000)], "on-time": [(0, 1000), (0, 1000)]}
+    result = judge_claim(lww_claim(), lww_trials(varying))
+    (pair,) = result.pairs
+    assert pair.pooled is None
+    assert "Fisher" not in result.reason
+
+
+def test_a_kpi_that_is_no_share_of_counts_stays_undetermined_without_variance() -> None:
+    flat = {"STCS": [100.0, 100.0], "LCS": [120.0, 120.0]}
+    result = judge_claim(claim(), trials(flat))
+    assert result.verdict is ClaimVerdict.UNDETERMINED
+    assert result.pairs[0].pooled is None
+
+
+def test_one_trial_per_cell_is_not_pooled() -> None:
+    one = {"n2-500ms": [(1000, 1000)], "on-time": [(0, 1000)]}
+    assert judge_claim(lww_claim(), lww_trials(one)).verdict is ClaimVerdict.UNDETERMINED

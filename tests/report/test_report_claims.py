@@ -10,8 +10,10 @@ import typer
 from typer.testing import CliRunner
 
 from casslab.analysis.claim_records import Claim
+from casslab.analysis.pooled_share import pooled_shares
 from casslab.cli.report import register
 from casslab.report import build_report, read_run, write_report
+from casslab.report.claims import pooled_estimate
 from claim_literals import CLAIMS
 
 RunFactory = Callable[..., Path]
@@ -103,3 +105,13 @@ def test_casslab_report_claims_takes_the_run_s_experiment_file(
     assert result.exit_code == 0, result.output
     summary = (run / "summary.md").read_text()
     assert "| LCS sustains more operations per second than STCS | seed 001, Table 2 |" in summary
+
+
+def test_a_pooled_estimate_shows_the_shares_the_counts_and_the_points() -> None:
+    pooled = pooled_shares("lww_lost", "lww_acknowledged", [(500, 500)] * 2, [(0, 500)] * 2)
+    shown = pooled_estimate(pooled)
+    assert shown.startswith(
+        "100% vs 0% (1,000 of 1,000 vs 0 of 1,000 lww_acknowledged): +100 points ["
+    )
+    low = float(shown.split("[")[1].split(",")[0])
+    assert 99.0 < low < 100.0

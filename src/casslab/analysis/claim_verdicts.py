@@ -12,7 +12,7 @@ report's correction for several comparisons). A pair's verdict:
 condition (p Holm-adjusted, ratio r = a/b)      verdict
 ==============================================  ====================================
 no trial in a cell                              NOT_TESTABLE (the cell is not in the run)
-Welch's test undefined (n < 2, no variation)    UNDETERMINED (the reason)
+Welch's test undefined (n < 2, no variation)    UNDETERMINED (the reason), except below
 higher: p < alpha and a > b                     HOLDS (with a size: r's CI low >= 1 + s)
 higher: p < alpha and a < b                     CONTRADICTED
 higher with a size: r's CI high < 1 + s         CONTRADICTED (the claimed size is excluded)
@@ -21,6 +21,14 @@ equal within s: r's CI inside [1 - s, 1 + s]    HOLDS
 equal: p < alpha and r's CI outside the band    CONTRADICTED
 otherwise                                       NOT_SIGNIFICANT, with the n per cell needed
 ==============================================  ====================================
+
+A share of counts (a KPI with ``share_of``, e.g. ``lww_lost_pct``) whose trials do not vary
+at all in either cell (two trials or more each, every trial the same share) is judged on its
+counts instead, pooled over each cell's trials (:mod:`casslab.analysis.pooled_share`):
+Fisher's exact p (Holm-adjusted with the claim's other pairs) takes the place of Welch's, the
+difference's interval is Newcombe's, and a size or a band is checked against the ratio's
+conservative bounds from the two Wilson intervals. Trials that vary keep Welch's test over
+trials, which counts the variation between trials that pooling would hide.
 
 A claim's verdict: CONTRADICTED if a pair contradicts it, HOLDS if every pair holds, else
 NOT_SIGNIFICANT (or UNDETERMINED when no pair could be tested). The n per cell needed to
@@ -52,6 +60,8 @@ from casslab.analysis.analysis_records import (
 from casslab.analysis.claim_records import Claim, ClaimDirection, matched_pairs
 from casslab.analysis.compare import compare_stats
 from casslab.analysis.inference import holm_adjust
+from casslab.analysis.kpi_catalogue import kpi_spec
+from casslab.analysis.pooled_share import PooledShares, pooled_shares
 from casslab.analysis.stats import cell_order, describe, values_by_cell
 from casslab.record import Record
 
@@ -84,13 +94,14 @@ class PairResult(Record):
     unit: str
     a: CellStats
     b: CellStats
-    difference_ci: ConfidenceInterval | None  # of a - b (Welch)
+    difference_ci: ConfidenceInterval | None  # of a - b (Welch; Newcombe when pooled)
     ratio: RatioEstimate  # a / b (Fieller)
     p_value: float | None
     p_value_adjusted: float | None  # Holm over the claim's pairs
     verdict: ClaimVerdict
     reason: str
     needed_n: int | None = None  # per cell, when NOT_SIGNIFICANT and it can be computed
+    pooled: PooledShares | None = None  # the counts' test, when it replaced Welch's
 
 
 class ClaimResult(Record):
@@ -180,6 +191,44 @@ def _pair_verdict(
     return ClaimVerdict.NOT_SIGNIFICANT, f"not significant ({shown}){why}", n
 
 
+def _pooled_verdict(
+    claim: Claim, pooled: PooledShares, p_adj: float, alpha: float
+) -> tuple[ClaimVerdict, str]:
+    """A pair's verdict on its pooled counts (module docstring)."""
+    shown = f"Fisher's exact p={p_adj:.3g}" + (" Holm-adjusted" if p_adj != pooled.p_value else "")
+    counts = (
+        f"{pooled.a.hits:,} of {pooled.a.n:,} against {pooled.b.hits:,} of {pooled.b.n:,} "
+        f"{pooled.of} pooled over {pooled.trials_a} and {pooled.trials_b} trials, every trial "
+        "of a cell alike"
+    )
+    size = (claim.size_pct() or 0.0) / 100.0
+    low = pooled.ratio_low
+    high = math.inf if pooled.ratio_high is None else pooled.ratio_high
+    significant = p_adj < alpha
+    difference = pooled.difference_points
+    if claim.direction is ClaimDirection.EQUAL:
+        if 1.0 - size <= low and high <= 1.0 + size:
+            return ClaimVerdict.HOLDS, f"the ratio's bounds inside 1 ± {size:.0%} ({counts})"
+        if significant and (low > 1.0 + size or high < 1.0 - size):
+            return ClaimVerdict.CONTRADICTED, f"differ beyond ±{size:.0%} ({shown}; {counts})"
+    else:
+        higher = claim.direction is ClaimDirection.HIGHER
+        if significant and difference != 0.0 and (difference > 0.0) != higher:
+            word = "lower" if higher else "higher"
+            return ClaimVerdict.CONTRADICTED, f"significantly {word} ({shown}; {counts})"
+        # with a size, the ratio's bounds on the claimed side of 1 + s (higher) or 1 - s
+        short = high < 1.0 + size if higher else low > 1.0 - size
+        beyond = low >= 1.0 + size if higher else high <= 1.0 - size
+        if size > 0.0 and short:
+            why = f"the ratio's bounds exclude the claimed size ({claim.size}; {shown})"
+            return ClaimVerdict.CONTRADICTED, f"{why}; {counts}"
+        if significant and (size == 0.0 or beyond):
+            return ClaimVerdict.HOLDS, f"significantly {claim.direction} ({shown}; {counts})"
+    return ClaimVerdict.NOT_SIGNIFICANT, (
+        f"not significant ({shown}; {counts}): more {pooled.of} per trial would tell"
+    )
+
+
 def _combine(results: Sequence[PairResult]) -> tuple[ClaimVerdict, str]:
     verdicts = [r.verdict for r in results]
     total = len(results)
@@ -197,6 +246,38 @@ def _combine(results: Sequence[PairResult]) -> tuple[ClaimVerdict, str]:
         return ClaimVerdict.NOT_SIGNIFICANT, f"{lead}{first.reason}"
     first = next(r for r in results if r.verdict is not ClaimVerdict.HOLDS)
     return first.verdict, first.reason
+
+
+def _counts(trials: Sequence[TrialKpis], cell: str, count: str, of: str) -> list[tuple[int, int]]:
+    """Each trial's (count, of) in ``cell``; empty when a trial lacks either."""
+    out: list[tuple[int, int]] = []
+    for t in trials:
+        if t.cell_id != cell:
+            continue
+        hits, n = t.kpis.get(count), t.kpis.get(of)
+        if hits is None or n is None or n < 1 or not 0 <= hits <= n:
+            return []
+        out.append((round(hits), round(n)))
+    return out
+
+
+def _pool(
+    claim: Claim,
+    trials: Sequence[TrialKpis],
+    a: CellStats,
+    b: CellStats,
+    confidence: float,
+) -> PooledShares | None:
+    """The pooled counts' comparison when the KPI is a share and neither cell varies."""
+    assert claim.kpi is not None
+    share = kpi_spec(claim.kpi).share_of
+    if share is None or min(a.n, b.n) < 2 or a.sd != 0.0 or b.sd != 0.0:
+        return None
+    a_counts = _counts(trials, a.cell_id, *share)
+    b_counts = _counts(trials, b.cell_id, *share)
+    if not a_counts or not b_counts:
+        return None
+    return pooled_shares(*share, a_counts, b_counts, confidence)
 
 
 def _stats(trials: Sequence[TrialKpis], kpi: str, confidence: float) -> dict[str, CellStats]:
@@ -231,10 +312,26 @@ def judge_claim(
         )
     stats = _stats(trials, claim.kpi, options.confidence)
     comparisons = [compare_stats(stats[b], stats[a], options) for a, b in pairs]
-    adjusted = holm_adjust([c.p_value for c in comparisons])
+    pools = [
+        None
+        if c.welch is not None
+        else _pool(claim, trials, stats[a], stats[b], options.confidence)
+        for (a, b), c in zip(pairs, comparisons, strict=True)
+    ]
+    p_values = [
+        pool.p_value if pool is not None else c.p_value
+        for c, pool in zip(comparisons, pools, strict=True)
+    ]
+    adjusted = holm_adjust(p_values)
     results: list[PairResult] = []
-    for (a, b), c, p_adj in zip(pairs, comparisons, adjusted, strict=True):
-        verdict, reason, n = _pair_verdict(claim, c, p_adj, options.alpha)
+    for (a, b), c, pool, p, p_adj in zip(
+        pairs, comparisons, pools, p_values, adjusted, strict=True
+    ):
+        if pool is not None and p_adj is not None:
+            verdict, reason = _pooled_verdict(claim, pool, p_adj, options.alpha)
+            n: int | None = None
+        else:
+            verdict, reason, n = _pair_verdict(claim, c, p_adj, options.alpha)
         results.append(
             PairResult(
                 a_cell=a,
@@ -242,13 +339,20 @@ def judge_claim(
                 unit=c.unit,
                 a=c.candidate,
                 b=c.baseline,
-                difference_ci=c.welch.ci if c.welch is not None else None,
+                difference_ci=(
+                    pool.difference_ci
+                    if pool is not None
+                    else c.welch.ci
+                    if c.welch is not None
+                    else None
+                ),
                 ratio=c.ratio,
-                p_value=c.p_value,
+                p_value=p,
                 p_value_adjusted=p_adj,
                 verdict=verdict,
                 reason=reason,
                 needed_n=n,
+                pooled=pool,
             )
         )
     verdict, reason = _combine(results)

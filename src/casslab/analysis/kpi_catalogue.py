@@ -185,6 +185,7 @@ KPI_CATALOGUE: dict[str, KpiSpec] = {
             _L,
             "acknowledged updates lost to last-write-wins: keys whose v2, written after v1 "
             "through the skewed node, read back as v1 at ALL (lww probe)",
+            share_of=("lww_lost", "lww_acknowledged"),
         ),
         _spec(
             "lww_unacknowledged_pct",

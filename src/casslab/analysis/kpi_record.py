@@ -25,6 +25,8 @@ class KpiSpec(Record):
     help: str
     per_operation: bool = False  # also reported per operation type as "<op>.<name>"
     per_node: bool = False  # also reported per Cassandra node as "node<N>.<name>"
+    # a share of a count within a trial: 100 x KPI share_of[0] / KPI share_of[1]
+    share_of: tuple[str, str] | None = None
 
 
 def spec(
@@ -34,6 +36,7 @@ def spec(
     help_text: str,
     per_op: bool = False,
     per_node: bool = False,
+    share_of: tuple[str, str] | None = None,
 ) -> KpiSpec:
     return KpiSpec(
         name=name,
@@ -42,4 +45,5 @@ def spec(
         help=help_text,
         per_operation=per_op,
         per_node=per_node,
+        share_of=share_of,
     )

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from casslab.analysis import AnalysisOptions, TrialKpis
 from casslab.analysis.claim_records import Claim
 from casslab.analysis.claim_verdicts import ClaimResult, ClaimVerdict, PairResult, judge_claims
+from casslab.analysis.pooled_share import PooledShares
 from casslab.report import text
 from casslab.report.report_document import Section, Table, TableRow, Tone
 
@@ -34,7 +35,10 @@ METHOD = (
     "baseline: Welch's t-test of a - b (alpha {alpha:g}), Holm-adjusted over the matched "
     "pairs of cells of one claim, and the change a/b - 1 with Fieller's 95% interval. "
     "'Not significant here' gives the iterations per cell that would tell, from the observed "
-    "variance and the study's effect (or the claimed size), at 80% power."
+    "variance and the study's effect (or the claimed size), at 80% power. A share of counts "
+    "whose trials do not vary at all in either cell (lost updates: every trial lost all of "
+    "them, or none) is judged on the counts pooled over each cell's trials instead: "
+    "Fisher's exact test, and Newcombe's interval of the difference in percentage points."
 )
 
 
@@ -45,8 +49,20 @@ def _shared(pair: PairResult) -> str:
     return ",".join(shared)
 
 
+def pooled_estimate(pooled: PooledShares) -> str:
+    """``100% vs 0% (2,000 of 2,000 vs 0 of 1,990 lww_acknowledged): +100 points [+99.8,
+    +100]``: the pooled shares and Newcombe's interval of their difference."""
+    a, b, ci = pooled.a, pooled.b, pooled.difference_ci
+    shares = f"{100.0 * a.fraction:.3g}% vs {100.0 * b.fraction:.3g}%"
+    counts = f"{a.hits:,} of {a.n:,} vs {b.hits:,} of {b.n:,} {pooled.of}"
+    change = f"{pooled.difference_points:+.3g} points"
+    return f"{shares} ({counts}): {change} [{ci.low:+.3g}, {ci.high:+.3g}]"
+
+
 def pair_estimate(pair: PairResult) -> str:
     """``120.0 vs 100.0 ops/s: +20.0% [+17.6%, +22.4%]``."""
+    if pair.pooled is not None:
+        return pooled_estimate(pair.pooled)
     a, b = pair.a.mean, pair.b.mean
     if a is None or b is None:
         return text.DASH
