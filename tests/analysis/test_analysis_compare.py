@@ -257,3 +257,47 @@ def test_analyse_errors_name_the_problem(
 ) -> None:
     with pytest.raises(AnalysisError, match=match):
         analyse(trials, kpis, baseline_cell=baseline)
+
+
+def lww_cell(cell_id: str, counts: list[tuple[int, int]]) -> list[TrialKpis]:
+    return [
+        TrialKpis(
+            trial_id=f"{cell_id}/{i}",
+            cell_id=cell_id,
+            iteration=i,
+            kpis={
+                "lww_lost": float(lost),
+                "lww_acknowledged": float(acked),
+                "lww_lost_pct": 100.0 * lost / acked,
+            },
+        )
+        for i, (lost, acked) in enumerate(counts, start=1)
+    ]
+
+
+def test_a_share_whose_cells_do_not_vary_is_tested_on_its_counts() -> None:
+    rows = lww_cell("on-time", [(0, 500), (0, 400)]) + lww_cell("skewed", [(500, 500)] * 2)
+    (c,) = compare_kpi(rows, "lww_lost_pct", "on-time")
+    assert c.verdict is Verdict.WORSE  # lww_lost_pct: lower is better
+    assert c.p_value is not None
+    assert c.p_value < 1e-100
+    assert "Fisher's exact test on 1,000 of 1,000 against 0 of 900 lww_acknowledged" in (
+        c.verdict_reason
+    )
+    same = lww_cell("on-time", [(0, 500)] * 2) + lww_cell("skewed", [(0, 500)] * 2)
+    (flat,) = compare_kpi(same, "lww_lost_pct", "on-time")
+    assert flat.verdict is Verdict.NO_SIGNIFICANT_DIFFERENCE
+    assert flat.p_value == pytest.approx(1.0)
+
+
+def test_a_share_whose_cells_do_not_vary_keeps_holms_correction() -> None:
+    rows = (
+        lww_cell("on-time", [(0, 2), (0, 3)])
+        + lww_cell("a", [(2, 2), (3, 3)])
+        + lww_cell("b", [(2, 2), (3, 3)])
+    )
+    options = AnalysisOptions(correction=Correction.HOLM)
+    first, second = compare_kpi(rows, "lww_lost_pct", "on-time", options)
+    assert first.p_value == pytest.approx(2 / 252)  # 5 of 5 against 0 of 5
+    assert first.p_value_adjusted == pytest.approx(2 * 2 / 252)
+    assert first.verdict is second.verdict is Verdict.WORSE

@@ -221,7 +221,7 @@ class Comparison(Record):
     change_pct: float | None  # 100 * difference / |baseline mean|
     ratio: RatioEstimate
     welch: WelchTest | None
-    p_value: float | None  # raw two-sided Welch p-value
+    p_value: float | None  # raw two-sided Welch p-value (Fisher's on counts: verdict_reason)
     p_value_adjusted: float | None  # after `correction`; equals p_value for NONE
     correction: Correction
     alpha: float

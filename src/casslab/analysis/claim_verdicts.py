@@ -60,8 +60,7 @@ from casslab.analysis.analysis_records import (
 from casslab.analysis.claim_records import Claim, ClaimDirection, matched_pairs
 from casslab.analysis.compare import compare_stats
 from casslab.analysis.inference import holm_adjust
-from casslab.analysis.kpi_catalogue import kpi_spec
-from casslab.analysis.pooled_share import PooledShares, pooled_shares
+from casslab.analysis.pooled_share import PooledShares, pool_cells
 from casslab.analysis.stats import cell_order, describe, values_by_cell
 from casslab.record import Record
 
@@ -248,38 +247,6 @@ def _combine(results: Sequence[PairResult]) -> tuple[ClaimVerdict, str]:
     return first.verdict, first.reason
 
 
-def _counts(trials: Sequence[TrialKpis], cell: str, count: str, of: str) -> list[tuple[int, int]]:
-    """Each trial's (count, of) in ``cell``; empty when a trial lacks either."""
-    out: list[tuple[int, int]] = []
-    for t in trials:
-        if t.cell_id != cell:
-            continue
-        hits, n = t.kpis.get(count), t.kpis.get(of)
-        if hits is None or n is None or n < 1 or not 0 <= hits <= n:
-            return []
-        out.append((round(hits), round(n)))
-    return out
-
-
-def _pool(
-    claim: Claim,
-    trials: Sequence[TrialKpis],
-    a: CellStats,
-    b: CellStats,
-    confidence: float,
-) -> PooledShares | None:
-    """The pooled counts' comparison when the KPI is a share and neither cell varies."""
-    assert claim.kpi is not None
-    share = kpi_spec(claim.kpi).share_of
-    if share is None or min(a.n, b.n) < 2 or a.sd != 0.0 or b.sd != 0.0:
-        return None
-    a_counts = _counts(trials, a.cell_id, *share)
-    b_counts = _counts(trials, b.cell_id, *share)
-    if not a_counts or not b_counts:
-        return None
-    return pooled_shares(*share, a_counts, b_counts, confidence)
-
-
 def _stats(trials: Sequence[TrialKpis], kpi: str, confidence: float) -> dict[str, CellStats]:
     by_cell = values_by_cell(trials, kpi)
     return {
@@ -313,9 +280,7 @@ def judge_claim(
     stats = _stats(trials, claim.kpi, options.confidence)
     comparisons = [compare_stats(stats[b], stats[a], options) for a, b in pairs]
     pools = [
-        None
-        if c.welch is not None
-        else _pool(claim, trials, stats[a], stats[b], options.confidence)
+        None if c.welch is not None else pool_cells(trials, stats[a], stats[b], options.confidence)
         for (a, b), c in zip(pairs, comparisons, strict=True)
     ]
     p_values = [

@@ -9,12 +9,18 @@ p-values of that KPI's comparisons with Holm's method, and decides a :class:`Ver
 condition                                   verdict
 ==========================================  =========================================
 a cell has no value, or fewer than 2        UNDETERMINED (reason names the cell)
-both cells constant (zero variance)         UNDETERMINED (Welch's t is undefined)
+both cells constant (zero variance)         UNDETERMINED (Welch's t is undefined), but a
+                                            share of counts is tested on its counts
 p >= alpha                                  NO_SIGNIFICANT_DIFFERENCE
 p < alpha, KPI higher_is_better             BETTER if the mean went up, else WORSE
 p < alpha, KPI lower_is_better              BETTER if the mean went down, else WORSE
 p < alpha, KPI neutral                      CHANGED_UP / CHANGED_DOWN (never better/worse)
 ==========================================  =========================================
+
+A share of counts (``lww_lost_pct``) whose trials do not vary in either cell is tested on the
+counts pooled over each cell's trials (Fisher's exact test,
+:mod:`casslab.analysis.pooled_share`) instead of being left undetermined; the reason says so
+and gives the counts.
 
 ``p`` is the Holm-adjusted p-value when :attr:`AnalysisOptions.correction` is HOLM.
 Neutral KPIs (resources, compaction work) are not goals: more bytes compacted is not "better"
@@ -45,6 +51,7 @@ from casslab.analysis.analysis_records import (
     kpi_spec,
 )
 from casslab.analysis.inference import SampleSummary, effect_size, holm_adjust
+from casslab.analysis.pooled_share import pool_cells
 from casslab.analysis.stats import cell_order, describe, values_by_cell
 from casslab.analysis.verdict import contrast, decide_verdict
 from casslab.errors import AnalysisError
@@ -284,11 +291,48 @@ def compare_kpi(
     }
     errors = error_warnings(trials)
     comparisons = [
-        compare_stats(stats[baseline_cell], stats[cell], options, extra_warnings=errors)
+        on_counts(
+            compare_stats(stats[baseline_cell], stats[cell], options, extra_warnings=errors),
+            trials,
+            options,
+        )
         for cell in cells
         if cell != baseline_cell
     ]
     return apply_correction(comparisons, options)
+
+
+def on_counts(
+    comparison: Comparison, trials: Sequence[TrialKpis], options: AnalysisOptions
+) -> Comparison:
+    """An undetermined comparison of a share of counts whose cells do not vary, tested on the
+    counts pooled over each cell's trials (module docstring); any other, as it is."""
+    if comparison.verdict is not Verdict.UNDETERMINED:
+        return comparison
+    pooled = pool_cells(trials, comparison.candidate, comparison.baseline, options.confidence)
+    if pooled is None:
+        return comparison
+    verdict, reason = decide_verdict(
+        comparison.direction,
+        pooled.difference_points,
+        pooled.p_value,
+        options.alpha,
+        unit="points",
+    )
+    a, b = pooled.a, pooled.b
+    counts = (
+        f"Fisher's exact test on {a.hits:,} of {a.n:,} against {b.hits:,} of {b.n:,} "
+        f"{pooled.of}, pooled over {pooled.trials_a} and {pooled.trials_b} trials that do "
+        "not vary"
+    )
+    return comparison.model_copy(
+        update={
+            "p_value": pooled.p_value,
+            "p_value_adjusted": pooled.p_value,
+            "verdict": verdict,
+            "verdict_reason": f"{reason}; {counts}",
+        }
+    )
 
 
 def _cells(trials: Sequence[TrialKpis]) -> list[CellInfo]:

@@ -21,10 +21,12 @@ themselves, pooled over the cell's trials:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from scipy.stats import fisher_exact
 
-from casslab.analysis.analysis_records import ConfidenceInterval
+from casslab.analysis.analysis_records import CellStats, ConfidenceInterval, TrialKpis
+from casslab.analysis.kpi_catalogue import kpi_spec
 from casslab.analysis.proportion import Proportion, wilson
 from casslab.record import Record
 
@@ -86,3 +88,31 @@ def pooled_shares(
         ratio_low=a.low / b.high,  # a Wilson interval's high end is above 0 for n >= 1
         ratio_high=a.high / b.low if b.low > 0.0 else None,
     )
+
+
+def _counts(trials: Sequence[TrialKpis], cell: str, count: str, of: str) -> list[tuple[int, int]]:
+    """Each trial's (count, of) in ``cell``; empty when a trial lacks either."""
+    out: list[tuple[int, int]] = []
+    for t in trials:
+        if t.cell_id != cell:
+            continue
+        hits, n = t.kpis.get(count), t.kpis.get(of)
+        if hits is None or n is None or n < 1 or not 0 <= hits <= n:
+            return []
+        out.append((round(hits), round(n)))
+    return out
+
+
+def pool_cells(
+    trials: Sequence[TrialKpis], a: CellStats, b: CellStats, confidence: float = 0.95
+) -> PooledShares | None:
+    """Cell a against cell b on their pooled counts, when their KPI is a share of counts
+    (``share_of``), each cell has two trials or more and neither varies at all; else None."""
+    share = kpi_spec(a.kpi).share_of
+    if share is None or min(a.n, b.n) < 2 or a.sd != 0.0 or b.sd != 0.0:
+        return None
+    a_counts = _counts(trials, a.cell_id, *share)
+    b_counts = _counts(trials, b.cell_id, *share)
+    if not a_counts or not b_counts:
+        return None
+    return pooled_shares(*share, a_counts, b_counts, confidence)
