@@ -1,12 +1,13 @@
 """The ssh backend for real: five "hosts" (network namespaces, each a real OpenSSH
 server, see :mod:`ssh_testbed` (tests/ssh_testbed.py)), three database hosts and two
 `clients:`; ``casslab up --hosts --nodes 2`` deploys a 2-node cluster over SSH and the
-add-node operation bootstraps a third on the spare host, status, nodetool,
-stress and logs work against it, ``casslab upgrade --to`` deploys the next version to each
-host and moves the nodes to it one at a time with their data, ``down --remove`` leaves
-nothing on any host; a host without Java is refused before anything starts. ``casslab
-stress --client-hosts`` runs one engine on each client host and merges them exactly; a
-client that fails is named by address; Ctrl-C leaves no engine on any client host."""
+add-node operation bootstraps a third on the spare host, status, nodetool, stress and logs
+work against it, ``casslab upgrade --to`` deploys the next version to each host and moves
+the nodes to it one at a time with their data, the decommission operation takes node 3
+away again and frees its host, ``down --remove`` leaves nothing on any host; a host
+without Java is refused before anything starts. ``casslab stress --client-hosts`` runs one
+engine on each client host and merges them exactly; a client that fails is named by
+address; Ctrl-C leaves no engine on any client host."""
 
 from __future__ import annotations
 
@@ -23,11 +24,13 @@ from pathlib import Path
 import pytest
 
 from casslab.cluster import state
+from casslab.cluster.capabilities import ring_of
 from casslab.cluster.ssh.cluster import SshCluster
 from casslab.engine_contract.engine_records import SummaryRecord
 from casslab.engine_contract.hdr import merge, parse_interval_log
 from casslab.errors import ConfigError
 from casslab.faults.kinds.add_node.add_node_operation import ADD_NODE
+from casslab.faults.kinds.decommission.decommission_operation import DECOMMISSION
 from casslab.faults.model import Fault
 from casslab.faults.operation import Stopwatch
 from casslab.load.engine import ENGINE_NAME, RECORDS_FILE
@@ -191,9 +194,9 @@ def test_nodetool_runs_on_the_host_and_sees_the_ring(
         assert re.search(rf"^UN\s+{re.escape(host.address)}\s", result.stdout, re.MULTILINE)
 
 
-def _count(home: Path) -> str:
+def _count(home: Path, node: int = 3) -> str:
     query = "SELECT count(*) FROM keyspace1.standard1;"
-    result = casslab(home, "cqlsh", "3", "--name", NAME, "-e", query)
+    result = casslab(home, "cqlsh", str(node), "--name", NAME, "-e", query)
     return flat(result.stdout + result.stderr)
 
 
@@ -475,6 +478,42 @@ def test_logs_are_read_on_the_host(cluster: float, home: Path) -> None:
     assert "Starting listening for CQL clients" in result.stdout
 
 
+def test_decommission_of_the_last_node_streams_its_rows_away_and_frees_its_host(
+    cluster: float, lab: SshLab, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The decommission operation as a timeline runs it: node 3 streams its ranges to
+    nodes 1 and 2 (keyspace1 at RF 1: every row is read back only if they got them),
+    stops, leaves the cluster's record and its folder on its host, which is spare again
+    for the next add-node. A node other than the last is refused before it streams."""
+    spare = _nodes(lab)[2]
+    result = casslab(home, "stress", "write", "n=2000", "-rate", "threads=4", timeout_s=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    monkeypatch.setenv("CASSLAB_HOME", str(home))
+    cluster_ = SshCluster(state.load(NAME))
+    try:
+        with pytest.raises(ConfigError, match=r"node 1 of 'sshc' is not its last node \(3\)"):
+            DECOMMISSION.check(cluster_, Fault.model_validate(_decommission(1)))
+        watch = Stopwatch()
+        DECOMMISSION.run(cluster_, Fault.model_validate(_decommission(3)), watch)
+        assert [(s.node, s.step) for s in watch.steps] == [(3, "decommission"), (3, "stop")]
+        assert ring_of(cluster_).check_add() == 3  # its host is spare again
+    finally:
+        cluster_.close_sessions()
+    assert _javas(lab)[spare.address] == []
+    assert not Path(spare.base_dir, "clusters", NAME).exists()
+    recorded = json.loads((home / "clusters" / NAME / "state.json").read_text())
+    assert [n["number"] for n in recorded["nodes"]] == [1, 2]
+    assert recorded["spec"]["nodes"] == 2
+    ring = casslab(home, "nodetool", "1", "status", "--name", NAME)
+    assert len(re.findall(r"^UN\s", ring.stdout, re.MULTILINE)) == 2, ring.stdout
+    assert spare.address not in ring.stdout
+    assert re.search(r"count -+ 2000 \(1 rows\)", _count(home, node=1))
+
+
+def _decommission(target: int) -> dict[str, object]:
+    return {"at": 0, "kind": "decommission", "target": target}
+
+
 def _ssh_refused(host: LabHost, refused: bool) -> None:
     """Take ``host``'s link to the lab's bridge down (a host that does not answer), or up."""
     state = "down" if refused else "up"
@@ -484,8 +523,9 @@ def _ssh_refused(host: LabHost, refused: bool) -> None:
 
 def test_down_remove_leaves_nothing_on_any_host(cluster: float, lab: SshLab, home: Path) -> None:
     """A host that does not answer is named, the others are cleared and the cluster's
-    state is kept; once the host answers, ``down --remove`` again clears it too."""
-    gone = _nodes(lab)[2]
+    state is kept; once the host answers, ``down --remove`` again clears it too. Node 3
+    has left (decommissioned above): node 2's host is the one that does not answer."""
+    gone = _nodes(lab)[1]
     _ssh_refused(gone, True)
     try:
         failed = casslab(home, "down", "--remove", "--name", NAME)
@@ -494,10 +534,10 @@ def test_down_remove_leaves_nothing_on_any_host(cluster: float, lab: SshLab, hom
     assert failed.returncode != 0
     said = flat(failed.stderr)
     assert "was not removed from every host" in said, said
-    assert "node 3" in said, said
+    assert "node 2" in said, said
     assert gone.address in said, said
     javas = _javas(lab)
-    assert [javas[h.address] for h in _nodes(lab)[:2]] == [[], []]
+    assert [javas[h.address] for h in _nodes(lab) if h is not gone] == [[], []]
     assert len(javas[gone.address]) == 1  # its node still runs: nothing could reach it
     assert (home / "clusters" / NAME).exists()
     result = casslab(home, "down", "--remove", "--name", NAME)

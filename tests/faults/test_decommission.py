@@ -3,11 +3,15 @@ keyspaces' replication (pure), and the streamed bytes read from a node's JMX ans
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
+from casslab.cluster.capabilities import last_node_only
 from casslab.cluster.local.replace import replace_problem
+from casslab.cluster.model import Node
+from casslab.errors import ConfigError
 from casslab.faults.fault_kind import Target
 from casslab.faults.fault_kinds import fault_kind
 from casslab.faults.kinds.decommission.decommission_operation import (
@@ -111,3 +115,20 @@ def test_replace_is_a_node_operation_that_kills_its_target() -> None:
     assert (kind.target, kind.ends_when_done, kind.ends_jvm) == (Target.NODE, True, True)
     fault = Fault.model_validate({"at": 5, "kind": "replace", "target": 2})
     assert fault.describe() == "replace node 2 at 5 s until done"
+
+
+def test_only_the_last_node_may_leave_and_it_is_said_before_it_streams() -> None:
+    made = [
+        Node(
+            number=k,
+            address=f"127.0.0.{k}",
+            native_port=9042,
+            storage_port=7000,
+            jmx_port=7199,
+            directory=Path(f"/n{k}"),
+        )
+        for k in (1, 2, 3)
+    ]
+    last_node_only("c", 3, made)
+    with pytest.raises(ConfigError, match=r"node 2 of 'c' is not its last node \(3\)"):
+        last_node_only("c", 2, made)

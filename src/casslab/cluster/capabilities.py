@@ -19,7 +19,7 @@ that refuses an unsupported capability: ``cluster 'x' <the backend's reason>``.
 from __future__ import annotations
 
 import signal
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -29,6 +29,7 @@ from casslab.errors import ConfigError
 
 if TYPE_CHECKING:
     from casslab.cluster.backend import Cluster
+    from casslab.cluster.model import Node
     from casslab.remote.remote_records import RemoteProcess
     from casslab.remote.ssh import RemoteHost
 
@@ -110,6 +111,11 @@ class RingMembers(Protocol):
         """Replace node ``number``, stopped for good, by a new node that takes its tokens
         (Cassandra's replace address); its number once every node sees it UP/NORMAL and
         none lists the old one."""
+        ...
+
+    def check_forget(self, number: int) -> None:
+        """A :class:`ConfigError` when node ``number`` could not leave the record once
+        decommissioned (a node other than the last), said before it is decommissioned."""
         ...
 
     def forget(self, number: int) -> None:
@@ -229,3 +235,15 @@ def versions_of(cluster: Cluster) -> NodeVersions:
 def node_hosts_of(cluster: Cluster) -> NodeHosts | None:
     """How ``cluster``'s nodes on other hosts are reached (None: they run here)."""
     return cluster.capabilities().node_hosts
+
+
+def last_node_only(cluster: str, number: int, nodes: Sequence[Node]) -> None:
+    """The :class:`ConfigError` for a node other than the last to leave: casslab numbers a
+    cluster's nodes 1 to N, and a backend renders the nodes ``casslab up`` made from their
+    count and order (pure)."""
+    last = max(n.number for n in nodes)
+    if number != last:
+        raise ConfigError(
+            f"node {number} of {cluster!r} is not its last node ({last}): casslab numbers "
+            f"a cluster's nodes 1 to N; decommission node {last} instead"
+        )

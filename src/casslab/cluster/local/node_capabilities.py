@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from casslab import procgroup
 from casslab.cluster import clock_skew, state
-from casslab.errors import ClusterError, ConfigError
+from casslab.cluster.capabilities import last_node_only
+from casslab.errors import ClusterError
 from casslab.pids import alive
 
 if TYPE_CHECKING:
@@ -83,15 +84,13 @@ class LocalRing:
 
         return replace.replace(self.cluster, number, timeout_s)
 
+    def check_forget(self, number: int) -> None:
+        last_node_only(self.cluster.name, number, self.cluster.state.nodes)
+
     def forget(self, number: int) -> None:
         """Drop node ``number`` from the state; its directory stays (its logs)."""
         nodes = self.cluster.state.nodes
-        last = max(n.number for n in nodes)
-        if number != last:
-            raise ConfigError(
-                f"node {number} of {self.cluster.name!r} is not its last node ({last}): "
-                f"casslab numbers a cluster's nodes 1 to N; decommission node {last} instead"
-            )
+        self.check_forget(number)
         if LocalProcesses(self.cluster).running(number):
             raise ClusterError(f"node {number} of {self.cluster.name!r} still runs; stop it first")
         from casslab.cluster.local import grow

@@ -348,6 +348,27 @@ class SshCluster:
             self._save()
             raise
 
+    def leave(self, number: int) -> None:
+        """Drop node ``number``, decommissioned and stopped, from the cluster's record and
+        delete its folder on its host, which is a spare host of the inventory again."""
+        node = self.node(number)
+        if self.node_alive(node):
+            raise ClusterError(f"node {number} of {self.name!r} still runs; stop it first")
+        self.remote(number).run(["rm", "-rf", "--", str(node.directory.parent)])
+        with self._lock:
+            before = self.state
+            ssh = self._ssh.model_copy(
+                update={"nodes": tuple(n for n in self._ssh.nodes if n.number != number)}
+            )
+            kept = [n for n in before.nodes if n.number != number]
+            spec = before.spec.model_copy(update={"nodes": len(kept)})
+            self.state = before.model_copy(update={"nodes": kept, "ssh": ssh, "spec": spec})
+            self._save()
+        self._sessions.close()
+        host = self._hosts.pop(number, None)
+        if host is not None:
+            host.close()
+
     def _start(self, timeout_s: float) -> None:
         files = render.node_files(self.state)
         logged_from: dict[int, int] = {}  # where each node's log was when it started

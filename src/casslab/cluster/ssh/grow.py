@@ -5,8 +5,11 @@ first (:func:`~casslab.cluster.ssh.deploy.deploy_distribution`), then it bootstr
 cluster's next node at the token that halves the largest range of its datacenter's, and the
 join ends once every node sees every other UP/NORMAL. Refused before anything starts: no
 spare host (the fix: list one more host, or make the cluster with fewer ``--nodes`` than
-hosts), no spare host in the datacenter asked for. Replacing a node or taking one away stays
-the local and isolated backends'."""
+hosts), no spare host in the datacenter asked for.
+
+A decommissioned node (the last one: :meth:`SshRing.forget`) leaves the cluster's record and
+its folder on its host is deleted, so that host is spare again for the next add-node.
+Replacing a node stays the local and isolated backends'."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from casslab.cluster import distribution
+from casslab.cluster.capabilities import last_node_only
 from casslab.cluster.heap import heap_problem
 from casslab.cluster.local.grow import free_token, ring_tokens, split_token
 from casslab.cluster.model import heap_mib
@@ -29,8 +33,8 @@ if TYPE_CHECKING:
 
 NO_LEAVING = (
     "runs on hosts over SSH: casslab adds a node there on a spare host of the inventory "
-    "(add-node) but does not yet replace one or take one away (decommission, replace); run "
-    "them on a local or isolated cluster"
+    "(add-node) and takes the last one away (decommission) but does not yet replace one; "
+    "run replace on a local or isolated cluster"
 )
 
 
@@ -138,5 +142,11 @@ class SshRing:
     def replace(self, number: int, timeout_s: float) -> int:
         raise ConfigError(f"cluster {self.cluster.name!r} {NO_LEAVING}")
 
+    def check_forget(self, number: int) -> None:
+        last_node_only(self.cluster.name, number, self.cluster.nodes)
+
     def forget(self, number: int) -> None:
-        raise ConfigError(f"cluster {self.cluster.name!r} {NO_LEAVING}")
+        """Drop node ``number`` (decommissioned, stopped) from the cluster; its host is
+        spare again. Only the last node, as on a local cluster."""
+        self.check_forget(number)
+        self.cluster.leave(number)

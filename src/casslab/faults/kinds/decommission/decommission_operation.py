@@ -1,9 +1,10 @@
 """``kind: decommission``: node ``target`` streams its ranges to the nodes that take them
 (``nodetool decommission``), leaves the ring, is stopped and leaves the cluster's record
-(:func:`~casslab.cluster.capabilities.ring_of`). Refused before anything starts: the last
-node, a cluster that would keep fewer nodes than a keyspace's replication factor (as
-Cassandra refuses it, said before the load starts), and a cluster whose nodes casslab does
-not run. Cassandra's own keyspaces (``system_distributed`` at RF 3, ``system_traces`` at 2,
+(:func:`~casslab.cluster.capabilities.ring_of`). Refused before anything starts: a node
+other than the last (casslab numbers a cluster's nodes 1 to N), the last node, a cluster
+that would keep fewer nodes than a keyspace's replication factor (as Cassandra refuses
+it, said before the load starts), and a cluster whose nodes casslab does not run.
+Cassandra's own keyspaces (``system_distributed`` at RF 3, ``system_traces`` at 2,
 whatever the cluster's size) do not stop it: they are the lab's defaults, not the user's
 data, and ``nodetool decommission --force`` is asked when one of them is above the nodes
 left. Steps: decommission (with the bytes it streamed, JMX), stop."""
@@ -67,8 +68,8 @@ class DecommissionOperation(NodeOperation):
 
     def check(self, cluster: Cluster, fault: Fault) -> None:
         processes_of(cluster)
-        ring_of(cluster)
         number = int(fault.target)
+        ring_of(cluster).check_forget(number)  # before it streams, not after
         rows = cluster.session().execute(REPLICATION)
         problem = decommission_problem(number, len(cluster.nodes), replication_factors(rows))
         if problem is not None:
