@@ -26,6 +26,7 @@ SLEEP = "import sys, time\nsys.stdin.readline()\nb = bytearray(16 << 20)\ntime.s
 SLEEPER_MEMORY_LIMIT_BYTES = 256 << 20
 SLEEPER_CPUS = 2.0  # a quota it never reaches: cgroup.cpu_limit_cpus is then recorded
 THROTTLED_MEMORY_LIMIT_BYTES = 64 << 20
+THROTTLED_CPUS = 0.1  # the CFS quota of throttled_cgroup, a share of one CPU
 
 
 def cgroup_v1_writable() -> bool:
@@ -94,12 +95,15 @@ def cgroup_holding(
 
 @pytest.fixture
 def throttled_cgroup() -> Iterator[str]:
-    """A cgroup allowed half a CPU (CFS quota) and 64 MiB whose process burns CPU for 30 s
-    (skips where cgroups cannot be made)."""
+    """A cgroup allowed a tenth of a CPU (CFS quota) and 64 MiB whose process burns CPU for
+    30 s (skips where cgroups cannot be made). A tenth, not a half: on a busy machine (the
+    no-node phase runs on both cores) the spinner still gets its 10 ms of each 100 ms
+    period and is throttled; with half a CPU it sometimes got less and was never
+    throttled."""
     if not cgroup_v1_writable():
         pytest.skip("cgroup v1 cpu/cpuacct/memory hierarchies are not writable here")
     with cgroup_holding(
-        BURN, memory_limit_bytes=THROTTLED_MEMORY_LIMIT_BYTES, cpu_quota_share=0.5
+        BURN, memory_limit_bytes=THROTTLED_MEMORY_LIMIT_BYTES, cpu_quota_share=THROTTLED_CPUS
     ) as name:
         yield name
 

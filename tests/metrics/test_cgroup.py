@@ -185,18 +185,19 @@ def test_a_removed_cgroup_is_a_gap_then_starts_afresh(tmp_path: Path) -> None:
 
 @needs_root
 def test_real_cgroup_v1_quota_limit_and_throttling(throttled_cgroup: str) -> None:
-    """A busy process in a cgroup allowed half a CPU and 64 MiB (conftest): at most ~50 %
-    of a core, throttled, and the CPU quota and memory limit read back."""
+    """A busy process in a cgroup allowed a tenth of a CPU and 64 MiB (conftest): at most
+    ~10 % of a core, throttled, and the CPU quota and memory limit read back. The bound
+    on its CPU is the quota plus 5 points: the 2 s window and the periods do not align."""
     src = CgroupSource("n1", throttled_cgroup)
     time.sleep(0.3)  # the child allocates its 8 MiB
     src.sample(time.time())
     time.sleep(2.0)
     m = _by_metric(src.sample(time.time()))
     assert set(m) <= names()
-    assert 2 < m["cgroup.cpu_usage_pct"] <= 55  # spins, under a quota of half a CPU
+    assert 0 < m["cgroup.cpu_usage_pct"] <= 15  # spins, under a quota of a tenth of a CPU
     assert m["cgroup.cpu_throttled_periods_pct"] > 0
     assert m["cgroup.cpu_throttled_pct"] > 0
-    assert m["cgroup.cpu_limit_cpus"] == 0.5  # its quota, read back
+    assert m["cgroup.cpu_limit_cpus"] == 0.1  # its quota, read back
     assert m["cgroup.memory_limit_bytes"] == 64 << 20
     assert 8 << 20 < m["cgroup.memory_usage_bytes"] < 64 << 20
     assert m["cgroup.memory_rss_bytes"] > 4 << 20
