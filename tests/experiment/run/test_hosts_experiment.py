@@ -44,16 +44,37 @@ def test_the_inventory_is_read_relative_to_the_file(tmp_path: Path) -> None:
 
 def test_what_nodes_on_hosts_do_not_take_is_refused(tmp_path: Path) -> None:
     _inventory(tmp_path)
-    text = FILE.replace("heap: 512M}", "heap: 512M, nodes: 2, cpus: 1, clock: {2: -5ms}}")
+    text = FILE.replace("heap: 512M}", "heap: 512M, nodes: 4, cpus: 1, clock: {2: -5ms}}")
     text = text.replace("{threads: [2, 4]}", "{threads: [2, 4], nodes: [1, 3]}")
     problems = problems_in(text, tmp_path)
     assert (
-        "cluster.nodes: 2, but lab/hosts.yaml lists 3 hosts, one node each; leave nodes out"
-        in problems
+        "cluster.nodes: 4, but lab/hosts.yaml lists 3 hosts, one node each; list more hosts "
+        "there or ask for 3 nodes or fewer" in problems
     )
     assert any(p.startswith("cluster.cpus: not for nodes on the hosts of") for p in problems)
     assert any(p.startswith("cluster.clock: not for nodes on the hosts of") for p in problems)
     assert any(p.startswith("factors.nodes: nodes on the hosts of") for p in problems)
+
+
+@pytest.mark.parametrize(
+    ("nodes", "said"),
+    [
+        (None, None),  # every host runs a node
+        (3, None),
+        (2, None),  # the third host is spare for an add-node operation
+        (1, "cluster.nodes: 1 of the 3 hosts of lab/hosts.yaml: a cluster on hosts runs 2"),
+    ],
+)
+def test_nodes_on_fewer_hosts_than_listed_keep_the_others_spare(
+    tmp_path: Path, nodes: int | None, said: str | None
+) -> None:
+    _inventory(tmp_path)
+    text = FILE if nodes is None else FILE.replace("heap: 512M}", f"heap: 512M, nodes: {nodes}}}")
+    if said is None:
+        assert parse_in(text, tmp_path).cluster.nodes == (nodes or 1)
+    else:
+        problems = problems_in(text, tmp_path)
+        assert [p for p in problems if p.startswith(said)], problems
 
 
 def test_the_runner_asks_for_the_ssh_backend_with_the_inventory(

@@ -1,6 +1,7 @@
 """What an experiment on real hosts (``cluster: {hosts: hosts.yaml}``, the ssh backend) may
 ask, checked before anything starts: the inventory must read, one node runs on each of
-its hosts, and what such nodes do not have (isolation and limits of this machine, an
+its hosts (or on its first ``cluster.nodes``, the others spare for add-node), and what such
+nodes do not have (isolation and limits of this machine, an
 emulated topology, injected clocks) is refused, in the section and as factors. Pure but
 for reading the inventory file."""
 
@@ -67,10 +68,26 @@ def hosts_problems(data: Mapping[str, Any], base_dir: Path | None) -> list[str]:
         inventory = load_inventory(hosts_path(hosts, base_dir))
     except ConfigError as error:
         return [*problems, f"cluster.hosts: {error}"]
-    nodes = cluster.get("nodes")
-    if nodes is not None and nodes != len(inventory.hosts):
-        problems.append(
-            f"cluster.nodes: {nodes}, but {hosts} lists {len(inventory.hosts)} hosts, one "
-            "node each; leave nodes out"
+    problem = nodes_problem(cluster.get("nodes"), hosts, len(inventory.hosts))
+    return problems if problem is None else [*problems, problem]
+
+
+def nodes_problem(nodes: object, hosts: str, listed: int) -> str | None:
+    """``cluster.nodes`` against the inventory's ``listed`` hosts: left out, every host runs
+    a node; N from 2 to ``listed``, the first N do and the others stay spare for an
+    add-node operation (the ssh backend's, as ``casslab up --hosts --nodes N``); 1 only
+    when the inventory lists one host (the backend reads 1 as "every host")."""
+    if not isinstance(nodes, int) or nodes == listed:
+        return None  # left out, or not a number (the file's model says so)
+    if nodes > listed:
+        return (
+            f"cluster.nodes: {nodes}, but {hosts} lists {listed} hosts, one node each; list "
+            f"more hosts there or ask for {listed} nodes or fewer"
         )
-    return problems
+    if nodes < 2:
+        return (
+            f"cluster.nodes: {nodes} of the {listed} hosts of {hosts}: a cluster on hosts "
+            "runs 2 nodes or more (leave nodes out for one on each host), the hosts past "
+            "them spare for add-node"
+        )
+    return None
