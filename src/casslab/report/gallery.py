@@ -161,8 +161,9 @@ def gallery_index(entries: Sequence[StudyEntry]) -> str:
         "Each study casslab ships, run once on this machine (`make studies`), against the "
         "claims of the study it repeats. A verdict is *holds here*, *contradicted here*, *not "
         "significant here* (with the iterations that would tell) or *not testable here* "
-        "(with the reason); the estimate is casslab's change a/b - 1 with its 95% CI. Each "
-        "study's page has its figures, its conclusion and how it was run.",
+        "(with the reason); the estimate is casslab's change a/b - 1 with its 95% CI (for a "
+        "share of counts whose trials did not vary, the difference in points, on the counts). "
+        "Each study's page has its figures, its conclusion and how it was run.",
         "",
         "| study | claim | study's number | casslab's estimate (95% CI) | verdict |",
         "|---|---|---|---|---|",
