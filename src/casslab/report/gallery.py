@@ -126,12 +126,35 @@ def hardware_note(entry: StudyEntry) -> str:
     )
 
 
-def study_page(entry: StudyEntry) -> str:
+class Reading(Record):
+    """What a reader should take from one run of a study, written by hand after reading its
+    page: it is shown on the page of that run only (``run_id``)."""
+
+    run_id: str
+    text: str
+
+
+def reading_paragraph(entry: StudyEntry, reading: Reading | None) -> list[str]:
+    """The hand-written reading of the run the page shows, or a line saying it is of
+    another run (the page's table is then the one to read)."""
+    if reading is None:
+        return []
+    if reading.run_id == entry.run_id:
+        return [reading.text, ""]
+    return [
+        f"(The reading written for this study is of run {reading.run_id}; this page shows "
+        f"run {entry.run_id}: read its table below.)",
+        "",
+    ]
+
+
+def study_page(entry: StudyEntry, reading: Reading | None = None) -> str:
     """``docs/studies/<study>/README.md``."""
     lines = [f"# {entry.study}", ""]
     if entry.description:
         lines += [entry.description, ""]
-    lines += ["## What to conclude", "", conclusion(entry), "", hardware_note(entry), ""]
+    lines += ["## What to conclude", "", *reading_paragraph(entry, reading)]
+    lines += [conclusion(entry), "", hardware_note(entry), ""]
     lines += [table_markdown(claims_table(entry.results)), ""]
     if entry.figures:
         lines += ["## Key figures", ""]

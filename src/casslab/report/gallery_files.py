@@ -22,7 +22,7 @@ from pathlib import Path
 from casslab.analysis.claim_records import Claim
 from casslab.record import Record
 from casslab.report import read_run, write_report
-from casslab.report.gallery import StudyEntry, gallery_index, study_entry, study_page
+from casslab.report.gallery import Reading, StudyEntry, gallery_index, study_entry, study_page
 from casslab.store.io import atomic_write
 from casslab.store.layout import RunLayout
 from casslab.store.runs import latest_run
@@ -37,6 +37,7 @@ class Study(Record):
     full_size: str | None = None
     # the experiment file's claims, judged instead of the run's (None: the run's own)
     claims: tuple[Claim, ...] | None = None
+    reading: Reading | None = None  # what to take from the committed run, by hand
 
     def command(self, results_root: str) -> str:
         words = ["casslab", "run", *self.run_options, f"experiments/{self.name}.yaml"]
@@ -96,7 +97,7 @@ def write_study(run_dir: Path, docs_root: Path, study: Study, results_root: str)
     _copy_outputs(run_dir, folder)
     drawn = [f"figures/{name}" for name in entry.figures if (folder / "figures" / name).is_file()]
     entry = entry.model_copy(update={"figures": drawn})
-    atomic_write(folder / "README.md", study_page(entry))
+    atomic_write(folder / "README.md", study_page(entry, study.reading))
     atomic_write(folder / ENTRY, entry.model_dump_json(indent=1) + "\n")
     return entry
 
