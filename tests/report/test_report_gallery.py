@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from casslab.analysis.claim_records import Claim
+from casslab.report.gallery import Reading, StudyEntry
 from casslab.report.gallery_files import STUDIES, Study, write_gallery
 from claim_literals import CLAIMS
 
@@ -54,6 +55,23 @@ def test_the_gallery_of_a_run(make_run: RunFactory, tmp_path: Path) -> None:
         assert figure.read_bytes() == (run_dir / "figures" / figure.name).read_bytes()
 
 
+def test_a_hand_reading_shows_on_the_page_of_its_own_run_only(
+    make_run: RunFactory, tmp_path: Path
+) -> None:
+    run_dir = make_run("20261127T120000Z", claims=CLAIMS)
+    results, docs = run_dir.parents[1], tmp_path / "docs" / "studies"
+    said = "LCS wins here by a fifth: the study's 0.3% was within its noise."
+    own = Reading(run_id=run_dir.name, text=said)
+    write_gallery(results, docs, [Study(name="synthetic", reading=own)])
+    page = (docs / "synthetic" / "README.md").read_text()
+    assert f"## What to conclude\n\n{said}\n\nOf the 3 claims" in page
+    other = Reading(run_id="20261101T000000Z", text=said)
+    write_gallery(results, docs, [Study(name="synthetic", reading=other)])
+    page = (docs / "synthetic" / "README.md").read_text()
+    assert said not in page
+    assert "is of run 20261101T000000Z; this page shows run 20261127T120000Z" in page
+
+
 def test_the_gallery_runs_the_scaled_study_of_every_seed() -> None:
     experiments = Path(__file__).resolve().parents[2] / "experiments"
     for study in STUDIES:
@@ -98,3 +116,31 @@ def test_a_study_run_on_an_earlier_day_keeps_its_page_and_its_rows(
     assert missing == ["absent"]
     assert (docs / "synthetic" / "README.md").read_text() == page
     assert (docs / "README.md").read_text() == index
+
+
+def test_the_committed_gallery_shows_each_study_run_with_its_figures_and_links() -> None:
+    """docs/studies/ as `make studies` wrote it from the runs on this machine: a page per
+    study of STUDIES that has run (with the entry it was written from), every link of the
+    index, the pages and their summaries resolves, and each page shows the figures its
+    run drew (the PNGs in its folder, none missing, none stray)."""
+    docs = Path(__file__).resolve().parents[2] / "docs" / "studies"
+    index = docs / "README.md"
+    assert index.is_file(), "run `make studies` and commit docs/studies/"
+    names = {study.name for study in STUDIES}
+    folders = sorted(p for p in docs.iterdir() if p.is_dir())
+    assert folders, "docs/studies/ has no study"
+    assert {f.name for f in folders} <= names
+    for target in links(index):
+        assert target.is_file(), f"{index}: {target}"
+    for folder in folders:
+        entry = StudyEntry.model_validate_json((folder / "entry.json").read_text())
+        assert entry.study == folder.name
+        assert f"]({folder.name}/README.md)" in index.read_text()
+        page = folder / "README.md"
+        for markdown in (page, folder / "summary.md"):
+            for target in links(markdown):
+                assert target.is_file(), f"{markdown}: {target}"
+        shown = sorted(t.name for t in links(page) if t.suffix == ".png")
+        assert shown == sorted(name.rsplit("/", 1)[-1] for name in entry.figures)
+        assert f"- **run directory**: {entry.run_id};" in page.read_text()
+        assert entry.results, f"{folder.name}: no claim judged"

@@ -23,6 +23,7 @@ from casslab.analysis.claim_records import Claim
 from casslab.record import Record
 from casslab.report import read_run, write_report
 from casslab.report.gallery import Reading, StudyEntry, gallery_index, study_entry, study_page
+from casslab.report.gallery_readings import READINGS
 from casslab.store.io import atomic_write
 from casslab.store.layout import RunLayout
 from casslab.store.runs import latest_run
@@ -48,16 +49,29 @@ STUDIES: tuple[Study, ...] = (
     Study(
         name="workload-mix-container-scaled",
         full_size="experiments/workload-mix-container.yaml",
-    ),  # seed 000, about 25 minutes
-    Study(name="quick-compaction", full_size="experiments/compaction-strategies.yaml"),  # 001, 16
-    Study(name="container-overhead-scaled", full_size="experiments/container-overhead.yaml"),  # 25
+        reading=READINGS["workload-mix-container-scaled"],
+    ),  # seed 000, 26 minutes
+    Study(
+        name="quick-compaction",
+        full_size="experiments/compaction-strategies.yaml",
+        reading=READINGS["quick-compaction"],
+    ),  # seed 001, 17.5 minutes
+    Study(
+        name="container-overhead-scaled",
+        full_size="experiments/container-overhead.yaml",
+        reading=READINGS["container-overhead-scaled"],
+    ),  # seed 002, 26 minutes
     Study(
         name="seed003-vm-sizes-scaled",
         run_options=("--jvm-warmup", "30"),
         full_size="experiments/seed003-vm-sizes.yaml",
     ),  # seed 003, about 43 minutes
     Study(name="topologies-scaled", full_size="experiments/topologies.yaml"),  # seed 004, 23
-    Study(name="clock-lww-scaled", full_size="experiments/clock-lww.yaml"),  # seed 004, 9
+    Study(
+        name="clock-lww-scaled",
+        full_size="experiments/clock-lww.yaml",
+        reading=READINGS["clock-lww-scaled"],
+    ),  # seed 004, 10 minutes
 )
 """About 2 hours 20 minutes in all on a 2-core machine (each file's header has its run time)."""
 
