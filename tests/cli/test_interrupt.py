@@ -25,6 +25,9 @@ def handlers() -> Iterator[None]:
 def test_the_first_signal_interrupts_and_later_ones_do_not_cut_clean_up_short(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
+    # SIGHUP as a terminal leaves it: under `nohup make test` it comes ignored, and
+    # install keeps an ignored signal ignored (the next test)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
     interrupt.install()
     assert interrupt.received() is None
     assert interrupt.message() == "Interrupted"
