@@ -64,6 +64,17 @@ class Child:
             "TMPDIR": str(self.tmpdir),
             "COLUMNS": "200",
         }
+        # casslab started from a terminal: SIGHUP at its default (under `nohup make test` it
+        # comes ignored, and casslab keeps an ignored SIGHUP ignored, as nohup asks)
+        hup = signal.signal(signal.SIGHUP, signal.SIG_DFL)
+        try:
+            self._start(args)
+        finally:
+            signal.signal(signal.SIGHUP, hup)
+        self.process = psutil.Process(self.proc.pid)
+        self.seen: dict[int, psutil.Process] = {}
+
+    def _start(self, args: list[str]) -> None:
         with self.stdout_path.open("w") as out, self.stderr_path.open("w") as err:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "casslab", *args],
@@ -73,8 +84,6 @@ class Child:
                 env=self.env,
                 start_new_session=True,
             )
-        self.process = psutil.Process(self.proc.pid)
-        self.seen: dict[int, psutil.Process] = {}
 
     @property
     def stdout(self) -> str:
