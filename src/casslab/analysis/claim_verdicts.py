@@ -154,38 +154,57 @@ def _needed(claim: Claim, c: Comparison, alpha: float) -> tuple[int | None, str]
     return n, f"; about {n} iterations per cell {why} ({NEEDED_N_METHOD})"
 
 
+def _decide(
+    claim: Claim,
+    significant: bool,
+    difference: float,
+    ratio: tuple[float, float] | None,
+    shown: str,
+    interval: tuple[str, str],
+    basis: str = "",
+) -> tuple[ClaimVerdict, str] | None:
+    """The table of the module docstring on a difference a - b, its test (``significant``,
+    ``shown`` in the reason) and an interval of the ratio a/b (None: no interval, sizes and
+    bands cannot be judged; ``interval``: its name and the verb "exclude" agreeing with it;
+    ``basis``: what a band that holds rests on); None when only "not significant" follows."""
+    name, excludes = interval
+    size = (claim.size_pct() or 0.0) / 100.0
+    if claim.direction is ClaimDirection.EQUAL:
+        if ratio is not None and 1.0 - size <= ratio[0] and ratio[1] <= 1.0 + size:
+            return ClaimVerdict.HOLDS, f"{name} inside 1 ± {size:.0%}{basis}"
+        outside = ratio is not None and (ratio[0] > 1.0 + size or ratio[1] < 1.0 - size)
+        if significant and outside:
+            return ClaimVerdict.CONTRADICTED, f"differ beyond ±{size:.0%} ({shown})"
+        return None
+    higher = claim.direction is ClaimDirection.HIGHER
+    if significant and difference != 0.0 and (difference > 0.0) != higher:
+        word = "lower" if higher else "higher"
+        return ClaimVerdict.CONTRADICTED, f"significantly {word} ({shown})"
+    if ratio is not None and size > 0.0:
+        # the ratio's interval on the claimed side of 1 + s (higher) or 1 - s (lower)
+        low, high = ratio
+        if high < 1.0 + size if higher else low > 1.0 - size:
+            why = f"{name} {excludes} the claimed size ({claim.size}; {shown})"
+            return ClaimVerdict.CONTRADICTED, why
+        if significant and (low >= 1.0 + size if higher else high <= 1.0 - size):
+            return ClaimVerdict.HOLDS, f"significantly {claim.direction} ({shown})"
+    elif significant and size == 0.0:
+        return ClaimVerdict.HOLDS, f"significantly {claim.direction} ({shown})"
+    return None
+
+
 def _pair_verdict(
     claim: Claim, c: Comparison, p_adj: float | None, alpha: float
 ) -> tuple[ClaimVerdict, str, int | None]:
     if c.welch is None or p_adj is None or c.difference is None:
         return ClaimVerdict.UNDETERMINED, c.verdict_reason, None
-    size = (claim.size_pct() or 0.0) / 100.0
-    ci = c.ratio.ci
-    significant = p_adj < alpha
     shown = f"p={p_adj:.3g}" + (" Holm-adjusted" if p_adj != c.p_value else "")
-    direction = claim.direction
-    if direction is ClaimDirection.EQUAL:
-        if ci is not None and 1.0 - size <= ci.low and ci.high <= 1.0 + size:
-            return ClaimVerdict.HOLDS, f"ratio's CI inside 1 ± {size:.0%}", None
-        outside = ci is not None and (ci.low > 1.0 + size or ci.high < 1.0 - size)
-        if significant and outside:
-            return ClaimVerdict.CONTRADICTED, f"differ beyond ±{size:.0%} ({shown})", None
-    else:
-        higher = direction is ClaimDirection.HIGHER
-        if significant and (c.difference > 0.0) != higher:
-            word = "lower" if higher else "higher"
-            return ClaimVerdict.CONTRADICTED, f"significantly {word} ({shown})", None
-        if ci is not None and size > 0.0:
-            # the ratio's CI on the claimed side of 1 + s (higher) or 1 - s (lower)
-            beyond = ci.low >= 1.0 + size if higher else ci.high <= 1.0 - size
-            short = ci.high < 1.0 + size if higher else ci.low > 1.0 - size
-            if short:
-                why = f"the ratio's CI excludes the claimed size ({claim.size}; {shown})"
-                return ClaimVerdict.CONTRADICTED, why, None
-            if significant and beyond:
-                return ClaimVerdict.HOLDS, f"significantly {claim.direction} ({shown})", None
-        elif significant and size == 0.0:
-            return ClaimVerdict.HOLDS, f"significantly {claim.direction} ({shown})", None
+    ci = c.ratio.ci
+    ratio = (ci.low, ci.high) if ci is not None else None
+    interval = ("the ratio's CI", "excludes")
+    decided = _decide(claim, p_adj < alpha, c.difference, ratio, shown, interval)
+    if decided is not None:
+        return (*decided, None)
     n, why = _needed(claim, c, alpha)
     return ClaimVerdict.NOT_SIGNIFICANT, f"not significant ({shown}){why}", n
 
@@ -193,36 +212,23 @@ def _pair_verdict(
 def _pooled_verdict(
     claim: Claim, pooled: PooledShares, p_adj: float, alpha: float
 ) -> tuple[ClaimVerdict, str]:
-    """A pair's verdict on its pooled counts (module docstring)."""
+    """A pair's verdict on its pooled counts (module docstring): the same table, Fisher's
+    p, and the ratio's conservative bounds from the two Wilson intervals."""
+    counts = pooled.counts()
     shown = f"Fisher's exact p={p_adj:.3g}" + (" Holm-adjusted" if p_adj != pooled.p_value else "")
-    counts = (
-        f"{pooled.a.hits:,} of {pooled.a.n:,} against {pooled.b.hits:,} of {pooled.b.n:,} "
-        f"{pooled.of} pooled over {pooled.trials_a} and {pooled.trials_b} trials, every trial "
-        "of a cell alike"
-    )
-    size = (claim.size_pct() or 0.0) / 100.0
-    low = pooled.ratio_low
     high = math.inf if pooled.ratio_high is None else pooled.ratio_high
-    significant = p_adj < alpha
-    difference = pooled.difference_points
-    if claim.direction is ClaimDirection.EQUAL:
-        if 1.0 - size <= low and high <= 1.0 + size:
-            return ClaimVerdict.HOLDS, f"the ratio's bounds inside 1 ± {size:.0%} ({counts})"
-        if significant and (low > 1.0 + size or high < 1.0 - size):
-            return ClaimVerdict.CONTRADICTED, f"differ beyond ±{size:.0%} ({shown}; {counts})"
-    else:
-        higher = claim.direction is ClaimDirection.HIGHER
-        if significant and difference != 0.0 and (difference > 0.0) != higher:
-            word = "lower" if higher else "higher"
-            return ClaimVerdict.CONTRADICTED, f"significantly {word} ({shown}; {counts})"
-        # with a size, the ratio's bounds on the claimed side of 1 + s (higher) or 1 - s
-        short = high < 1.0 + size if higher else low > 1.0 - size
-        beyond = low >= 1.0 + size if higher else high <= 1.0 - size
-        if size > 0.0 and short:
-            why = f"the ratio's bounds exclude the claimed size ({claim.size}; {shown})"
-            return ClaimVerdict.CONTRADICTED, f"{why}; {counts}"
-        if significant and (size == 0.0 or beyond):
-            return ClaimVerdict.HOLDS, f"significantly {claim.direction} ({shown}; {counts})"
+    ratio = (pooled.ratio_low, high)
+    decided = _decide(
+        claim,
+        p_adj < alpha,
+        pooled.difference_points,
+        ratio,
+        f"{shown}; {counts}",
+        ("the ratio's bounds", "exclude"),
+        basis=f" ({counts})",
+    )
+    if decided is not None:
+        return decided
     return ClaimVerdict.NOT_SIGNIFICANT, (
         f"not significant ({shown}; {counts}): more {pooled.of} per trial would tell"
     )

@@ -319,18 +319,12 @@ def on_counts(
         options.alpha,
         unit="points",
     )
-    a, b = pooled.a, pooled.b
-    counts = (
-        f"Fisher's exact test on {a.hits:,} of {a.n:,} against {b.hits:,} of {b.n:,} "
-        f"{pooled.of}, pooled over {pooled.trials_a} and {pooled.trials_b} trials that do "
-        "not vary"
-    )
     return comparison.model_copy(
         update={
             "p_value": pooled.p_value,
             "p_value_adjusted": pooled.p_value,
             "verdict": verdict,
-            "verdict_reason": f"{reason}; {counts}",
+            "verdict_reason": f"{reason}; Fisher's exact test on {pooled.counts()}",
         }
     )
 

@@ -50,6 +50,14 @@ class PooledShares(Record):
     ratio_low: float  # conservative bounds of a/b (module docstring)
     ratio_high: float | None  # None: unbounded (b counted no hit)
 
+    def counts(self) -> str:
+        """``1,000 of 1,000 against 0 of 990 lww_acknowledged, pooled over 2 and 2 trials
+        that do not vary``: what the test was made on, for a verdict's reason."""
+        return (
+            f"{self.a.hits:,} of {self.a.n:,} against {self.b.hits:,} of {self.b.n:,} "
+            f"{self.of}, pooled over {self.trials_a} and {self.trials_b} trials that do not vary"
+        )
+
 
 def newcombe(a: Proportion, b: Proportion) -> tuple[float, float]:
     """Newcombe's hybrid score interval of a - b (fractions), from the Wilson intervals."""
