@@ -79,6 +79,19 @@ def test_process_source_sees_a_busy_process(busy_child: subprocess.Popen[bytes])
     assert m["process.write_bytes_per_s"] >= 0
 
 
+def test_process_cpu_rate_is_over_the_reads_not_the_ticks(
+    busy_child: subprocess.Popen[bytes],
+) -> None:
+    # A tick reads its sources one after another: the instant it is stamped with is not
+    # when this source read the process. Stamped 100 s apart but read 0.5 s apart, the
+    # busy child's rate is over the 0.5 s, as the host's is.
+    src = ProcessSource("n1", busy_child.pid)
+    src.sample(1000.0)
+    time.sleep(0.5)
+    m = _by_metric(src.sample(1100.0))
+    assert m["process.cpu_pct"] > 10  # over 100 s it would read 0.5 % at most
+
+
 def test_process_source_gone_is_a_gap(busy_child: subprocess.Popen[bytes]) -> None:
     src = ProcessSource("n1", busy_child.pid)
     src.sample(time.time())

@@ -3,6 +3,8 @@ load engine)."""
 
 from __future__ import annotations
 
+import time
+
 import psutil
 
 from casslab.metrics.rates import CounterTracker, busy_pct
@@ -23,7 +25,10 @@ class ProcessSource:
         self._pid = pid
         self._prefix = prefix
         self._proc: psutil.Process | None = None
-        self._prev_cpu: tuple[float, float, float] | None = None  # (time, user s, system s)
+        # (monotonic s when read, user s, system s): the rate's interval is the one between
+        # the reads, not between the ticks' instants, since a tick reads its sources one
+        # after another and a slow one before this (JMX) delays the read by a varying amount
+        self._prev_cpu: tuple[float, float, float] | None = None
         self._io = CounterTracker()
 
     @property
@@ -50,13 +55,13 @@ class ProcessSource:
         with proc.oneshot():
             if not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE:
                 raise psutil.NoSuchProcess(self._pid)
-            t = proc.cpu_times()
+            read_at, t = time.monotonic(), proc.cpu_times()
             rss = proc.memory_info().rss
             threads = proc.num_threads()
             io = proc.io_counters() if p == "process" and hasattr(proc, "io_counters") else None
         if self._prev_cpu is not None:
-            out.extend(self._cpu_samples(self._prev_cpu, (now, t.user, t.system)))
-        self._prev_cpu = (now, t.user, t.system)
+            out.extend(self._cpu_samples(self._prev_cpu, (read_at, t.user, t.system), now))
+        self._prev_cpu = (read_at, t.user, t.system)
         out.append(Sample(now, self._label, f"{p}.rss_bytes", float(rss)))
         if p == "process":
             out.append(Sample(now, self._label, "process.threads", float(threads)))
@@ -70,15 +75,16 @@ class ProcessSource:
         return out
 
     def _cpu_samples(
-        self, prev: tuple[float, float, float], cur: tuple[float, float, float]
+        self, prev: tuple[float, float, float], cur: tuple[float, float, float], now: float
     ) -> list[Sample]:
-        """User, system and total CPU % of one core over the interval; none after a reset."""
+        """User, system and total CPU % of one core over the interval between two reads,
+        stamped ``now``; none after a reset."""
         dt = cur[0] - prev[0]
         user = busy_pct(prev[1], cur[1], dt)
         system = busy_pct(prev[2], cur[2], dt)
         if user is None or system is None:
             return []
-        p, now = self._prefix, cur[0]
+        p = self._prefix
         return [
             Sample(now, self._label, f"{p}.cpu_pct", user + system),
             Sample(now, self._label, f"{p}.cpu_user_pct", user),

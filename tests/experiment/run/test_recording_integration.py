@@ -126,10 +126,17 @@ def test_two_measured_phases_share_one_recording(node: LocalCluster, tmp_path: P
         assert cassandra is not None
         assert engine_cpu is not None
         assert other is not None
-        assert 0 < cassandra < host <= 100.0 * (psutil.cpu_count() or 1)
-        assert 0 < engine_cpu < host
+        assert 0 < host <= 100.0 * (psutil.cpu_count() or 1)
+        assert cassandra > 0
+        assert engine_cpu > 0
         assert cassandra + engine_cpu + other == pytest.approx(host)
-        assert other > -5.0  # a little below zero at most: instants read a moment apart
+        # The processes' CPU time is the scheduler's, exact; the host's busy time is the
+        # wall time less the idle time of /proc/stat, which some kernels count at their
+        # ticks and over-count under a light load that sleeps across them. Here 'other'
+        # comes out at +4 to +6 % of a core; a CI machine read Cassandra at 61.5 % and the
+        # host at 52.1 %. So the processes may exceed the host by a quarter at most.
+        assert cassandra + engine_cpu < 1.25 * host + 5.0
+        assert other > -0.25 * host - 5.0
         user, system = kpis["cassandra_cpu_user_pct"], kpis["cassandra_cpu_system_pct"]
         assert user is not None
         assert system is not None
