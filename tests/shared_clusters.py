@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import ClusterSpec, LocalCluster, cluster_spec
 
 
 def worker_index() -> int:
@@ -24,7 +24,7 @@ def shared_spec(kind: str) -> ClusterSpec:
     """``node``: one node; ``three``: three; plain processes, 512M heaps, stock settings."""
     k = worker_index()
     nodes, octet, jmx = {"node": (1, 60, 7900), "three": (3, 70, 8000)}[kind]
-    return ClusterSpec(
+    return cluster_spec(
         name=f"shared-{kind}-w{k}",
         nodes=nodes,
         heap="512M",

@@ -14,7 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import LocalCluster, cluster_spec
 from casslab.load.credentials import MASK
 
 pytestmark = [pytest.mark.integration, pytest.mark.engine]
@@ -154,7 +154,7 @@ def _grep(directory: Path) -> str:
 
 
 def test_password_stays_out_of_files_and_argv_and_the_login_works(tmp_path: Path) -> None:
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name="secrets",
         nodes=1,
         heap="512M",

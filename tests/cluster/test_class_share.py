@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from casslab.cluster import ClusterSpec, class_share
+from casslab.cluster import class_share, cluster_spec
 from casslab.cluster.local import launch
 from casslab.host import jdk, jfr
 from fakes import Calls, FakeCluster
@@ -162,11 +162,11 @@ def test_a_node_with_flight_recorder_at_boot_maps_no_archive(tmp_path: Path) -> 
     """Such a node crashed on the archive (JDK 17.0.15); it starts without one, and without
     writing a class list for one."""
     lib = _lib(tmp_path, {"cassandra.jar": 10})
-    plain = FakeCluster(ClusterSpec(name="plain"), tmp_path, Calls()).state
+    plain = FakeCluster(cluster_spec(name="plain"), tmp_path, Calls()).state
     plain = plain.model_copy(update={"java": Path(str(JAVA)), "lib_dir": lib})
     [node] = plain.nodes
     assert launch.node_share(plain, node) is not None
-    booted = plain.model_copy(update={"spec": ClusterSpec(name="p", jvm_options=(jfr.AT_BOOT,))})
+    booted = plain.model_copy(update={"spec": cluster_spec(name="p", jvm_options=(jfr.AT_BOOT,))})
     assert launch.node_share(booted, node) is None
     command = launch.node_command(booted, node, class_share.node_flags(None, node.logs_dir))
     assert jfr.AT_BOOT in command

@@ -13,7 +13,7 @@ import pytest
 from casslab.cluster import clock_skew
 from casslab.cluster.distribution import Distribution
 from casslab.cluster.local import launch
-from casslab.cluster.model import ClusterSpec, ClusterState, Node
+from casslab.cluster.model import ClusterState, Node, cluster_spec
 from casslab.errors import ConfigError
 
 
@@ -97,19 +97,19 @@ def test_the_node_runs_casslabs_clock_reading_its_file(tmp_path: Path) -> None:
 
 
 def test_clock_offsets_in_the_spec_name_real_nodes_with_units() -> None:
-    assert ClusterSpec(nodes=3, clock=["2=-500ms", "3=+1s"]).clock == {2: -500.0, 3: 1000.0}
-    assert ClusterSpec(nodes=2, clock={2: "-250ms"}).clock == {2: -250.0}
+    assert cluster_spec(nodes=3, clock=["2=-500ms", "3=+1s"]).clock == {2: -500.0, 3: 1000.0}
+    assert cluster_spec(nodes=2, clock={2: "-250ms"}).clock == {2: -250.0}
     clock_skew.check_nodes({2: -500.0}, [1, 2, 3])
     with pytest.raises(ConfigError, match=r"--clock: node\(s\) 4 do not exist; the cluster has"):
         clock_skew.check_nodes({4: -500.0, 2: 1.0}, [1, 2, 3])
     with pytest.raises(ValueError, match="give a number with its unit"):
-        ClusterSpec(nodes=3, clock=["2=-500"])
+        cluster_spec(nodes=3, clock=["2=-500"])
     with pytest.raises(ValueError, match="expected NODE=OFFSET"):
-        ClusterSpec(nodes=3, clock=["-500ms"])
+        cluster_spec(nodes=3, clock=["-500ms"])
 
 
 def _state(tmp_path: Path, **spec: object) -> ClusterState:
-    made = ClusterSpec(name="c", nodes=2, **spec)  # type: ignore[arg-type]
+    made = cluster_spec(name="c", nodes=2, **spec)  # type: ignore[arg-type]
     return ClusterState(
         spec=made,
         cassandra_version="5.0.9",
@@ -125,10 +125,10 @@ def _state(tmp_path: Path, **spec: object) -> ClusterState:
 
 
 def test_nodes_run_cassandras_own_clock_unless_a_skew_or_the_flag_asks_for_casslabs() -> None:
-    assert not ClusterSpec(nodes=2).injectable_clock
-    assert ClusterSpec(nodes=2, injectable_clock=True).injectable_clock
-    assert ClusterSpec(nodes=2, clock=["2=-500ms"]).injectable_clock  # offsets need it
-    assert not ClusterSpec(nodes=2, clock=[]).injectable_clock
+    assert not cluster_spec(nodes=2).injectable_clock
+    assert cluster_spec(nodes=2, injectable_clock=True).injectable_clock
+    assert cluster_spec(nodes=2, clock=["2=-500ms"]).injectable_clock  # offsets need it
+    assert not cluster_spec(nodes=2, clock=[]).injectable_clock
 
 
 def test_a_stock_node_has_no_casslab_class_and_no_changed_clock_property(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from casslab.cluster import ClusterSpec, clock_skew, create
+from casslab.cluster import clock_skew, cluster_spec, create
 from casslab.cluster.backend import Cluster
 from casslab.cluster.lww import LwwCase, probe, run_case
 from casslab.metrics.cql import CqlSource
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture(scope="module")
 def skewed() -> Iterator[Cluster]:
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name="skewed",
         nodes=2,
         heap="512M",

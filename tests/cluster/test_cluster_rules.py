@@ -10,7 +10,7 @@ import pytest
 
 from casslab.cluster.heap import heap_problem
 from casslab.cluster.limits import range_problem
-from casslab.cluster.model import ClusterSpec, ClusterState, Node, spec_mismatches
+from casslab.cluster.model import ClusterSpec, ClusterState, Node, cluster_spec, spec_mismatches
 from casslab.cluster.wait import startup_reason
 
 GIB = 1024**3
@@ -67,7 +67,7 @@ def test_too_many_nodes_for_the_machine_asks_for_fewer() -> None:
 
 
 def _state(nodes: int = 3, heap: str = "1024M") -> ClusterState:
-    spec = ClusterSpec(name="p", nodes=nodes, heap=heap)
+    spec = cluster_spec(name="p", nodes=nodes, heap=heap)
     return ClusterState(
         spec=spec,
         cassandra_version="5.0.9",
@@ -95,17 +95,17 @@ def _state(nodes: int = 3, heap: str = "1024M") -> ClusterState:
 @pytest.mark.parametrize(
     ("asked", "given", "expected"),
     [
-        (ClusterSpec(name="p"), frozenset(), []),  # nothing given: start it as it is
-        (ClusterSpec(name="p", nodes=1), frozenset(), []),  # a default is not a request
-        (ClusterSpec(name="p", nodes=3), frozenset({"nodes"}), []),
+        (cluster_spec(name="p"), frozenset(), []),  # nothing given: start it as it is
+        (cluster_spec(name="p", nodes=1), frozenset(), []),  # a default is not a request
+        (cluster_spec(name="p", nodes=3), frozenset({"nodes"}), []),
         (
-            ClusterSpec(name="p", nodes=2),
+            cluster_spec(name="p", nodes=2),
             frozenset({"nodes"}),
             ["nodes: asked 2, the stored cluster has 3"],
         ),
-        (ClusterSpec(name="p", heap="1G"), frozenset({"heap"}), []),  # 1G is 1024M
+        (cluster_spec(name="p", heap="1G"), frozenset({"heap"}), []),  # 1G is 1024M
         (
-            ClusterSpec(name="p", heap="512M", version="4.1.5"),
+            cluster_spec(name="p", heap="512M", version="4.1.5"),
             frozenset({"heap", "version"}),
             [
                 "version: asked 4.1.5, the stored cluster has 5.0.9",
@@ -113,7 +113,7 @@ def _state(nodes: int = 3, heap: str = "1024M") -> ClusterState:
             ],
         ),
         (
-            ClusterSpec(name="p", base_address="127.0.2.1"),
+            cluster_spec(name="p", base_address="127.0.2.1"),
             frozenset({"base_address"}),
             ["base_address: asked 127.0.2.1, the stored cluster has 127.0.0.1"],
         ),
@@ -124,11 +124,11 @@ def test_spec_mismatches(asked: ClusterSpec, given: frozenset[str], expected: li
 
 
 def test_a_stopped_cluster_with_other_datacenters_or_links_is_another_cluster() -> None:
-    spec = ClusterSpec(name="p", topology="dc1:2,dc2:1", links=["dc1-dc2=20ms"])
+    spec = cluster_spec(name="p", topology="dc1:2,dc2:1", links=["dc1-dc2=20ms"])
     stored = _state().model_copy(update={"spec": spec})
     given = frozenset({"topology", "links"})
     assert spec_mismatches(stored, spec, given) == []
-    other = ClusterSpec(name="p", topology="dc1:1,dc2:2", links=["dc1-dc2=30ms,loss=1%"])
+    other = cluster_spec(name="p", topology="dc1:1,dc2:2", links=["dc1-dc2=30ms,loss=1%"])
     assert spec_mismatches(stored, other, given) == [
         "topology: asked dc1:1,dc2:2, the stored cluster has dc1:2,dc2:1",
         "links: asked --link dc1-dc2=30ms,loss=1%, the stored cluster has --link dc1-dc2=20ms",

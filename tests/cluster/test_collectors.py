@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from casslab.cluster import ClusterSpec, collectors, jvm
+from casslab.cluster import cluster_spec, collectors, jvm
 from casslab.cluster.model import Node
 from casslab.host import jdk
 
@@ -41,7 +41,7 @@ def test_a_node_runs_cassandras_g1_settings_unless_asked() -> None:
 )
 def test_names_are_canonical(given: str, name: str) -> None:
     assert collectors.canonical(given) == name
-    assert ClusterSpec(gc=given).gc == name
+    assert cluster_spec(gc=given).gc == name
 
 
 def test_an_unknown_collector_names_the_known_ones() -> None:

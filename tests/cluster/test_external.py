@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from cassandra import InvalidRequest
 
-from casslab.cluster import ClusterSpec, ResetMode, admin, registry, state
+from casslab.cluster import ResetMode, admin, cluster_spec, registry, state
 from casslab.cluster.external import attach as attach_module
 from casslab.cluster.external.attach import attach_external, external_state
 from casslab.cluster.external.cluster import ExternalCluster
@@ -160,7 +160,7 @@ def test_what_casslab_does_not_own_is_refused(tmp_path: Path, call: Any, words: 
 
 def test_up_and_create_of_an_external_cluster_are_refused(tmp_path: Path) -> None:
     state.save(_state(tmp_path))
-    spec = ClusterSpec(name="prod-like")
+    spec = cluster_spec(name="prod-like")
     with pytest.raises(ClusterError, match="attached already"):
         registry.up(spec, root=tmp_path)
     with pytest.raises(ClusterError, match="attached already"):
@@ -298,7 +298,7 @@ def test_a_pem_ca_turns_tls_on(tmp_path: Path, ring: list[Any]) -> None:
 
 
 def test_attach_over_a_cluster_of_casslab_s_own_is_refused(tmp_path: Path, ring: list[Any]) -> None:
-    own = _state(tmp_path).model_copy(update={"spec": ClusterSpec(name="prod-like")})
+    own = _state(tmp_path).model_copy(update={"spec": cluster_spec(name="prod-like")})
     state.save(own)
     with pytest.raises(ClusterError, match="not an external one"):
         _attach(tmp_path)

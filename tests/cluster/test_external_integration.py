@@ -20,7 +20,7 @@ from typing import Any
 import psutil
 import pytest
 
-from casslab.cluster import ClusterSpec, LocalCluster, NodeStatus
+from casslab.cluster import LocalCluster, NodeStatus, cluster_spec
 from casslab.cqlaccess import CqlAccess, driver_options
 from cli_entry import NEEDS_ENGINE, casslab, flat
 
@@ -80,7 +80,7 @@ def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LocalCluste
     """The node (in CASSLAB_HOME ``home``), its CA, and a role ``alice`` with SECRET."""
     home = tmp_path_factory.mktemp("external-home")
     store, ca = _keystore(home)
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name="source",
         nodes=1,
         heap="512M",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from casslab.cli.up_options import spec_message
-from casslab.cluster import ClusterSpec, jvm
+from casslab.cluster import cluster_spec, jvm
 from casslab.cluster.jvm_options import problem
 from casslab.cluster.model import Node
 
@@ -53,7 +53,7 @@ def test_the_rest_is_refused_naming_what_to_use(option: str, said: str) -> None:
 
 def test_the_spec_refuses_in_up_s_words() -> None:
     with pytest.raises(ValueError, match="-Xmx8G") as caught:
-        ClusterSpec(jvm_options=("-Xmx8G",))
+        cluster_spec(jvm_options=("-Xmx8G",))
     message = spec_message(caught.value)
     for said in ("--jvm-option", "'-Xmx8G'", "--heap"):
         assert said in message
@@ -81,4 +81,4 @@ def test_the_options_come_last_before_the_class_path() -> None:
     at = command.index("-cp")
     assert tuple(command[at - 2 : at]) == options
     assert command[at - 3] == "-XX:ActiveProcessorCount=1"
-    assert ClusterSpec().jvm_options == ()
+    assert cluster_spec().jvm_options == ()

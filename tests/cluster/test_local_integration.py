@@ -13,7 +13,7 @@ import pytest
 from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
 
-from casslab.cluster import ClusterSpec, LocalCluster, NodeStatus, ResetMode, row_overhead
+from casslab.cluster import LocalCluster, NodeStatus, ResetMode, cluster_spec, row_overhead
 from casslab.cluster.local import launch
 from shared_clusters import emptied
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def one_node(clusters_dir: Path) -> Iterator[LocalCluster]:
     """A one-node cluster on 127.0.100.1 (512M heap) of this module's."""
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name="one", nodes=1, heap="512M", base_address="127.0.100.1", jmx_port_base=7600
     )
     with LocalCluster.create(spec, clusters_dir, remove_on_exit=True) as cluster:
@@ -116,7 +116,7 @@ def test_three_nodes_write_all_through_node1_read_through_node3(three: LocalClus
 
 
 def test_down_survives_a_node_that_died_on_its_own(clusters_dir: Path) -> None:
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name="stale", nodes=1, heap="512M", base_address="127.0.102.1", jmx_port_base=7620
     )
     cluster = LocalCluster.create(spec, clusters_dir)

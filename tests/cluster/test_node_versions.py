@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from casslab.cluster import ClusterSpec, node_versions
+from casslab.cluster import cluster_spec, node_versions
 from casslab.cluster.local.versions import installed, node_distributions
 from casslab.cluster.model import ClusterState, Node, spec_mismatches
 from casslab.errors import ConfigError
@@ -68,11 +68,11 @@ def test_only_the_nodes_on_another_version_than_the_clusters_are_kept() -> None:
 
 
 def test_the_spec_takes_the_options_form() -> None:
-    spec = ClusterSpec(nodes=2, node_versions=["2=5.0.8"])
+    spec = cluster_spec(nodes=2, node_versions=["2=5.0.8"])
     assert spec.node_versions == {2: "5.0.8"}
-    assert ClusterSpec().node_versions == {}
+    assert cluster_spec().node_versions == {}
     with pytest.raises(ValueError, match="expected NODE=VERSION"):
-        ClusterSpec(nodes=2, node_versions=["2"])
+        cluster_spec(nodes=2, node_versions=["2"])
 
 
 @pytest.fixture
@@ -93,7 +93,7 @@ def _install(cache: Path, version: str) -> Path:
 
 
 def test_a_version_not_installed_is_refused_naming_the_fetch(cache: Path) -> None:
-    spec = ClusterSpec(name="mix", nodes=2, node_versions=["2=5.0.7"])
+    spec = cluster_spec(name="mix", nodes=2, node_versions=["2=5.0.7"])
     with pytest.raises(ConfigError) as raised:
         node_distributions(spec, "5.0.9", jdk.probe())
     assert str(raised.value) == (
@@ -105,7 +105,7 @@ def test_a_version_not_installed_is_refused_naming_the_fetch(cache: Path) -> Non
 
 def test_an_installed_version_gives_its_jars(cache: Path) -> None:
     lib = _install(cache, "5.0.7")
-    spec = ClusterSpec(name="mix", nodes=3, node_versions=["2=5.0.7", "3=5.0.9"])
+    spec = cluster_spec(name="mix", nodes=3, node_versions=["2=5.0.7", "3=5.0.9"])
     found = node_distributions(spec, "5.0.9", jdk.probe())
     assert list(found) == [2]  # node 3 runs the cluster's own
     assert (found[2].version, found[2].lib_dir) == ("5.0.7", lib)
@@ -113,7 +113,7 @@ def test_an_installed_version_gives_its_jars(cache: Path) -> None:
 
 
 def test_the_major_is_refused_before_the_jdk_or_the_cache_is_asked(cache: Path) -> None:
-    spec = ClusterSpec(name="mix", nodes=2, node_versions=["2=4.0.11"])
+    spec = cluster_spec(name="mix", nodes=2, node_versions=["2=4.0.11"])
     with pytest.raises(ConfigError, match="only between adjacent majors"):
         node_distributions(spec, "5.0.9", jdk.probe())
 
@@ -132,7 +132,7 @@ def _state(tmp_path: Path, versions: dict[int, str | None]) -> ClusterState:
         for n, v in versions.items()
     ]
     return ClusterState(
-        spec=ClusterSpec(nodes=len(nodes)),
+        spec=cluster_spec(nodes=len(nodes)),
         cassandra_version="5.0.9",
         lib_dir=tmp_path,
         java=tmp_path / "java",
@@ -147,9 +147,9 @@ def _state(tmp_path: Path, versions: dict[int, str | None]) -> ClusterState:
 
 def test_a_stopped_cluster_of_other_node_versions_is_another_cluster(tmp_path: Path) -> None:
     stored = _state(tmp_path, {1: None, 2: "5.0.8"})
-    same = ClusterSpec(nodes=2, node_versions=["2=5.0.8"])
+    same = cluster_spec(nodes=2, node_versions=["2=5.0.8"])
     assert spec_mismatches(stored, same, frozenset({"node_versions"})) == []
-    other = ClusterSpec(nodes=2, node_versions=["1=5.0.8"])
+    other = cluster_spec(nodes=2, node_versions=["1=5.0.8"])
     assert spec_mismatches(stored, other, frozenset({"node_versions"})) == [
         "node_versions: asked {1: '5.0.8'}, the stored cluster has {2: '5.0.8'}"
     ]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from casslab.cluster import ClusterSpec
+from casslab.cluster import cluster_spec
 from casslab.cluster.distribution import Distribution
 from casslab.cluster.presets import (
     canonical,
@@ -83,7 +83,7 @@ def test_equal_files_change_nothing_and_a_bad_file_is_named() -> None:
 
 def test_preset_names() -> None:
     assert canonical(" Latest") == "latest"
-    assert ClusterSpec(name="x", preset="DEFAULT").preset == "default"
+    assert cluster_spec(name="x", preset="DEFAULT").preset == "default"
     with pytest.raises(ConfigError, match="casslab knows default, latest"):
         canonical("newest")
     assert version_problem("latest", "4.1.5") is not None

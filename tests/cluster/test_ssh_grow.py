@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from casslab.cluster.model import ClusterSpec, ClusterState
+from casslab.cluster.model import ClusterState, cluster_spec
 from casslab.cluster.ssh import grow, nodes, render
 from casslab.cluster.ssh.ssh_state import SshHosts, SshNode
 from casslab.errors import ConfigError
@@ -62,7 +62,7 @@ def _state(inventory: Inventory, joined_token: int) -> ClusterState:
         for k, h in enumerate(hosts, start=1)
     )
     return ClusterState(
-        spec=ClusterSpec(name="c", hosts=str(inventory.path), nodes=len(made)),
+        spec=cluster_spec(name="c", hosts=str(inventory.path), nodes=len(made)),
         cassandra_version="5.0.9",
         lib_dir=Path("/cache/lib"),
         java=Path("/usr/bin/java"),

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from casslab.cluster.model import ClusterSpec, ClusterState, Node
+from casslab.cluster.model import ClusterState, Node, cluster_spec
 from casslab.cluster.ssh import render
 from casslab.cluster.ssh.deploy import dist_dir, package
 
@@ -31,7 +31,7 @@ def _state(dcs: list[str]) -> ClusterState:
         for k, dc in enumerate(dcs, start=1)
     ]
     return ClusterState(
-        spec=ClusterSpec(name="c", hosts="/x/hosts.yaml", nodes=len(nodes)),
+        spec=cluster_spec(name="c", hosts="/x/hosts.yaml", nodes=len(nodes)),
         cassandra_version="5.0.9",
         lib_dir=Path("/cache/lib"),
         java=Path("/usr/bin/java"),
@@ -60,9 +60,9 @@ def test_each_node_listens_on_its_host_with_the_first_host_of_each_dc_as_seed() 
 
 
 def test_the_hosts_spec_chooses_the_ssh_backend() -> None:
-    assert ClusterSpec(hosts="h.yaml").backend.value == "ssh"
+    assert cluster_spec(hosts="h.yaml").backend.value == "ssh"
     with pytest.raises(ValueError, match="not for nodes on hosts of an inventory"):
-        ClusterSpec(hosts="h.yaml", cpus=1)
+        cluster_spec(hosts="h.yaml", cpus=1)
 
 
 def test_the_package_lists_every_jar_with_its_digest(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from casslab.cluster import distribution
 from casslab.cluster.capabilities import ring_of, versions_of
-from casslab.cluster.model import ClusterSpec, ClusterState, Node
+from casslab.cluster.model import ClusterState, Node, cluster_spec
 from casslab.cluster.ssh.cluster import SshCluster
 from casslab.cluster.ssh.ssh_state import SshHosts, SshNode
 from casslab.errors import ConfigError
@@ -55,7 +55,7 @@ def _cluster(tmp_path: Path, *, own_install: bool = False, feature: int = 17) ->
         ),
     )
     state = ClusterState(
-        spec=ClusterSpec(name="c", hosts=str(tmp_path / "hosts.yaml"), nodes=2, version="5.0.8"),
+        spec=cluster_spec(name="c", hosts=str(tmp_path / "hosts.yaml"), nodes=2, version="5.0.8"),
         cassandra_version="5.0.8",
         lib_dir=Path("/cache/5.0.8/lib"),
         java=Path("/usr/bin/java"),

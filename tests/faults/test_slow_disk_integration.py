@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from casslab.cluster import ClusterSpec, create
+from casslab.cluster import cluster_spec, create
 from casslab.cluster.backend import Cluster
 from casslab.faults import actions
 from casslab.faults.kinds.slow_disk.block_throttle import data_device
@@ -42,7 +42,7 @@ PROBE_MIB = 8  # 4 s at RATE
 @pytest.fixture(scope="module")
 def node() -> Iterator[Cluster]:
     """One isolated node: a plain process on 127.0.246.1 in its own cgroup (--cpus)."""
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name=NAME, nodes=1, heap="512M", cpus=1.0, base_address="127.0.246.1", jmx_port_base=9820
     )
     with create(spec, remove_on_exit=True) as cluster:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import ClusterSpec, LocalCluster, cluster_spec
 from casslab.engine_contract.workload_spec import (
     ClosedLoop,
     Connection,
@@ -300,7 +300,7 @@ def test_username_and_password_against_password_authenticator(tmp_path: Path) ->
     from cassandra.auth import PlainTextAuthProvider
     from cassandra.cluster import Cluster
 
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name="auth",
         nodes=1,
         heap="512M",
@@ -350,7 +350,7 @@ def test_username_and_password_against_password_authenticator(tmp_path: Path) ->
 def tls_node_spec(name: str, address: str, jmx_port_base: int, store: Path) -> ClusterSpec:
     """One node that requires client encryption, serving the certificate in ``store``
     (a PKCS12 store from :func:`_keystore`)."""
-    return ClusterSpec(
+    return cluster_spec(
         name=name,
         nodes=1,
         heap="512M",

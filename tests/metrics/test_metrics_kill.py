@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from casslab import metrics
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import LocalCluster, cluster_spec
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
 def two_nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name="metrics2", nodes=2, heap="512M", base_address="127.0.30.11", jmx_port_base=7310
     )
     with LocalCluster.create(spec, root=tmp_path_factory.mktemp("metrics2")) as cluster:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from casslab.cluster import ClusterSpec
+from casslab.cluster import cluster_spec
 from casslab.metrics.prom_cluster import (
     ServedSources,
     TeeSource,
@@ -62,7 +62,7 @@ def test_a_tee_keeps_what_its_source_reads_and_forgets_it_on_a_gap() -> None:
 
 
 def _cluster(tmp_path: Path, **spec: Any) -> FakeCluster:
-    return FakeCluster(ClusterSpec(name="lab", **spec), tmp_path, Calls())
+    return FakeCluster(cluster_spec(name="lab", **spec), tmp_path, Calls())
 
 
 def test_cluster_labels_of_local_nodes(tmp_path: Path) -> None:

@@ -192,7 +192,7 @@ def up(
     """Start cluster NAME with its data, or create it: node n listens on 127.0.0.n, or
     with --isolation netns on its own address in its own network namespace; --topology
     puts them in datacenters joined by emulated WAN links (--link)."""
-    from casslab.cluster import ClusterSpec, UpOutcome, warnings_for
+    from casslab.cluster import IsolatedSpec, UpOutcome, cluster_spec, warnings_for
     from casslab.cluster import up as bring_up
     from casslab.cluster.model import MAX_LOCAL_NODES
     from casslab.net.links import link_text
@@ -234,7 +234,7 @@ def up(
     }
     given = frozenset(k for k, v in asked.items() if v is not None)
     try:
-        spec = ClusterSpec(name=name, **{k: asked[k] for k in given})
+        spec = cluster_spec(name=name, **{k: asked[k] for k in given})
     except ValueError as error:
         raise ConfigError(spec_message(error)) from error
     for warning in warnings_for(spec):
@@ -251,9 +251,10 @@ def up(
     )
     if cluster.state.ssh is not None:
         kind = f" on the hosts of {cluster.state.ssh.inventory.path}"
-    if cluster.state.spec.topology is not None:
-        kind += f" in datacenters {cluster.state.spec.topology.text}"
-        described = ", ".join(link_text(link) for link in cluster.state.spec.links)
+    made_of = cluster.state.spec
+    if isinstance(made_of, IsolatedSpec) and made_of.topology is not None:
+        kind += f" in datacenters {made_of.topology.text}"
+        described = ", ".join(link_text(link) for link in made_of.links)
         kind += f", links {described}" if described else ""
     mixed = ", ".join(f"node {n.number} on {n.version}" for n in cluster.nodes if n.version)
     kind = f" ({mixed})" + kind if mixed else kind

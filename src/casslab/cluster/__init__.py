@@ -8,7 +8,7 @@ attaches a cluster casslab did not start.
 
 from casslab.cluster.backend import Cluster, NodeView, ResetMode, UpOutcome
 from casslab.cluster.external.attach import attach_external
-from casslab.cluster.isolated.isolated_spec import ISOLATION_FIELDS, NodeIsolation
+from casslab.cluster.isolated.isolated_spec import ISOLATION_FIELDS, IsolatedSpec, NodeIsolation
 from casslab.cluster.isolated.isolated_state import Isolation
 from casslab.cluster.local.cluster import LocalCluster
 from casslab.cluster.model import (
@@ -17,6 +17,8 @@ from casslab.cluster.model import (
     ClusterState,
     Node,
     NodeStatus,
+    cluster_spec,
+    parse_spec,
 )
 from casslab.cluster.registry import (
     attach,
@@ -33,7 +35,7 @@ from casslab.paths import clusters_root
 def warnings_for(spec: ClusterSpec) -> list[str]:
     """What ``up`` and ``plan`` warn of before a cluster of ``spec`` starts (nodes that
     together ask for more CPU or memory than this host has)."""
-    if spec.backend is not BackendKind.ISOLATED:
+    if not isinstance(spec, IsolatedSpec):
         return []
     from casslab.cluster.isolated.cluster import warnings_for as isolated_warnings
 
@@ -43,7 +45,7 @@ def warnings_for(spec: ClusterSpec) -> list[str]:
 def limit_problems(spec: ClusterSpec) -> list[tuple[str, str]]:
     """What the isolated backend would refuse in ``spec``'s node limits, found without
     starting anything (see :func:`casslab.cluster.isolated.checks.limit_problems`)."""
-    if spec.backend is not BackendKind.ISOLATED:
+    if not isinstance(spec, IsolatedSpec):
         return []
     from casslab.cluster.isolated.checks import limit_problems as isolated_problems
 
@@ -56,6 +58,7 @@ __all__ = [
     "Cluster",
     "ClusterSpec",
     "ClusterState",
+    "IsolatedSpec",
     "Isolation",
     "LocalCluster",
     "Node",
@@ -66,12 +69,14 @@ __all__ = [
     "UpOutcome",
     "attach",
     "attach_external",
+    "cluster_spec",
     "clusters_root",
     "create",
     "current_access",
     "current_contact_points",
     "current_name",
     "limit_problems",
+    "parse_spec",
     "remove",
     "up",
     "warnings_for",

@@ -1,7 +1,8 @@
 """Which backend a cluster spec asks for, read from the raw mapping before any field is
 validated: ``casslab up --cpus 2``, ``--topology dc1:2,dc2:1`` and ``--hosts hosts.yaml``
-name no backend; a limit or a network namespace asks for the isolated one, an inventory for
-the ssh one, and contradictions are refused here, naming the fields and the fix. Pure.
+name no backend; a limit, a network namespace, links or a subnet ask for the isolated one,
+an inventory for the ssh one, and contradictions are refused here, naming the fields and
+the fix. Pure.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from casslab.cluster.isolated.isolated_spec import LIMIT_FIELDS
 
 def choose_backend(data: Mapping[str, Any]) -> BackendKind:
     """The backend a raw spec asks for: ``backend`` when it names one and nothing else asks
-    for another; an inventory (``hosts``): ssh; a topology, network namespaces or a limit:
-    isolated (``backend: local`` with them becomes isolated). Contradictions raise
-    :class:`ValueError` naming the fields and the fix."""
+    for another; an inventory (``hosts``): ssh; a topology, network namespaces, a limit,
+    links or a subnet: isolated (``backend: local`` with them becomes isolated).
+    Contradictions raise :class:`ValueError` naming the fields and the fix."""
     isolation = str(data.get("isolation") or "process")
     if data.get("topology") is not None:
         isolation = str(data.get("isolation") or "netns")
@@ -30,7 +31,9 @@ def choose_backend(data: Mapping[str, Any]) -> BackendKind:
     if data.get("hosts") is not None:
         _check_inventory(data, backend, isolation)
         return BackendKind.SSH
-    isolated = isolation != "process" or any(data.get(f) is not None for f in LIMIT_FIELDS)
+    network = bool(data.get("links")) or data.get("subnet") is not None
+    limited = any(data.get(f) is not None for f in LIMIT_FIELDS)
+    isolated = isolation != "process" or limited or network
     if isolated:
         if backend is not None and str(backend) not in ("isolated", "local"):
             raise ValueError(

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, TypeAdapter
 
 from casslab.cluster import collectors, presets
 from casslab.cluster.backend_choice import choose_backend
@@ -15,15 +16,12 @@ from casslab.cluster.cluster_spec import MAX_LOCAL_NODES as MAX_LOCAL_NODES
 from casslab.cluster.cluster_spec import BackendKind as BackendKind
 from casslab.cluster.cluster_spec import CommonSpec
 from casslab.cluster.cluster_spec import heap_mib as heap_mib
+from casslab.cluster.external.external_spec import ExternalSpec
 from casslab.cluster.external.external_state import External
-from casslab.cluster.isolated.isolated_spec import (
-    NodeIsolation,
-    NodeNetwork,
-    check_network,
-    with_topology,
-)
+from casslab.cluster.isolated.isolated_spec import MOOT_FIELDS, IsolatedSpec
 from casslab.cluster.isolated.isolated_state import Isolated
-from casslab.cluster.ssh.ssh_spec import InventoryField
+from casslab.cluster.local.local_spec import LocalSpec
+from casslab.cluster.ssh.ssh_spec import SshSpec
 from casslab.cluster.ssh.ssh_state import SshHosts
 from casslab.cqlaccess import CqlAccess
 from casslab.net.links import Link, link_text
@@ -33,28 +31,95 @@ STATE_SCHEMA_VERSION = 1
 LOCAL_DATACENTER = "datacenter1"  # SimpleSnitch's one datacenter: nodes without a topology
 
 
-class ClusterSpec(CommonSpec, NodeIsolation, NodeNetwork, InventoryField):
-    """A cluster as the user asked for it: the fields every backend reads
-    (:class:`CommonSpec`) and each backend's own, in its folder (the isolated backend's
-    :class:`NodeIsolation` and :class:`NodeNetwork`, the ssh backend's
-    :class:`InventoryField`)."""
+SpecVariant = type[LocalSpec] | type[IsolatedSpec] | type[SshSpec] | type[ExternalSpec]
 
-    @model_validator(mode="before")
-    @classmethod
-    def _choose_backend(cls, data: Any) -> Any:
-        """The backend the fields ask for (:func:`choose_backend`), written into them."""
-        if not isinstance(data, dict):
-            return data
-        kind = choose_backend(data)
-        data = with_topology(data)
-        if data.get("backend") is None and kind is BackendKind.LOCAL:
-            return data
-        return {**data, "backend": kind}
+SPEC_VARIANTS: dict[BackendKind, SpecVariant] = {
+    BackendKind.LOCAL: LocalSpec,
+    BackendKind.ISOLATED: IsolatedSpec,
+    BackendKind.SSH: SshSpec,
+    BackendKind.EXTERNAL: ExternalSpec,
+}
+"""Each backend's variant of a cluster spec, in its folder: a new backend adds one line here
+and one to :data:`ClusterSpec`'s union."""
 
-    @model_validator(mode="after")
-    def _links_in_topology(self) -> ClusterSpec:
-        check_network(self.nodes, self)
-        return self
+
+def _backend_fields() -> dict[str, tuple[Any, list[str]]]:
+    """Every field some backend's variant has beyond the common ones: its default and the
+    backends that have it."""
+    out: dict[str, tuple[Any, list[str]]] = {}
+    for kind, variant in SPEC_VARIANTS.items():
+        for name, info in variant.model_fields.items():
+            if name in CommonSpec.model_fields:
+                continue
+            default, owners = out.get(name, (info.get_default(call_default_factory=True), []))
+            out[name] = (default, [*owners, kind.value])
+    return out
+
+
+_BACKEND_FIELDS = _backend_fields()
+
+
+def _at_default(value: Any, default: Any) -> bool:
+    """``value`` (as given or as a state.json holds it) is the field's default."""
+    if isinstance(value, list | tuple) and isinstance(default, tuple):
+        return tuple(value) == default
+    return bool(value == default)
+
+
+def _tagged(data: Any) -> Any:
+    """A raw spec with the ``backend`` it asks for (:func:`choose_backend`) written into it
+    and the fields of other backends that hold their defaults left out (a state.json of an
+    earlier casslab holds every backend's field) and the moot ones
+    (:data:`MOOT_FIELDS`); such a field given a value is refused, naming the backends it is
+    for."""
+    if not isinstance(data, dict):
+        return data
+    kind = choose_backend(data)
+    own = SPEC_VARIANTS[kind].model_fields
+    out: dict[str, Any] = {}
+    for name, value in data.items():
+        if name in own or name not in _BACKEND_FIELDS:
+            out[name] = value
+            continue
+        default, owners = _BACKEND_FIELDS[name]
+        if name not in MOOT_FIELDS and not _at_default(value, default):
+            raise ValueError(
+                f"{name} {value!r}: a field of {' and '.join(owners)} clusters, not of this "
+                f"{kind.value} cluster; leave it out"
+            )
+    return {**out, "backend": kind}
+
+
+ClusterSpec = Annotated[
+    Annotated[LocalSpec | IsolatedSpec | SshSpec | ExternalSpec, Field(discriminator="backend")],
+    BeforeValidator(_tagged),
+]
+"""A cluster as the user asked for it: the variant of the backend it asks for, each in its
+folder (:class:`LocalSpec`, :class:`IsolatedSpec`, :class:`SshSpec`,
+:class:`ExternalSpec`), all made of :class:`CommonSpec` and their own fields. Read one with
+:func:`parse_spec` or :func:`cluster_spec`; a record holding one (:class:`ClusterState`)
+reads it the same way."""
+
+_TAGGED: TypeAdapter[dict[str, Any]] = TypeAdapter(
+    Annotated[dict[str, Any], AfterValidator(_tagged)]
+)
+
+
+def parse_spec(data: Mapping[str, Any] | CommonSpec) -> ClusterSpec:
+    """The variant ``data`` asks for, validated (a variant passes as it is); a bad field or
+    a contradiction raises :class:`pydantic.ValidationError`, its errors located at the
+    field (``heap``), as a model's are."""
+    if isinstance(data, LocalSpec | IsolatedSpec | SshSpec | ExternalSpec):
+        return data
+    if isinstance(data, CommonSpec):
+        data = data.model_dump(exclude_unset=True)
+    tagged = _TAGGED.validate_python(dict(data))
+    return SPEC_VARIANTS[tagged["backend"]].model_validate(tagged)
+
+
+def cluster_spec(**fields: Any) -> ClusterSpec:
+    """:func:`parse_spec` of keyword fields, as ``casslab up`` gives them."""
+    return parse_spec(fields)
 
 
 class NodeStatus(StrEnum):
@@ -187,6 +252,14 @@ FIXED_FIELDS = (
 )
 
 
+def spec_field(spec: CommonSpec, name: str) -> Any:
+    """Field ``name`` of ``spec``; a field of another backend's variant reads as its
+    default (a local cluster's ``cpus`` is None, its ``isolation`` process)."""
+    if name in type(spec).model_fields:
+        return getattr(spec, name)
+    return _BACKEND_FIELDS[name][0]
+
+
 def _links_text(links: tuple[Link, ...]) -> str:
     return " ".join(f"--link {link_text(link)}" for link in links) or "no links"
 
@@ -201,9 +274,9 @@ def spec_mismatches(state: ClusterState, spec: ClusterSpec, given: frozenset[str
         "base_address": state.spec.base_address,
         "jmx_port_base": state.spec.jmx_port_base,
         "native_port": state.spec.native_port,
-        **{f: getattr(state.spec, f) for f in FIXED_FIELDS[6:]},
+        **{f: spec_field(state.spec, f) for f in FIXED_FIELDS[6:]},
     }
-    stored["links"] = _links_text(state.spec.links)
+    stored["links"] = _links_text(spec_field(state.spec, "links"))
     stored["gc"] = state.spec.gc or collectors.G1
     stored["preset"] = state.spec.preset or presets.DEFAULT
     stored["jvm_options"] = " ".join(state.spec.jvm_options) or "none"
@@ -211,7 +284,7 @@ def spec_mismatches(state: ClusterState, spec: ClusterSpec, given: frozenset[str
     stored["java_home"] = state.spec.java_home or "$JAVA_HOME or java on PATH"
     problems: list[str] = []
     for field in FIXED_FIELDS:
-        asked = getattr(spec, field)
+        asked = spec_field(spec, field)
         if field not in given or asked is None:
             continue
         if field == "links":  # as --link writes them

@@ -19,7 +19,7 @@ import pytest
 from casslab.analysis.bottleneck import Bottleneck, diagnose
 from casslab.analysis.bottleneck_evidence import LoadFacts, evidence_of
 from casslab.analysis.kpis import kpis_from_metrics
-from casslab.cluster import ClusterSpec, create
+from casslab.cluster import cluster_spec, create
 from casslab.cluster.backend import Cluster
 from casslab.cluster.isolated import network
 from casslab.cluster.local.launch import leftover_pids
@@ -41,7 +41,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def iso() -> Iterator[Cluster]:
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name="iso",
         nodes=2,
         heap="512M",

@@ -14,7 +14,7 @@ from casslab.cluster.isolated import network, sizes
 from casslab.cluster.isolated.cluster import IsolatedCluster, IsolatedRing, joining_node
 from casslab.cluster.isolated.isolated_state import Bridge, Isolated, Isolation
 from casslab.cluster.local import grow
-from casslab.cluster.model import ClusterSpec, ClusterState, Node
+from casslab.cluster.model import ClusterSpec, ClusterState, Node, cluster_spec
 from casslab.errors import ConfigError
 from casslab.host.cgroup_limits import NodeLimits
 
@@ -137,7 +137,7 @@ def test_a_joining_node_takes_the_first_free_address_of_its_datacenters_block() 
 
 def test_a_node_joining_a_datacenter_is_placed_on_its_site() -> None:
     two_racks = {"sites": [{"name": "dc1", "nodes": 2}, {"name": "dc2", "nodes": 1}], "racks": 2}
-    cluster = _cluster(ClusterSpec(name="iso", topology=two_racks, heap="512M"))
+    cluster = _cluster(cluster_spec(name="iso", topology=two_racks, heap="512M"))
     ring = IsolatedRing(cluster)
     assert ring.check_add("dc2") == 4
     node = grow.next_node(cluster, "dc2")
@@ -148,7 +148,7 @@ def test_a_node_joining_a_datacenter_is_placed_on_its_site() -> None:
 
 
 def test_a_new_node_in_a_datacenter_recounts_the_topology() -> None:
-    cluster = _cluster(ClusterSpec(name="iso", topology="dc1:2,dc2:1", heap="512M"))
+    cluster = _cluster(cluster_spec(name="iso", topology="dc1:2,dc2:1", heap="512M"))
     joined = grow.next_node(cluster, "dc2")
     after = grow.resized(cluster.state, [*cluster.state.nodes, joined])
     assert after.spec.nodes == 4
@@ -172,20 +172,22 @@ def test_a_new_node_in_a_datacenter_recounts_the_topology() -> None:
 def test_a_cluster_with_datacenters_needs_one_of_them_for_a_new_node(
     datacenter: str | None, said: str
 ) -> None:
-    cluster = _cluster(ClusterSpec(name="iso", topology="dc1:2,dc2:1", heap="512M"))
+    cluster = _cluster(cluster_spec(name="iso", topology="dc1:2,dc2:1", heap="512M"))
     with pytest.raises(ConfigError, match=said):
         IsolatedRing(cluster).check_add(datacenter)
 
 
 def test_a_cluster_without_datacenters_refuses_one_for_a_new_node() -> None:
-    cluster = _cluster(ClusterSpec(name="iso", nodes=2, heap="512M"))
+    cluster = _cluster(cluster_spec(name="iso", backend="isolated", nodes=2, heap="512M"))
     assert IsolatedRing(cluster).check_add() == 3
     with pytest.raises(ConfigError, match=r"datacenter 'dc1': cluster 'iso' has one .* leave"):
         IsolatedRing(cluster).check_add("dc1")
 
 
 def test_the_isolated_backend_offers_ring_members_and_node_versions() -> None:
-    capabilities = _cluster(ClusterSpec(name="iso", nodes=2, heap="512M")).capabilities()
+    capabilities = _cluster(
+        cluster_spec(name="iso", backend="isolated", nodes=2, heap="512M")
+    ).capabilities()
     assert isinstance(capabilities.ring, IsolatedRing)
     assert capabilities.versions is not None
     assert not capabilities.missing

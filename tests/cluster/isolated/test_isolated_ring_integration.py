@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from casslab.cluster import ClusterSpec, create
+from casslab.cluster import cluster_spec, create
 from casslab.cluster.backend import Cluster
 from casslab.cluster.isolated import network
 from casslab.faults.kinds.add_node.add_node_operation import ADD_NODE
@@ -37,7 +37,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def ring() -> Iterator[Cluster]:
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name="isoring",
         nodes=2,
         heap="512M",

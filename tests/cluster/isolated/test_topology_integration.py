@@ -26,7 +26,7 @@ import pytest
 from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
 
-from casslab.cluster import ClusterSpec, create
+from casslab.cluster import cluster_spec, create
 from casslab.cluster.backend import Cluster
 from casslab.cluster.isolated import network, wan
 from casslab.faults.kinds.add_node.add_node_operation import ADD_NODE
@@ -51,7 +51,7 @@ DELAY_MS = 25
 
 @pytest.fixture(scope="module")
 def two_dc() -> Iterator[Cluster]:
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name="twodc",
         heap="512M",
         topology="dc1:1,dc2:1",

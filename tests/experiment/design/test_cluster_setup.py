@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from casslab.cluster import BackendKind, ClusterSpec, Isolation
+from casslab.cluster import BackendKind, Isolation, cluster_spec
 from casslab.experiment.design.cluster_setup import (
     SHAPE_FIELDS,
     ClusterAction,
@@ -60,11 +60,11 @@ def test_spec_fields_make_the_cluster_spec() -> None:
     setup = ClusterSetup.of(
         2, "512M", None, {}, {"isolation": "netns", "node_size": "t2.micro", "cpu_scale": 0.5}
     )
-    spec = ClusterSpec(**setup.spec_fields())
+    spec = cluster_spec(**setup.spec_fields())
     assert (spec.nodes, spec.heap, spec.version) == (2, "512M", None)
     assert (spec.isolation, spec.node_size, spec.cpu_scale) == (Isolation.NETNS, "t2.micro", 0.5)
     assert spec.backend is BackendKind.ISOLATED
-    assert ClusterSpec(**PLAIN.spec_fields()).backend is BackendKind.LOCAL
+    assert cluster_spec(**PLAIN.spec_fields()).backend is BackendKind.LOCAL
 
 
 @pytest.mark.parametrize(

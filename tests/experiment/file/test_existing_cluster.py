@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from casslab.cluster import ClusterSpec, ResetMode
+from casslab.cluster import ClusterSpec, ResetMode, cluster_spec
 from casslab.errors import ExperimentValidationError
 from casslab.experiment.file import experiment_loader
 from casslab.experiment.file.experiment_model import Experiment, ResetPolicy
@@ -69,7 +69,7 @@ def test_what_an_existing_cluster_already_has_is_refused_by_name() -> None:
 
 
 def _runner(tmp_path: Path, experiment: Experiment, calls: Calls, monkeypatch: Any) -> Runner:
-    lab = FakeCluster(ClusterSpec(name="lab"), tmp_path / "clusters", calls)
+    lab = FakeCluster(cluster_spec(name="lab"), tmp_path / "clusters", calls)
 
     def attach(name: str, root: Path | None = None) -> FakeCluster:
         calls.log.append(("attach", name))

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from casslab.cluster import BackendKind, ClusterSpec, Isolation
+from casslab.cluster import BackendKind, ClusterSpec, Isolation, cluster_spec
 from casslab.engine_contract.workload_spec import Connection
 from casslab.errors import ExperimentValidationError
 from casslab.experiment.design.plan_expansion import expand
@@ -90,7 +90,7 @@ def test_each_topology_level_is_a_new_cluster_of_its_own_shape() -> None:
 
 def test_the_cluster_spec_carries_the_topology_and_its_links() -> None:
     far = _plan().trials[-1]
-    spec = ClusterSpec(name="t", settings=far.settings, **far.setup.spec_fields())
+    spec = cluster_spec(name="t", settings=far.settings, **far.setup.spec_fields())
     assert spec.backend is BackendKind.ISOLATED
     assert (spec.nodes, spec.isolation, spec.heap) == (3, Isolation.NETNS, "512M")
     assert spec.topology is not None

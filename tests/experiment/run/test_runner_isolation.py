@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from casslab.cluster import BackendKind, ClusterSpec, Isolation
+from casslab.cluster.model import spec_field
 from casslab.experiment.design.cluster_setup import ClusterAction
 from casslab.experiment.file.experiment_model import Experiment
 from casslab.experiment.run import events
@@ -86,7 +87,7 @@ def test_isolation_levels_recreate_the_cluster_and_its_spec_carries_netns(
         ("isolation=netns/1", ClusterAction.RECREATE),
     ]
     assert [t.trial_id for t in plan.trials if t.restart] == [tid for tid, _ in _actions(seen)]
-    assert [(s.isolation, s.backend) for s in specs] == [
+    assert [(spec_field(s, "isolation"), s.backend) for s in specs] == [
         (Isolation.PROCESS, BackendKind.LOCAL),
         (Isolation.NETNS, BackendKind.ISOLATED),
     ]

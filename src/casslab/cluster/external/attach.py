@@ -18,8 +18,9 @@ from pydantic import ValidationError
 from casslab.cluster import admin, state
 from casslab.cluster.external.cluster import ExternalCluster, node_records, read_ring
 from casslab.cluster.external.discovery import parse_contact_points, point_text
+from casslab.cluster.external.external_spec import ExternalSpec
 from casslab.cluster.external.external_state import DiscoveredNode, External
-from casslab.cluster.model import BackendKind, ClusterSpec, ClusterState
+from casslab.cluster.model import BackendKind, ClusterState
 from casslab.cqlaccess import CqlAccess, password, ssl_context
 from casslab.errors import ClusterError, ConfigError
 from casslab.validation import validation_message
@@ -54,7 +55,7 @@ def _access(
 def _check_name(name: str, root: Path | None) -> None:
     """A valid cluster name that is free, or an external cluster's (attached again)."""
     try:
-        ClusterSpec(name=name, backend=BackendKind.EXTERNAL)
+        ExternalSpec(name=name)
     except ValidationError as error:
         raise ConfigError(validation_message(error, names={"name": "--name"})) from error
     if not state.cluster_dir(name, root).exists():
@@ -138,7 +139,7 @@ def external_state(
     """The state of an attached cluster: its nodes as found, how clients reach them, and
     no distribution or JVM of casslab's own (paths that never exist)."""
     return ClusterState(
-        spec=ClusterSpec(name=name, backend=BackendKind.EXTERNAL),
+        spec=ExternalSpec(name=name),
         cassandra_version=version,
         cassandra_source="external",
         lib_dir=directory / "no-distribution",

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from casslab.cluster.cluster_spec import heap_mib
 from casslab.cluster.isolated import sizes
-from casslab.cluster.model import ClusterSpec, heap_mib
+from casslab.cluster.isolated.isolated_spec import IsolatedSpec
 from casslab.errors import ConfigError
 from casslab.host.cgroup_limits import NodeLimits
 from casslab.host.cpus import parse_cpuset
 
 
-def limits_of(spec: ClusterSpec) -> NodeLimits:
+def limits_of(spec: IsolatedSpec) -> NodeLimits:
     """The limits each node of ``spec`` gets."""
     return sizes.resolve_limits(
         spec.node_size,
@@ -25,7 +26,7 @@ def limits_of(spec: ClusterSpec) -> NodeLimits:
     )
 
 
-def limit_problems(spec: ClusterSpec) -> list[tuple[str, str]]:
+def limit_problems(spec: IsolatedSpec) -> list[tuple[str, str]]:
     """What the isolated backend would refuse in ``spec``'s node limits, found without
     starting anything or asking the host: an unknown node size (the message lists the
     known ones), a memory or block-I/O size or a cpuset it cannot read, a heap that does

@@ -27,6 +27,7 @@ from casslab.cluster.capabilities import Capabilities
 from casslab.cluster.heap import default_heap
 from casslab.cluster.isolated import network, owners, sizes, wan
 from casslab.cluster.isolated.checks import limits_of
+from casslab.cluster.isolated.isolated_spec import IsolatedSpec, as_isolated
 from casslab.cluster.isolated.isolated_state import Bridge, Isolated, Isolation
 from casslab.cluster.local import launch
 from casslab.cluster.local.cluster import LocalCluster, check_memory
@@ -46,7 +47,7 @@ def cluster_id(directory: Path) -> str:
     return hashlib.sha1(str(directory.resolve()).encode()).hexdigest()[:6]
 
 
-def warnings_for(spec: ClusterSpec) -> list[str]:
+def warnings_for(spec: IsolatedSpec) -> list[str]:
     """What ``up`` and ``plan`` say before starting: nodes that together ask for more CPU
     or memory than this host has."""
     limits = limits_of(spec)
@@ -54,7 +55,7 @@ def warnings_for(spec: ClusterSpec) -> list[str]:
     return sizes.oversubscription(limits, spec.nodes, os.cpu_count() or 1, available)
 
 
-def preflight(spec: ClusterSpec) -> NodeLimits:
+def preflight(spec: IsolatedSpec) -> NodeLimits:
     """Every check before anything starts: root, the tools, the limits against this
     host; a :class:`ConfigError` saying what is missing and how to get it."""
     if os.geteuid() != 0:
@@ -87,7 +88,10 @@ class IsolatedCluster(LocalCluster):
         return self.state.isolated
 
     @classmethod
-    def _prepare(cls, spec: ClusterSpec, directory: Path) -> tuple[str, list[Node], dict[str, Any]]:
+    def _prepare(
+        cls, asked: ClusterSpec, directory: Path
+    ) -> tuple[str, list[Node], dict[str, Any]]:
+        spec = as_isolated(asked)
         limits = preflight(spec)
         owners.sweep()
         ident = cluster_id(directory)
@@ -124,8 +128,13 @@ class IsolatedCluster(LocalCluster):
         return heap, nodes, {"isolated": record}
 
     @property
+    def spec(self) -> IsolatedSpec:
+        """The spec the cluster was made of, the isolated backend's variant."""
+        return as_isolated(self.state.spec)
+
+    @property
     def datacenters(self) -> list[str]:
-        topology = self.state.spec.topology
+        topology = self.spec.topology
         return topology.datacenters if topology is not None else super().datacenters
 
     def capabilities(self) -> Capabilities:
@@ -233,14 +242,14 @@ class IsolatedCluster(LocalCluster):
         for node in self.state.nodes:
             bridge = site_of.get(node.datacenter, bridges[0])
             network.create_node(bridge, record.cluster_id, node.number, node.address)
-        topology = self.state.spec.topology
+        topology = self.spec.topology
         if len(bridges) < 2 or topology is None:
             return
         peers = [(n.address, network.node_mac(record.cluster_id, n.number)) for n in self.nodes]
         for node in self.state.nodes:
             if node.netns is not None:
                 network.add_neighbours(node.netns, [p for p in peers if p[0] != node.address])
-        links = all_pairs(self.state.spec.links, topology.datacenters)
+        links = all_pairs(self.spec.links, topology.datacenters)
         wan.create(record.cluster_id, bridges, links)
 
     def _release(self) -> None:
@@ -287,7 +296,9 @@ class IsolatedCluster(LocalCluster):
         ]
 
 
-def _netns_nodes(spec: ClusterSpec, directory: Path, ident: str) -> tuple[list[Bridge], list[Node]]:
+def _netns_nodes(
+    spec: IsolatedSpec, directory: Path, ident: str
+) -> tuple[list[Bridge], list[Node]]:
     """The bridges and the nodes of a netns cluster: each node at its own address of a
     free subnet (or ``spec.subnet``), its JMX on that address; with a topology, one bridge
     per datacenter and each node in its datacenter and rack."""

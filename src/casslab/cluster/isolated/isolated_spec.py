@@ -3,8 +3,8 @@ limited (:class:`NodeIsolation`), and the network of nodes in their own namespac
 (:class:`NodeNetwork`: a subnet, datacenters and racks, the emulated links between them).
 
 :class:`IsolatedSpec` is the backend's variant of a cluster spec: them, the common fields
-and its ``backend`` tag (:class:`casslab.cluster.model.ClusterSpec` is still made of every
-backend's fields); an experiment's ``cluster:`` section takes :class:`NodeIsolation` as it
+and its ``backend`` tag, one of :data:`casslab.cluster.model.ClusterSpec`'s union; an
+experiment's ``cluster:`` section takes :class:`NodeIsolation` as it
 is. Any limit asks for the isolated backend (:data:`LIMIT_FIELDS`). Pure.
 """
 
@@ -50,6 +50,11 @@ LIMIT_FIELDS: tuple[str, ...] = tuple(
     name for name, info in NodeIsolation.model_fields.items() if info.default is None
 )
 """The limits: any of them given asks for the isolated backend."""
+
+MOOT_FIELDS: tuple[str, ...] = ("cpu_scale",)
+"""Fields that mean nothing without a limit (a scale of no limit limits nothing): a spec of
+another backend leaves them out whatever they hold, as an experiment's cells without limits
+give them."""
 
 
 class NodeNetwork(Record):
@@ -137,3 +142,17 @@ class IsolatedSpec(CommonSpec, NodeIsolation, NodeNetwork):
     def _links_in_topology(self) -> IsolatedSpec:
         check_network(self.nodes, self)
         return self
+
+
+def as_isolated(spec: CommonSpec) -> IsolatedSpec:
+    """``spec`` as the isolated backend's variant; any other is a caller's mistake (the
+    registry hands the isolated backend isolated specs only)."""
+    if not isinstance(spec, IsolatedSpec):
+        raise TypeError(f"the isolated backend got a {spec.backend.value} cluster's spec")
+    return spec
+
+
+def topology_of(spec: CommonSpec) -> Topology | None:
+    """The datacenters and racks of ``spec``'s nodes; None for one datacenter (every
+    backend but the isolated one, which has them with a topology)."""
+    return spec.topology if isinstance(spec, IsolatedSpec) else None

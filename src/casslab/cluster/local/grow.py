@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from casslab.cluster import node_config, state
+from casslab.cluster.isolated.isolated_spec import IsolatedSpec, topology_of
 from casslab.cluster.local import launch
 from casslab.cluster.model import ClusterState, Node
 from casslab.cluster.tokens import MIN_TOKEN, RING
@@ -69,7 +70,7 @@ def check_growable(cluster: LocalCluster, datacenter: str | None = None) -> None
     before anything starts."""
     from casslab.cluster.local.cluster import check_memory
 
-    topology = cluster.state.spec.topology
+    topology = topology_of(cluster.state.spec)
     datacenter = joining_datacenter(cluster, datacenter)
     if topology is None and any(n.datacenter is not None for n in cluster.state.nodes):
         raise ConfigError(
@@ -97,7 +98,7 @@ def check_growable(cluster: LocalCluster, datacenter: str | None = None) -> None
 
 def joining_datacenter(cluster: LocalCluster, datacenter: str | None) -> str | None:
     """``datacenter``, or a topology's only one when none is given."""
-    topology = cluster.state.spec.topology
+    topology = topology_of(cluster.state.spec)
     if datacenter is None and topology is not None and len(topology.sites) == 1:
         return topology.sites[0].name
     return datacenter
@@ -109,7 +110,7 @@ def next_node(
     """The node the cluster would add: the next number, address and JMX port (in
     ``datacenter``, in ``rack`` or else its rack with the fewest nodes)."""
     number = max(n.number for n in cluster.state.nodes) + 1
-    topology = cluster.state.spec.topology
+    topology = topology_of(cluster.state.spec)
     datacenter = joining_datacenter(cluster, datacenter)
     if datacenter is None or topology is None:
         return cluster._new_node(number)
@@ -121,7 +122,7 @@ def resized(before: ClusterState, nodes: list[Node]) -> ClusterState:
     """``before`` with ``nodes``: the spec's node count, and a topology's counts per
     datacenter, follow (a node joined or left)."""
     spec = before.spec.model_copy(update={"nodes": len(nodes)})
-    if spec.topology is not None:
+    if isinstance(spec, IsolatedSpec) and spec.topology is not None:
         topology = spec.topology.recounted([n.datacenter for n in nodes])
         spec = spec.model_copy(update={"topology": topology})
     return before.model_copy(update={"nodes": nodes, "spec": spec})

@@ -41,6 +41,7 @@ from casslab.cluster.settings import normalize
 from casslab.cluster.ssh import deploy, nodes, readiness, render
 from casslab.cluster.ssh.grow import SshRing
 from casslab.cluster.ssh.node_capabilities import NO_CLOCK, RemoteProcesses, SshNodeHosts
+from casslab.cluster.ssh.ssh_spec import SshSpec
 from casslab.cluster.ssh.ssh_state import SshHosts, SshNode
 from casslab.cluster.ssh.versions import SshVersions
 from casslab.errors import CasslabError, ClusterError, ConfigError
@@ -133,7 +134,7 @@ class SshCluster:
         timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> SshCluster:
         """Check every host, deploy, write each node's files and start the nodes."""
-        if spec.hosts is None:
+        if not isinstance(spec, SshSpec) or spec.hosts is None:
             raise ConfigError("an ssh cluster needs an inventory: casslab up --hosts hosts.yaml")
         if spec.clock or spec.injectable_clock:
             raise _refused("skew clocks", spec.name, "leave --clock and --injectable-clock out")

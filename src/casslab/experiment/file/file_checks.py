@@ -173,11 +173,11 @@ def cluster_problems(fields: Mapping[str, Any]) -> list[str]:
     (more nodes than a local cluster has, a heap Cassandra cannot start with, an unknown
     node size, a heap larger than the memory limit), each as ``<field>: <message>``;
     checked here so the run does not meet it at its first trial."""
-    from casslab.cluster import ClusterSpec, limit_problems
+    from casslab.cluster import limit_problems, parse_spec
 
     given = dict(fields)
     try:
-        spec = ClusterSpec.model_validate(given)
+        spec = parse_spec(given)
     except ValidationError as error:
         problems = validation_problems(error, given)
         bad = {str(e["loc"][0]) for e in error.errors() if e["loc"]}

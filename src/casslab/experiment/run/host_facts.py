@@ -66,7 +66,7 @@ def cluster_warnings(trials: Iterable[Trial], engine_cpus: str | None = None) ->
     leaves it to the default, and a load engine pinned to CPUs the nodes' cpuset also
     holds (``--engine-cpus``). ``casslab plan`` prints them; ``casslab run`` emits them
     before its first trial."""
-    from casslab.cluster import ClusterSpec, warnings_for
+    from casslab.cluster import cluster_spec, warnings_for
 
     trials = list(trials)
     if engine_cpus is not None:
@@ -74,7 +74,7 @@ def cluster_warnings(trials: Iterable[Trial], engine_cpus: str | None = None) ->
     out: list[str] = []
     for setup in dict.fromkeys(trial.setup for trial in trials):
         try:
-            found = warnings_for(ClusterSpec(**setup.spec_fields()))
+            found = warnings_for(cluster_spec(**setup.spec_fields()))
         except (ValidationError, ConfigError):
             continue  # the loader reports a bad setup, and so would its trial's cluster
         about = setup.describe(settings=False)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from casslab.cluster import ClusterSpec
+from casslab.cluster import cluster_spec
 from casslab.errors import ConfigError
 from casslab.host.engine_cgroup import check_engine_cpus
 from casslab.validation import validation_message
@@ -62,7 +62,7 @@ def check_options(options: RunnerOptions) -> None:
     """Raise :class:`ConfigError` naming the option when the cluster's or the engine's
     placement is invalid: before a run directory is made or any trial is tried."""
     try:
-        ClusterSpec(base_address=options.base_address, jmx_port_base=options.jmx_port_base)
+        cluster_spec(base_address=options.base_address, jmx_port_base=options.jmx_port_base)
     except ValidationError as error:
         raise ConfigError(
             f"{validation_message(error, names=OPTION_NAMES)}; e.g. --base-address "

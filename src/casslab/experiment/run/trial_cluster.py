@@ -18,7 +18,7 @@ from typing import Protocol
 
 from pydantic import ValidationError
 
-from casslab.cluster import ISOLATION_FIELDS, Cluster, ClusterSpec, attach
+from casslab.cluster import ISOLATION_FIELDS, Cluster, ClusterSpec, attach, cluster_spec
 from casslab.errors import ClusterError, ConfigError
 from casslab.experiment.design.cluster_setup import ClusterAction, ClusterSetup, cluster_action
 from casslab.experiment.design.plan_records import Trial
@@ -133,7 +133,7 @@ class TrialClusters:
             fields = {k: v for k, v in fields.items() if k not in ISOLATION_FIELDS}
             fields["hosts"] = str(self.hosts)
         try:
-            return ClusterSpec(
+            return cluster_spec(
                 name=self._name,
                 settings=trial.settings,
                 base_address=self._options.base_address,
