@@ -12,8 +12,10 @@ import pytest
 import yaml
 
 from casslab.cluster.model import ClusterState, Node, cluster_spec
-from casslab.cluster.ssh import render
+from casslab.cluster.ssh import nodes, render
 from casslab.cluster.ssh.deploy import dist_dir, package
+from casslab.cluster.ssh.ssh_state import SshHosts, SshNode
+from casslab.remote.inventory import HostSpec, Inventory
 
 
 def _state(dcs: list[str]) -> ClusterState:
@@ -57,6 +59,67 @@ def test_each_node_listens_on_its_host_with_the_first_host_of_each_dc_as_seed() 
     assert files[3]["cassandra-rackdc.properties"].startswith("dc=dc2\nrack=r1\n")
     tokens = {yaml.safe_load(files[k]["cassandra.yaml"])["initial_token"] for k in files}
     assert len(tokens) == 3
+
+
+def _ssh_node(number: int, **fields: object) -> SshNode:
+    host = HostSpec(
+        address=f"10.0.0.{10 + number}", user="root", key=Path("/k"), base_dir=f"/srv/h{number}"
+    )
+    return SshNode.model_validate(
+        {"number": number, "host": host, "java": "/usr/bin/java", "java_feature": 17}
+        | {"dist_dir": "/srv/dist/5.0.9", **fields}
+    )
+
+
+def _first_token(files: dict[int, dict[str, str]], number: int) -> str:
+    return str(yaml.safe_load(files[number]["cassandra.yaml"])["initial_token"])
+
+
+def test_a_replacement_takes_the_dead_nodes_tokens_and_the_others_keep_theirs() -> None:
+    """Node 1 of three replaced by node 4: the survivors' tokens are recorded as they ran,
+    not derived again from two nodes (that would give node 2 node 1's old token, the one
+    node 4 now holds); node 2 becomes the seed, node 4 bootstraps."""
+    made = _state(["dc1", "dc1", "dc1"])
+    before = render.node_files(made)
+    token = {k: _first_token(before, k) for k in (1, 2, 3)}
+    ran = render.node_tokens(made)
+    fourth = Node(
+        number=4,
+        address="10.0.0.14",
+        native_port=9042,
+        storage_port=7000,
+        jmx_port=7199,
+        directory=Path("/srv/h4/clusters/c/node4"),
+        datacenter="dc1",
+        rack="r1",
+    )
+    ssh = SshHosts(
+        inventory=Inventory(path=Path("/x/hosts.yaml"), known_hosts=Path("/x/kh"), hosts=()),
+        nodes=(
+            _ssh_node(2, tokens=tuple(ran[2]), joined=False),
+            _ssh_node(3, tokens=tuple(ran[3]), joined=False),
+            _ssh_node(4, tokens=tuple(ran[1]), joined=True, replaces="10.0.0.11"),
+        ),
+    )
+    after = made.model_copy(update={"nodes": [*made.nodes[1:], fourth], "ssh": ssh})
+    files = render.node_files(after)
+    assert {k: _first_token(files, k) for k in (2, 3, 4)} == {
+        2: token[2],
+        3: token[3],
+        4: token[1],
+    }
+    fourth_yaml = yaml.safe_load(files[4]["cassandra.yaml"])
+    assert fourth_yaml["auto_bootstrap"] is True
+    assert fourth_yaml["seed_provider"][0]["parameters"][0]["seeds"] == "10.0.0.12:7000"
+    assert yaml.safe_load(files[2]["cassandra.yaml"])["auto_bootstrap"] is False
+    assert nodes.replace_flags(ssh.nodes[2]) == ["-Dcassandra.replace_address_first_boot=10.0.0.11"]
+    assert nodes.replace_flags(ssh.nodes[0]) == []
+
+
+def test_a_node_recorded_before_joined_existed_joined_when_it_has_tokens() -> None:
+    assert _ssh_node(3, tokens=(42,)).joined
+    assert not _ssh_node(1).joined
+    assert not _ssh_node(2, tokens=(7,), joined=False).joined
 
 
 def test_the_hosts_spec_chooses_the_ssh_backend() -> None:

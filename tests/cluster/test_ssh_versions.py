@@ -105,8 +105,10 @@ def test_ring_operations_are_refused_in_the_backends_words(tmp_path: Path) -> No
     ring = ring_of(_cluster(tmp_path))
     with pytest.raises(ConfigError, match=r"each of the 2 hosts of its inventory .* already"):
         ring.check_add()  # every host of the inventory runs a node: no spare one
-    taken = r"cluster 'c' runs on hosts over SSH: .* but does not yet replace one"
-    with pytest.raises(ConfigError, match=taken):
-        ring.check_replace(2, {"keyspace1": 2})
+    with pytest.raises(ConfigError, match=r"each of the 2 hosts of its inventory .* already"):
+        ring.check_replace(2, {"keyspace1": 2})  # the replacement needs a spare host too
+    alone = r"replace of node 2 of cluster 'c': keyspace\(s\) keyspace1 at replication factor 1"
+    with pytest.raises(ConfigError, match=alone):
+        ring.check_replace(2, {"keyspace1": 1})
     with pytest.raises(ConfigError, match=r"node 1 of 'c' is not its last node \(2\)"):
         ring.forget(1)  # before anything on a host is touched

@@ -66,12 +66,17 @@ def check_replaceable(cluster: LocalCluster, number: int, factors: Mapping[str, 
 _DOWN = re.compile(r"^D[NLJM]\s+(\d+\.\d+\.\d+\.\d+)", re.MULTILINE)
 
 
+def down_addresses(status: str) -> list[str]:
+    """The addresses ``nodetool status`` shows down (pure)."""
+    return _DOWN.findall(status)
+
+
 def _seen_down(cluster: LocalCluster, old: Node, observer: int) -> bool | None:
     try:
         status = cluster.nodetool(observer, "status", timeout_s=60)
     except ClusterError:
         return None
-    return True if old.address in _DOWN.findall(status) else None
+    return True if old.address in down_addresses(status) else None
 
 
 def _old_gone(cluster: LocalCluster, old: Node) -> bool | None:

@@ -349,6 +349,47 @@ class SshCluster:
             self._save()
             raise
 
+    def swap(
+        self,
+        old: int,
+        node: Node,
+        ssh_node: SshNode,
+        host: RemoteHost,
+        inventory: Inventory,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        """Start ``node`` (on ``host``, ready for it) in the place of node ``old``, whose JVM
+        has stopped, and wait until every node sees every other UP/NORMAL. Every kept node's
+        tokens are recorded first, so none is derived from the node count again. If it does
+        not join, it is stopped and the cluster's record is as it was."""
+        before = self.state
+        tokens = render.node_tokens(before)
+        kept = tuple(
+            n.model_copy(update={"tokens": tuple(tokens[n.number])})
+            for n in self._ssh.nodes
+            if n.number != old
+        )
+        ssh = self._ssh.model_copy(update={"inventory": inventory, "nodes": (*kept, ssh_node)})
+        nodes_now = [*(n for n in before.nodes if n.number != old), node]
+        self.state = before.model_copy(update={"nodes": nodes_now, "ssh": ssh})
+        self._hosts[node.number] = host
+        stale = self._hosts.pop(old, None)
+        if stale is not None:
+            stale.close()
+        self._save()
+        self._sessions.close()
+        try:
+            self._start(timeout_s)
+        except BaseException:
+            proc = self.remote_process(node.number)
+            if proc is not None:
+                nodes.stop(host, proc, 0.0)
+            host.close()
+            self._hosts.pop(node.number, None)
+            self.state = before
+            self._save()
+            raise
+
     def leave(self, number: int) -> None:
         """Drop node ``number``, decommissioned and stopped, from the cluster's record and
         delete its folder on its host, which is a spare host of the inventory again."""

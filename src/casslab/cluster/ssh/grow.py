@@ -8,11 +8,14 @@ spare host (the fix: list one more host, or make the cluster with fewer ``--node
 hosts), no spare host in the datacenter asked for.
 
 A decommissioned node (the last one: :meth:`SshRing.forget`) leaves the cluster's record and
-its folder on its host is deleted, so that host is spare again for the next add-node.
-Replacing a node stays the local and isolated backends'."""
+its folder on its host is deleted, so that host is spare again for the next add-node. A dead
+node is replaced (:meth:`SshRing.replace`) by a new one on a spare host of its datacenter,
+started with Cassandra's replace address and the dead node's tokens; the dead node's host is
+then spare and its folder there deleted, as a decommissioned node's."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,20 +25,26 @@ from casslab.cluster import distribution
 from casslab.cluster.capabilities import last_node_only
 from casslab.cluster.heap import heap_problem
 from casslab.cluster.local.grow import free_token, ring_tokens, split_token
+from casslab.cluster.local.replace import (
+    DOWN_LIMIT_S,
+    PEERS,
+    TOKENS_OF,
+    down_addresses,
+    replace_problem,
+)
 from casslab.cluster.model import heap_mib
 from casslab.cluster.ssh import deploy, nodes
 from casslab.cluster.ssh.ssh_state import SshNode
-from casslab.errors import ConfigError
+from casslab.cluster.wait import wait_for
+from casslab.errors import CasslabError, ClusterError, ConfigError
 from casslab.remote.inventory import HostSpec, Inventory, load_inventory
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from casslab.cluster.ssh.cluster import SshCluster
-
-NO_LEAVING = (
-    "runs on hosts over SSH: casslab adds a node there on a spare host of the inventory "
-    "(add-node) and takes the last one away (decommission) but does not yet replace one; "
-    "run replace on a local or isolated cluster"
-)
+    from casslab.host.jdk import Jdk
+    from casslab.remote.ssh import RemoteHost
 
 
 def _where(host: HostSpec) -> tuple[str, int]:
@@ -79,6 +88,40 @@ def spare_host(
     return chosen[0]
 
 
+def _seen_down(cluster: SshCluster, address: str, observer: int) -> bool | None:
+    try:
+        status = cluster.nodetool(observer, "status", timeout_s=60)
+    except ClusterError:
+        return None
+    return True if address in down_addresses(status) else None
+
+
+def _old_gone(cluster: SshCluster, address: str) -> bool | None:
+    for node in cluster.nodes:
+        peers = {str(row.peer) for row in cluster.session(node=node.number).execute(PEERS)}
+        if address in peers:
+            return None
+    return True
+
+
+def _clear_folder(host_spec: HostSpec, inventory: Inventory, folder: str) -> None:
+    """Delete a replaced node's folder on its host, spare now, as decommission does; a
+    warning when the host does not answer (a failed host often does not)."""
+    from casslab.remote.ssh import RemoteHost  # paramiko loads only when used
+
+    try:
+        host = RemoteHost.connect(host_spec, inventory)
+    except CasslabError as error:
+        log.warning("%s stays on %s: %s", folder, host_spec.label, error)
+        return
+    try:
+        host.run(["rm", "-rf", "--", folder])
+    except CasslabError as error:
+        log.warning("%s stays on %s: %s", folder, host_spec.label, error)
+    finally:
+        host.close()
+
+
 def current_inventory(cluster: SshCluster) -> Inventory:
     """The cluster's inventory file as it reads now (the one recorded when it is gone)."""
     recorded = cluster.inventory
@@ -105,21 +148,7 @@ class SshRing:
         used = [n.host for n in cluster.ssh_nodes]
         host_spec = spare_host(cluster.name, inventory, used, datacenter)
         number = max(n.number for n in cluster.nodes) + 1
-        from casslab.remote.ssh import RemoteHost  # paramiko loads only when used
-
-        host = RemoteHost.connect(host_spec, inventory)
-        try:
-            java = deploy.find_java(host, cluster.state.cassandra_version)
-            memory = deploy.available_memory_bytes(host)
-            problem = heap_problem(heap_mib(cluster.state.heap), 1, memory, memory)
-            if problem is not None:
-                where = f"host {host_spec.label}"
-                raise ConfigError(f"{problem.replace('this machine', where)} (nothing started)")
-            dist = distribution.resolve(cluster.state.cassandra_version)
-            deployed = deploy.deploy_distribution(host, dist)
-        except BaseException:
-            host.close()
-            raise
+        host, deployed, java = self._ready_host(host_spec, inventory)
         node = nodes.node_on(cluster.name, number, host_spec)
         session = cluster.session(node=cluster.nodes[0].number)
         own = ring_tokens(session, node.datacenter)
@@ -136,11 +165,96 @@ class SshRing:
         cluster.join(node, ssh_node, host, inventory, timeout_s)
         return number
 
+    def _ready_host(
+        self, host_spec: HostSpec, inventory: Inventory
+    ) -> tuple[RemoteHost, deploy.Deployed, Jdk]:
+        """A connection to a spare host with its Java checked, room for one more heap and
+        the cluster's Cassandra deployed there."""
+        from casslab.remote.ssh import RemoteHost  # paramiko loads only when used
+
+        cluster = self.cluster
+        host = RemoteHost.connect(host_spec, inventory)
+        try:
+            java = deploy.find_java(host, cluster.state.cassandra_version)
+            memory = deploy.available_memory_bytes(host)
+            problem = heap_problem(heap_mib(cluster.state.heap), 1, memory, memory)
+            if problem is not None:
+                where = f"host {host_spec.label}"
+                raise ConfigError(f"{problem.replace('this machine', where)} (nothing started)")
+            dist = distribution.resolve(cluster.state.cassandra_version)
+            deployed = deploy.deploy_distribution(host, dist)
+        except BaseException:
+            host.close()
+            raise
+        return host, deployed, java
+
     def check_replace(self, number: int, factors: Mapping[str, int]) -> int:
-        raise ConfigError(f"cluster {self.cluster.name!r} {NO_LEAVING}")
+        """The number node ``number``'s replacement will have; a :class:`ConfigError`
+        before anything stops when it cannot be replaced: the last node, a keyspace at
+        replication factor 1, no spare host in its datacenter."""
+        cluster = self.cluster
+        old = cluster.node(number)  # a ClusterError naming the nodes there are
+        problem = replace_problem(number, len(cluster.nodes), factors)
+        if problem is not None:
+            raise ConfigError(f"replace of node {number} of cluster {cluster.name!r}: {problem}")
+        used = [n.host for n in cluster.ssh_nodes]
+        spare_host(cluster.name, current_inventory(cluster), used, old.datacenter)
+        return max(n.number for n in cluster.nodes) + 1
 
     def replace(self, number: int, timeout_s: float) -> int:
-        raise ConfigError(f"cluster {self.cluster.name!r} {NO_LEAVING}")
+        """Replace node ``number``, whose JVM has stopped, by a new node on a spare host of
+        its datacenter: Cassandra deployed there, the node started with the dead node's
+        address to replace and its tokens; its number once every node sees it UP/NORMAL and
+        none lists the dead one. Its host is spare again, and its folder there is deleted
+        when the host answers (a warning when it does not)."""
+        cluster = self.cluster
+        old = cluster.node(number)
+        if cluster.node_alive(old):
+            raise ClusterError(f"node {number} of {cluster.name!r} still runs; stop it first")
+        others = [n for n in cluster.nodes if n.number != number]
+        if not others:
+            raise ConfigError(f"node {number} is the last node of {cluster.name!r}")
+        session = cluster.session(node=others[0].number)
+        tokens = tuple(
+            int(t) for row in session.execute(TOKENS_OF, [old.address]) for t in row.tokens or ()
+        )
+        if not tokens:
+            raise ClusterError(f"node {others[0].number} lists no tokens of node {number}")
+        wait_for(
+            lambda: _seen_down(cluster, old.address, others[0].number),
+            what=f"node {others[0].number} to see node {number} ({old.address}) down",
+            limit_s=DOWN_LIMIT_S,
+            hint="see its logs/system.log",
+            interval_s=1.0,
+        )
+        inventory = current_inventory(cluster)
+        used = [n.host for n in cluster.ssh_nodes]
+        host_spec = spare_host(cluster.name, inventory, used, old.datacenter)
+        new_number = max(n.number for n in cluster.nodes) + 1
+        host, deployed, java = self._ready_host(host_spec, inventory)
+        node = nodes.node_on(cluster.name, new_number, host_spec)
+        ssh_node = SshNode(
+            number=new_number,
+            host=host_spec,
+            java=str(java.java),
+            java_feature=java.feature,
+            dist_dir=deployed.dist_dir,
+            tokens=tokens,
+            joined=True,
+            replaces=old.address,
+        )
+        host.run(["rm", "-rf", "--", str(node.directory)])  # a node of that number that left
+        dead_host = cluster.ssh_node(number).host  # before the swap drops its record
+        cluster.swap(number, node, ssh_node, host, inventory, timeout_s)
+        _clear_folder(dead_host, inventory, str(old.directory.parent))
+        wait_for(
+            lambda: _old_gone(cluster, old.address),
+            what=f"every node of {cluster.name!r} to drop node {number} ({old.address})",
+            limit_s=timeout_s,
+            hint="see the nodes' logs/system.log",
+            interval_s=1.0,
+        )
+        return new_number
 
     def check_forget(self, number: int) -> None:
         last_node_only(self.cluster.name, number, self.cluster.nodes)

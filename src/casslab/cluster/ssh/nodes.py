@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from casslab.cluster import jvm
 from casslab.cluster.backend import NodeView
 from casslab.cluster.local.launch import STATE_DIRS
+from casslab.cluster.local.replace import REPLACE_FLAG
 from casslab.cluster.model import ClusterState, Node, NodeStatus, heap_mib
 from casslab.cluster.ssh.ssh_state import SshNode
 from casslab.cluster.wait import port_open, startup_reason
@@ -67,10 +68,18 @@ def start(host: RemoteHost, state: ClusterState, node: Node, ssh_node: SshNode) 
         node,
         heap_mib(state.heap),
         gc=state.spec.gc,
-        options=state.spec.jvm_options,
+        options=[*state.spec.jvm_options, *replace_flags(ssh_node)],
     )
     host.put_bytes((" ".join(command) + "\n").encode(), str(node.conf_dir / "command.txt"))
     return host.spawn(command, log_path=str(node.stdout_file), cwd=str(node.directory))
+
+
+def replace_flags(ssh_node: SshNode) -> list[str]:
+    """A replacement's flag: Cassandra takes the dead node's tokens at its first boot and
+    ignores the flag once it has joined, so the node keeps it across restarts."""
+    if ssh_node.replaces is None:
+        return []
+    return [f"{REPLACE_FLAG}={ssh_node.replaces}"]
 
 
 def nodetool(

@@ -21,20 +21,29 @@ def seeds(nodes: list[Node]) -> list[Node]:
     return list(chosen.values())
 
 
-def node_files(state: ClusterState) -> dict[int, dict[str, str]]:
-    """Node number -> {file name in its conf folder: text}."""
+def node_tokens(state: ClusterState) -> dict[int, Sequence[int]]:
+    """Each node's tokens: those recorded (a node that joined, a replacement, every node of
+    a cluster that had one replaced), else derived from the count and datacenters of the
+    nodes ``casslab up`` made (pure)."""
     num_tokens = int(state.settings.get("num_tokens") or 1)
-    joined = {n.number: n.tokens for n in state.ssh.nodes if n.tokens} if state.ssh else {}
-    first = [n for n in state.nodes if n.number not in joined]  # those casslab up made
+    recorded = {n.number: n.tokens for n in state.ssh.nodes if n.tokens} if state.ssh else {}
+    derived = [n for n in state.nodes if n.number not in recorded]
     tokens: dict[int, Sequence[int]] = dict(
         zip(
-            (n.number for n in first),
-            tokens_by_datacenter([n.datacenter for n in first], num_tokens),
+            (n.number for n in derived),
+            tokens_by_datacenter([n.datacenter for n in derived], num_tokens),
             strict=True,
         )
     )
-    tokens.update(joined)
-    seed_nodes = seeds(first)
+    tokens.update(recorded)
+    return tokens
+
+
+def node_files(state: ClusterState) -> dict[int, dict[str, str]]:
+    """Node number -> {file name in its conf folder: text}."""
+    joined = {n.number for n in state.ssh.nodes if n.joined} if state.ssh else set()
+    tokens = node_tokens(state)
+    seed_nodes = seeds([n for n in state.nodes if n.number not in joined])
     files: dict[int, dict[str, str]] = {}
     for node in state.nodes:
         settings = node_config.node_settings(

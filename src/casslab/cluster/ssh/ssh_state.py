@@ -5,6 +5,10 @@ process (PID plus start ticks)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import model_validator
+
 from casslab.record import Record
 from casslab.remote.inventory import HostSpec, Inventory
 
@@ -18,9 +22,23 @@ class SshNode(Record):
     java: str  # the java executable on the host
     java_feature: int
     dist_dir: str  # <base_dir>/dist/<version> on the host (its jars in lib/)
-    tokens: tuple[int, ...] = ()  # a node that joined a running ring: the tokens it took
+    # the node's tokens once recorded: a node that joined a running ring (the tokens it
+    # took), a replacement (the dead node's), and since a replacement every node (none is
+    # derived from the node count again, which would give a survivor a replacement's token)
+    tokens: tuple[int, ...] = ()
+    # it joined a running ring (add-node, replace): it bootstraps and is never a seed; a
+    # state written before this field: every node with tokens joined
+    joined: bool = False
+    replaces: str | None = None  # a replacement: the dead node's address, at its first boot
     pid: int | None = None
     start_ticks: int | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _joined(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "joined" not in data:
+            return {**data, "joined": bool(data.get("tokens"))}
+        return data
 
     @property
     def classpath(self) -> str:
