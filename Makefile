@@ -99,7 +99,7 @@ test-fast: venv
 demo: setup
 	$(BIN)/casslab run experiments/quick-compaction.yaml
 
-# Every scaled study in sequence (about 2 h 20 min on 2 cores), then the gallery: docs/studies/.
+# Every scaled study in sequence (about 2 h 30 min on 2 cores), then the gallery: docs/studies/.
 # A few at a time: make studies STUDY="clock-lww-scaled topologies-scaled" (the others' pages stay).
 studies: setup
 	$(BIN)/python scripts/studies.py --run $(foreach s,$(STUDY),--study $(s))

@@ -1,6 +1,6 @@
 """The studies gallery: run every scaled study in sequence, then write docs/studies/.
 
-    python scripts/studies.py --run      # run each study (about 2 h 20 min on 2 cores), then write
+    python scripts/studies.py --run      # run each study (about 2 h 30 min on 2 cores), then write
     python scripts/studies.py --run --study clock-lww-scaled   # run only that one (repeatable)
     python scripts/studies.py            # only write docs/studies/ from the runs already made
 
