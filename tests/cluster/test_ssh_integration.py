@@ -5,7 +5,7 @@ add-node operation bootstraps a third on the spare host, status, nodetool, stres
 work against it, ``casslab upgrade --to`` deploys the next version to each host and moves
 the nodes to it one at a time with their data, the decommission operation takes node 3
 away again and frees its host, the replace operation puts a dead node 2's tokens and rows on
-that host as node 4, ``down --remove`` leaves nothing on any host; a host
+that host as a new node 3, ``down --remove`` leaves nothing on any host; a host
 without Java is refused before anything starts. ``casslab stress --client-hosts`` runs one
 engine on each client host and merges them exactly; a client that fails is named by
 address; Ctrl-C leaves no engine on any client host."""
@@ -515,11 +515,11 @@ def test_decommission_of_the_last_node_streams_its_rows_away_and_frees_its_host(
 def test_a_dead_node_is_replaced_on_the_spare_host_with_its_tokens_and_rows(
     cluster: float, lab: SshLab, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The replace operation as a timeline runs it: node 2 is killed, and node 4 on the
-    host node 3 left (spare again) takes its tokens with Cassandra's replace address and
-    streams its rows from node 1 (keyspace1 raised to RF 2 and repaired first: at RF 1 the
-    replace is refused before anything stops); node 2's host is then spare, its folder
-    gone. Node 4 holds the rows itself and reads them back."""
+    """The replace operation as a timeline runs it: node 2 is killed, and a new node 3 (the
+    next number, as add-node gives) on the host node 3 left (spare again) takes its tokens
+    with Cassandra's replace address and streams its rows from node 1 (keyspace1 raised to
+    RF 2 and repaired first: at RF 1 the replace is refused before anything stops); node 2's
+    host is then spare, its folder gone. The new node holds the rows itself and reads them back."""
     dead, spare = _nodes(lab)[1], _nodes(lab)[2]
     monkeypatch.setenv("CASSLAB_HOME", str(home))
     cluster_ = SshCluster(state.load(NAME))
@@ -539,26 +539,26 @@ def test_a_dead_node_is_replaced_on_the_spare_host_with_its_tokens_and_rows(
         assert [(s.node, s.step) for s in watch.steps] == [(2, "kill"), (2, "replace")]
         assert [(n.number, n.address) for n in cluster_.nodes] == [
             (1, _nodes(lab)[0].address),
-            (4, spare.address),
+            (3, spare.address),
         ]
         new_tokens = set(cluster_.session(node=1).execute(peer, [spare.address]).one().tokens)
         assert new_tokens == old_tokens
-        assert ring_of(cluster_).check_add() == 5  # node 2's host is spare now
+        assert ring_of(cluster_).check_add() == 4  # node 2's host is spare now
     finally:
         cluster_.close_sessions()
     assert _javas(lab)[dead.address] == []
     assert not Path(dead.base_dir, "clusters", NAME).exists()
     recorded = json.loads((home / "clusters" / NAME / "state.json").read_text())
-    assert [n["number"] for n in recorded["nodes"]] == [1, 4]
+    assert [n["number"] for n in recorded["nodes"]] == [1, 3]
     assert [n["joined"] for n in recorded["ssh"]["nodes"]] == [False, True]
     ring = casslab(home, "nodetool", "1", "status", "--name", NAME)
     assert len(re.findall(r"^UN\s", ring.stdout, re.MULTILINE)) == 2, ring.stdout
     assert dead.address not in ring.stdout
-    stats = casslab(home, "nodetool", "4", "tablestats", "keyspace1.standard1", "--name", NAME)
+    stats = casslab(home, "nodetool", "3", "tablestats", "keyspace1.standard1", "--name", NAME)
     streamed = re.search(r"Number of partitions \(estimate\): (\d+)", stats.stdout)
     assert streamed is not None, stats.stdout + stats.stderr
-    assert int(streamed.group(1)) > 1000  # node 4 holds the rows itself (RF 2 of 2 nodes)
-    assert re.search(r"count -+ 2000 \(1 rows\)", _count(home, node=4))
+    assert int(streamed.group(1)) > 1000  # node 3 holds the rows itself (RF 2 of 2 nodes)
+    assert re.search(r"count -+ 2000 \(1 rows\)", _count(home, node=3))
 
 
 def _decommission(target: int) -> dict[str, object]:
@@ -575,8 +575,8 @@ def _ssh_refused(host: LabHost, refused: bool) -> None:
 def test_down_remove_leaves_nothing_on_any_host(cluster: float, lab: SshLab, home: Path) -> None:
     """A host that does not answer is named, the others are cleared and the cluster's
     state is kept; once the host answers, ``down --remove`` again clears it too. Node 3
-    has left (decommissioned above) and node 2 was replaced by node 4 on host 3: that host
-    is the one that does not answer."""
+    has left (decommissioned above) and node 2 was replaced by a new node 3 on host 3: that
+    host is the one that does not answer."""
     gone = _nodes(lab)[2]
     _ssh_refused(gone, True)
     try:
@@ -586,7 +586,7 @@ def test_down_remove_leaves_nothing_on_any_host(cluster: float, lab: SshLab, hom
     assert failed.returncode != 0
     said = flat(failed.stderr)
     assert "was not removed from every host" in said, said
-    assert "node 4" in said, said
+    assert "node 3" in said, said
     assert gone.address in said, said
     javas = _javas(lab)
     assert [javas[h.address] for h in _nodes(lab) if h is not gone] == [[], []]
