@@ -334,20 +334,7 @@ class SshCluster:
         self.state = before.model_copy(
             update={"nodes": [*before.nodes, node], "ssh": ssh, "spec": spec}
         )
-        self._hosts[node.number] = host
-        self._save()
-        self._sessions.close()
-        try:
-            self._start(timeout_s)
-        except BaseException:
-            proc = self.remote_process(node.number)
-            if proc is not None:
-                nodes.stop(host, proc, 0.0)
-            host.close()
-            self._hosts.pop(node.number, None)
-            self.state = before
-            self._save()
-            raise
+        self._start_new(node, host, before, timeout_s)
 
     def swap(
         self,
@@ -372,10 +359,17 @@ class SshCluster:
         ssh = self._ssh.model_copy(update={"inventory": inventory, "nodes": (*kept, ssh_node)})
         nodes_now = [*(n for n in before.nodes if n.number != old), node]
         self.state = before.model_copy(update={"nodes": nodes_now, "ssh": ssh})
-        self._hosts[node.number] = host
         stale = self._hosts.pop(old, None)
         if stale is not None:
             stale.close()
+        self._start_new(node, host, before, timeout_s)
+
+    def _start_new(
+        self, node: Node, host: RemoteHost, before: ClusterState, timeout_s: float
+    ) -> None:
+        """Save the record that has ``node`` (on ``host``) and start it; if it does not
+        join, it is stopped and the record is ``before`` again; the others run on."""
+        self._hosts[node.number] = host
         self._save()
         self._sessions.close()
         try:
