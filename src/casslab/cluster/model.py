@@ -105,14 +105,10 @@ _TAGGED: TypeAdapter[dict[str, Any]] = TypeAdapter(
 )
 
 
-def parse_spec(data: Mapping[str, Any] | CommonSpec) -> ClusterSpec:
-    """The variant ``data`` asks for, validated (a variant passes as it is); a bad field or
-    a contradiction raises :class:`pydantic.ValidationError`, its errors located at the
-    field (``heap``), as a model's are."""
-    if isinstance(data, LocalSpec | IsolatedSpec | SshSpec | ExternalSpec):
-        return data
-    if isinstance(data, CommonSpec):
-        data = data.model_dump(exclude_unset=True)
+def parse_spec(data: Mapping[str, Any]) -> ClusterSpec:
+    """The variant ``data`` asks for, validated; a bad field or a contradiction raises
+    :class:`pydantic.ValidationError`, its errors located at the field (``heap``), as a
+    model's are."""
     tagged = _TAGGED.validate_python(dict(data))
     return SPEC_VARIANTS[tagged["backend"]].model_validate(tagged)
 

@@ -38,7 +38,8 @@ class Study(Record):
     full_size: str | None = None
     # the experiment file's claims, judged instead of the run's (None: the run's own)
     claims: tuple[Claim, ...] | None = None
-    reading: Reading | None = None  # what to take from the committed run, by hand
+    # what to take from the committed run, by hand; None: the study's entry in READINGS
+    reading: Reading | None = None
 
     def command(self, results_root: str) -> str:
         words = ["casslab", "run", *self.run_options, f"experiments/{self.name}.yaml"]
@@ -49,33 +50,27 @@ STUDIES: tuple[Study, ...] = (
     Study(
         name="workload-mix-container-scaled",
         full_size="experiments/workload-mix-container.yaml",
-        reading=READINGS["workload-mix-container-scaled"],
     ),  # seed 000, 26 minutes
     Study(
         name="quick-compaction",
         full_size="experiments/compaction-strategies.yaml",
-        reading=READINGS["quick-compaction"],
     ),  # seed 001, 17.5 minutes
     Study(
         name="container-overhead-scaled",
         full_size="experiments/container-overhead.yaml",
-        reading=READINGS["container-overhead-scaled"],
     ),  # seed 002, 26 minutes
     Study(
         name="seed003-vm-sizes-scaled",
         run_options=("--jvm-warmup", "30"),
         full_size="experiments/seed003-vm-sizes.yaml",
-        reading=READINGS["seed003-vm-sizes-scaled"],
     ),  # seed 003, 47 minutes
     Study(
         name="topologies-scaled",
         full_size="experiments/topologies.yaml",
-        reading=READINGS["topologies-scaled"],
     ),  # seed 004, 24 minutes
     Study(
         name="clock-lww-scaled",
         full_size="experiments/clock-lww.yaml",
-        reading=READINGS["clock-lww-scaled"],
     ),  # seed 004, 10 minutes
 )
 """About 2 hours 30 minutes in all on a 2-core machine (each file's header has its run time;
@@ -117,7 +112,7 @@ def write_study(run_dir: Path, docs_root: Path, study: Study, results_root: str)
     _copy_outputs(run_dir, folder)
     drawn = [f"figures/{name}" for name in entry.figures if (folder / "figures" / name).is_file()]
     entry = entry.model_copy(update={"figures": drawn})
-    atomic_write(folder / "README.md", study_page(entry, study.reading))
+    atomic_write(folder / "README.md", study_page(entry, study.reading or READINGS.get(study.name)))
     atomic_write(folder / ENTRY, entry.model_dump_json(indent=1) + "\n")
     return entry
 

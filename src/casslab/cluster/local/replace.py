@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING
 
 from casslab.cluster import node_config, state
 from casslab.cluster.local import grow, launch
-from casslab.cluster.model import Node
 from casslab.cluster.wait import wait_for
 from casslab.errors import ClusterError, ConfigError
 
 if TYPE_CHECKING:
+    from casslab.cluster.backend import Cluster
     from casslab.cluster.local.cluster import LocalCluster
 
 REPLACE_FLAG = "-Dcassandra.replace_address_first_boot"
@@ -66,23 +66,21 @@ def check_replaceable(cluster: LocalCluster, number: int, factors: Mapping[str, 
 _DOWN = re.compile(r"^D[NLJM]\s+(\d+\.\d+\.\d+\.\d+)", re.MULTILINE)
 
 
-def down_addresses(status: str) -> list[str]:
-    """The addresses ``nodetool status`` shows down (pure)."""
-    return _DOWN.findall(status)
-
-
-def _seen_down(cluster: LocalCluster, old: Node, observer: int) -> bool | None:
+def seen_down(cluster: Cluster, address: str, observer: int) -> bool | None:
+    """True once node ``observer``'s ``nodetool status`` shows ``address`` down; None
+    before (for :func:`wait_for`), also while nodetool fails. Any backend's cluster."""
     try:
         status = cluster.nodetool(observer, "status", timeout_s=60)
     except ClusterError:
         return None
-    return True if old.address in down_addresses(status) else None
+    return True if address in _DOWN.findall(status) else None
 
 
-def _old_gone(cluster: LocalCluster, old: Node) -> bool | None:
-    for node in cluster.state.nodes:
+def old_gone(cluster: Cluster, address: str) -> bool | None:
+    """True once no node of ``cluster`` lists ``address`` among its peers; None before."""
+    for node in cluster.nodes:
         peers = {str(row.peer) for row in cluster.session(node=node.number).execute(PEERS)}
-        if old.address in peers:
+        if address in peers:
             return None
     return True
 
@@ -106,7 +104,7 @@ def replace(cluster: LocalCluster, number: int, timeout_s: float) -> int:
     if not tokens:
         raise ClusterError(f"node {others[0].number} lists no tokens of node {number}")
     wait_for(
-        lambda: _seen_down(cluster, old, others[0].number),
+        lambda: seen_down(cluster, old.address, others[0].number),
         what=f"node {others[0].number} to see node {number} ({old.address}) down",
         limit_s=DOWN_LIMIT_S,
         hint="see its logs/system.log",
@@ -138,7 +136,7 @@ def replace(cluster: LocalCluster, number: int, timeout_s: float) -> int:
         state.save(before)
         raise
     wait_for(
-        lambda: _old_gone(cluster, old),
+        lambda: old_gone(cluster, old.address),
         what=f"every node of {cluster.name!r} to drop node {number} ({old.address})",
         limit_s=timeout_s,
         hint="see the nodes' logs/system.log",

@@ -27,12 +27,12 @@ from casslab.cluster.heap import heap_problem
 from casslab.cluster.local.grow import free_token, ring_tokens, split_token
 from casslab.cluster.local.replace import (
     DOWN_LIMIT_S,
-    PEERS,
     TOKENS_OF,
-    down_addresses,
+    old_gone,
     replace_problem,
+    seen_down,
 )
-from casslab.cluster.model import heap_mib
+from casslab.cluster.model import Node, heap_mib
 from casslab.cluster.ssh import deploy, nodes
 from casslab.cluster.ssh.ssh_state import SshNode
 from casslab.cluster.wait import wait_for
@@ -43,7 +43,6 @@ log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from casslab.cluster.ssh.cluster import SshCluster
-    from casslab.host.jdk import Jdk
     from casslab.remote.ssh import RemoteHost
 
 
@@ -86,22 +85,6 @@ def spare_host(
             f"datacenter's host dc: {datacenter} there, or name the spare host's datacenter"
         )
     return chosen[0]
-
-
-def _seen_down(cluster: SshCluster, address: str, observer: int) -> bool | None:
-    try:
-        status = cluster.nodetool(observer, "status", timeout_s=60)
-    except ClusterError:
-        return None
-    return True if address in down_addresses(status) else None
-
-
-def _old_gone(cluster: SshCluster, address: str) -> bool | None:
-    for node in cluster.nodes:
-        peers = {str(row.peer) for row in cluster.session(node=node.number).execute(PEERS)}
-        if address in peers:
-            return None
-    return True
 
 
 def _clear_folder(host_spec: HostSpec, inventory: Inventory, folder: str) -> None:
@@ -148,28 +131,20 @@ class SshRing:
         used = [n.host for n in cluster.ssh_nodes]
         host_spec = spare_host(cluster.name, inventory, used, datacenter)
         number = max(n.number for n in cluster.nodes) + 1
-        host, deployed, java = self._ready_host(host_spec, inventory)
-        node = nodes.node_on(cluster.name, number, host_spec)
+        host, node, bare = self._ready_node(number, host_spec, inventory)
         session = cluster.session(node=cluster.nodes[0].number)
         own = ring_tokens(session, node.datacenter)
         token = free_token(split_token(own), ring_tokens(session))
-        ssh_node = SshNode(
-            number=number,
-            host=host_spec,
-            java=str(java.java),
-            java_feature=java.feature,
-            dist_dir=deployed.dist_dir,
-            tokens=(token,),
-        )
-        host.run(["rm", "-rf", "--", str(node.directory)])  # a node of that number that left
+        ssh_node = bare.model_copy(update={"tokens": (token,), "joined": True})
         cluster.join(node, ssh_node, host, inventory, timeout_s)
         return number
 
-    def _ready_host(
-        self, host_spec: HostSpec, inventory: Inventory
-    ) -> tuple[RemoteHost, deploy.Deployed, Jdk]:
-        """A connection to a spare host with its Java checked, room for one more heap and
-        the cluster's Cassandra deployed there."""
+    def _ready_node(
+        self, number: int, host_spec: HostSpec, inventory: Inventory
+    ) -> tuple[RemoteHost, Node, SshNode]:
+        """Node ``number`` on a spare host, ready to start: a connection to the host with its
+        Java checked, room for one more heap, the cluster's Cassandra deployed there and no
+        folder left by an earlier node of that number; its record without tokens yet."""
         from casslab.remote.ssh import RemoteHost  # paramiko loads only when used
 
         cluster = self.cluster
@@ -186,7 +161,16 @@ class SshRing:
         except BaseException:
             host.close()
             raise
-        return host, deployed, java
+        node = nodes.node_on(cluster.name, number, host_spec)
+        host.run(["rm", "-rf", "--", str(node.directory)])  # a node of that number that left
+        bare = SshNode(
+            number=number,
+            host=host_spec,
+            java=str(java.java),
+            java_feature=java.feature,
+            dist_dir=deployed.dist_dir,
+        )
+        return host, node, bare
 
     def check_replace(self, number: int, factors: Mapping[str, int]) -> int:
         """The number node ``number``'s replacement will have; a :class:`ConfigError`
@@ -221,7 +205,7 @@ class SshRing:
         if not tokens:
             raise ClusterError(f"node {others[0].number} lists no tokens of node {number}")
         wait_for(
-            lambda: _seen_down(cluster, old.address, others[0].number),
+            lambda: seen_down(cluster, old.address, others[0].number),
             what=f"node {others[0].number} to see node {number} ({old.address}) down",
             limit_s=DOWN_LIMIT_S,
             hint="see its logs/system.log",
@@ -231,24 +215,15 @@ class SshRing:
         used = [n.host for n in cluster.ssh_nodes]
         host_spec = spare_host(cluster.name, inventory, used, old.datacenter)
         new_number = max(n.number for n in cluster.nodes) + 1
-        host, deployed, java = self._ready_host(host_spec, inventory)
-        node = nodes.node_on(cluster.name, new_number, host_spec)
-        ssh_node = SshNode(
-            number=new_number,
-            host=host_spec,
-            java=str(java.java),
-            java_feature=java.feature,
-            dist_dir=deployed.dist_dir,
-            tokens=tokens,
-            joined=True,
-            replaces=old.address,
+        host, node, bare = self._ready_node(new_number, host_spec, inventory)
+        ssh_node = bare.model_copy(
+            update={"tokens": tokens, "joined": True, "replaces": old.address}
         )
-        host.run(["rm", "-rf", "--", str(node.directory)])  # a node of that number that left
         dead_host = cluster.ssh_node(number).host  # before the swap drops its record
         cluster.swap(number, node, ssh_node, host, inventory, timeout_s)
         _clear_folder(dead_host, inventory, str(old.directory.parent))
         wait_for(
-            lambda: _old_gone(cluster, old.address),
+            lambda: old_gone(cluster, old.address),
             what=f"every node of {cluster.name!r} to drop node {number} ({old.address})",
             limit_s=timeout_s,
             hint="see the nodes' logs/system.log",
