@@ -12,6 +12,8 @@ Replay comes after the node is back and seen up (each node's dispatcher looks ev
 so at the stop the tally waits, at most :data:`REPLAY_WAIT_S`, until no node lists hint
 files pending for a node that is up (``system_views.pending_hints``, status ``UP``) and
 the hints delivered reach the hints written; ``finished`` says whether they did in time.
+A node that left the cluster during the trial (a decommission) is neither read nor waited
+for at the stop: what it counted until it was stopped (its checkpoint) stays in the sums.
 
 ``replayed`` counts deliveries that succeeded, as Cassandra does: a page of hints whose
 delivery timed out in part (``timed_out``) is sent again whole, and its hints that had
@@ -153,6 +155,7 @@ class HintTally:
         self._base: dict[int, HintCounts] = {}
         self._counted: dict[int, HintCounts] = {n: HintCounts() for n in self._numbers}
         self._unread: set[int] = set()
+        self._checkpointed: set[int] = set()
 
     def _client(self, number: int) -> tuple[JmxClient, str, int]:
         if number not in self._clients:
@@ -194,11 +197,23 @@ class HintTally:
         counts = self._read(number)
         if counts is not None:
             self._counted[number] = self._counted[number].plus(counts.since(self._base[number]))
+            self._checkpointed.add(number)
         self._base[number] = HintCounts()  # its next JVM counts from zero
+
+    def _members(self) -> list[int]:
+        """The nodes counted from the start that are still in the cluster."""
+        now = {n.number for n in self._cluster.nodes}
+        return [n for n in self._numbers if n in now]
 
     def _spans(self) -> dict[int, HintCounts]:
         spans: dict[int, HintCounts] = {}
+        members = self._members()
         for number in self._numbers:
+            if number not in members:  # it left the cluster: what it counted before
+                spans[number] = self._counted[number]
+                if number in self._base and number not in self._checkpointed:
+                    self._unread.add(number)  # it left unread: its counts are lost
+                continue
             counts = self._read(number) if number in self._base else None
             if counts is None:
                 self._unread.add(number)
@@ -210,7 +225,7 @@ class HintTally:
     def _pending(self) -> int | None:
         """Hint files pending for up nodes, over every node (None: a node did not say)."""
         total = 0
-        for number in self._numbers:
+        for number in self._members():
             try:
                 rows = self._cluster.session(node=number).execute(PENDING, timeout=5.0)
                 total += pending_for_up(rows)
@@ -228,7 +243,8 @@ class HintTally:
                 spans = self._spans()
                 written = sum(s.written for s in spans.values())
                 replayed = sum(s.replayed for s in spans.values())
-                read = not any(n in self._base for n in self._unread)
+                members = self._members()
+                read = not any(n in self._base and n in members for n in self._unread)
                 done = read and replayed >= written and self._pending() == 0
                 waited = time.monotonic() - started
                 if done or waited >= wait_s:
