@@ -26,12 +26,14 @@ def imports_of(path: Path) -> set[str]:
 
 
 def offending_imports(files: Iterable[Path], forbidden: tuple[str, ...]) -> set[str]:
-    """``file: module`` for every import of a module under one of ``forbidden``."""
+    """``file: module`` for every import of one of ``forbidden`` or a module under it (not
+    of a sibling whose name merely begins the same: ``casslab.cluster.external_of``, a
+    name the cluster package exports, is not under ``casslab.cluster.external``)."""
     return {
         f"{path.relative_to(SRC)}: {name}"
         for path in files
         for name in imports_of(path)
-        if name.startswith(forbidden)
+        if any(name == f or name.startswith(f"{f}.") for f in forbidden)
     }
 
 

@@ -27,7 +27,7 @@ from casslab.cluster.external.discovery import (
     parse_contact_points,
     query_ring,
 )
-from casslab.cluster.external.external_state import DiscoveredNode, External
+from casslab.cluster.external.external_state import DiscoveredNode, External, external_of
 from casslab.cluster.model import BackendKind, ClusterState
 from casslab.cqlaccess import CqlAccess, cqlsh_options, driver_options
 from casslab.errors import ClusterError, ConfigError
@@ -235,8 +235,7 @@ def test_attach_saves_the_ring_and_makes_it_current(
     cluster = _attach(tmp_path, dc="dc2", user="bench", password_env=VARIABLE)
     assert ring == [([("10.0.0.11", 9042)], ACCESS.model_copy(update={"local_dc": "dc2"}))]
     assert state.current(tmp_path) == "prod-like"
-    assert cluster.state.external is not None
-    assert cluster.state.external.cluster_name == "Prod"
+    assert external_of(cluster.state).cluster_name == "Prod"
     assert [(n.number, n.address, n.datacenter) for n in cluster.nodes] == [
         (1, "10.0.0.11", "dc1"),
         (2, "10.0.1.5", "dc2"),

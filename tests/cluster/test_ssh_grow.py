@@ -72,7 +72,7 @@ def _state(inventory: Inventory, joined_token: int) -> ClusterState:
         nodes=made,
         settings={},
         created_at=datetime(2026, 1, 1, tzinfo=UTC),
-        ssh=SshHosts(inventory=inventory, nodes=ssh_nodes),
+        backend_state=SshHosts(inventory=inventory, nodes=ssh_nodes),
     )
 
 
@@ -88,7 +88,7 @@ def test_a_node_that_joined_keeps_its_token_and_bootstraps_and_the_others_theirs
     three = _inventory(tmp_path, 3)
     files = render.node_files(_state(three, 12345))
     two = load_inventory(write_inventory(tmp_path / "two", hosts=2))
-    before = render.node_files(_state(two, 0).model_copy(update={"ssh": None}))
+    before = render.node_files(_state(two, 0).model_copy(update={"backend_state": None}))
     for number in (1, 2):  # the two nodes casslab up made: as before the join
         assert _yaml(files, number)["initial_token"] == _yaml(before, number)["initial_token"]
         assert _yaml(files, number)["auto_bootstrap"] is False

@@ -229,7 +229,7 @@ def test_a_rolling_upgrade_deploys_the_new_version_first_and_keeps_the_data(
     assert re.search(r"count -+ 2000 \(1 rows\)", _count(home))  # every row kept
     state = json.loads((home / "clusters" / NAME / "state.json").read_text())
     assert state["cassandra_version"] == NEW
-    assert {n["dist_dir"].rsplit("/", 1)[1] for n in state["ssh"]["nodes"]} == {NEW}
+    assert {n["dist_dir"].rsplit("/", 1)[1] for n in state["backend_state"]["nodes"]} == {NEW}
 
 
 EXPERIMENT = """
@@ -550,7 +550,7 @@ def test_a_dead_node_is_replaced_on_the_spare_host_with_its_tokens_and_rows(
     assert not Path(dead.base_dir, "clusters", NAME).exists()
     recorded = json.loads((home / "clusters" / NAME / "state.json").read_text())
     assert [n["number"] for n in recorded["nodes"]] == [1, 3]
-    assert [n["joined"] for n in recorded["ssh"]["nodes"]] == [False, True]
+    assert [n["joined"] for n in recorded["backend_state"]["nodes"]] == [False, True]
     ring = casslab(home, "nodetool", "1", "status", "--name", NAME)
     assert len(re.findall(r"^UN\s", ring.stdout, re.MULTILINE)) == 2, ring.stdout
     assert dead.address not in ring.stdout

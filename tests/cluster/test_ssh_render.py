@@ -101,7 +101,7 @@ def test_a_replacement_takes_the_dead_nodes_tokens_and_the_others_keep_theirs() 
             _ssh_node(4, tokens=tuple(ran[1]), joined=True, replaces="10.0.0.11"),
         ),
     )
-    after = made.model_copy(update={"nodes": [*made.nodes[1:], fourth], "ssh": ssh})
+    after = made.model_copy(update={"nodes": [*made.nodes[1:], fourth], "backend_state": ssh})
     files = render.node_files(after)
     assert {k: _first_token(files, k) for k in (2, 3, 4)} == {
         2: token[2],

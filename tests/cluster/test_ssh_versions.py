@@ -65,7 +65,7 @@ def _cluster(tmp_path: Path, *, own_install: bool = False, feature: int = 17) ->
         nodes=nodes,
         settings={},
         created_at=datetime(2026, 1, 1, tzinfo=UTC),
-        ssh=ssh,
+        backend_state=ssh,
     )
     (tmp_path / "c").mkdir()
     return SshCluster(state)

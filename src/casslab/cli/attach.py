@@ -84,11 +84,9 @@ def attach(
     for node in cluster.nodes:
         per_dc[node.datacenter or "-"] = per_dc.get(node.datacenter or "-", 0) + 1
     shape = ", ".join(f"{d} ({n})" for d, n in sorted(per_dc.items()))
-    external = cluster.state.external
-    called = (
-        f", cluster_name {external.cluster_name!r}" if external and external.cluster_name else ""
-    )
-    access = external.access.describe() if external is not None else ""
+    external = cluster.external
+    called = f", cluster_name {external.cluster_name!r}" if external.cluster_name else ""
+    access = external.access.describe()
     local = f"; local datacenter {dc}" if dc else ""
     console.print(
         f"cluster [bold]{cluster.name}[/] attached (external): {len(cluster.nodes)} node(s) "
@@ -101,10 +99,10 @@ def attach(
 
 def status_table(cluster: Cluster, views: list[NodeView]) -> Table:
     """The ``status`` table of an external cluster: the ring as its nodes show it."""
-    external = cluster.state.external
-    called = ""
-    if external is not None and external.cluster_name:
-        called = f", cluster_name {external.cluster_name}"
+    from casslab.cluster import external_of
+
+    external = external_of(cluster.state)
+    called = f", cluster_name {external.cluster_name}" if external.cluster_name else ""
     table = Table(
         "node",
         "address",

@@ -192,7 +192,14 @@ def up(
     """Start cluster NAME with its data, or create it: node n listens on 127.0.0.n, or
     with --isolation netns on its own address in its own network namespace; --topology
     puts them in datacenters joined by emulated WAN links (--link)."""
-    from casslab.cluster import IsolatedSpec, UpOutcome, cluster_spec, warnings_for
+    from casslab.cluster import (
+        IsolatedSpec,
+        UpOutcome,
+        cluster_spec,
+        isolated_or_none,
+        ssh_hosts_or_none,
+        warnings_for,
+    )
     from casslab.cluster import up as bring_up
     from casslab.cluster.model import MAX_LOCAL_NODES
     from casslab.net.links import link_text
@@ -243,14 +250,15 @@ def up(
     with console.status("starting…"):
         cluster, outcome = bring_up(spec, given, fresh=fresh, timeout_s=timeout)
     verb = "started with its data" if outcome is UpOutcome.STARTED else "created"
-    isolated = cluster.state.isolated
+    isolated = isolated_or_none(cluster.state)
     kind = (
         f" ({isolated.isolation.value}, {isolated.limits.describe()})"
         if isolated is not None
         else ""
     )
-    if cluster.state.ssh is not None:
-        kind = f" on the hosts of {cluster.state.ssh.inventory.path}"
+    on_hosts = ssh_hosts_or_none(cluster.state)
+    if on_hosts is not None:
+        kind = f" on the hosts of {on_hosts.inventory.path}"
     made_of = cluster.state.spec
     if isinstance(made_of, IsolatedSpec) and made_of.topology is not None:
         kind += f" in datacenters {made_of.topology.text}"
@@ -268,10 +276,10 @@ def up(
 def status(name: NameOption = None) -> None:
     """Show every node of the cluster."""
     from casslab.cli.attach import status_table
-    from casslab.cluster import attach
+    from casslab.cluster import BackendKind, attach
 
     cluster = attach(name)
-    if cluster.state.external is not None:
+    if cluster.state.spec.backend is BackendKind.EXTERNAL:
         console.print(status_table(cluster, cluster.status()))
         return
     views = cluster.status()
@@ -346,7 +354,7 @@ def down(
 ) -> None:
     """Stop every node (SIGTERM, then SIGKILL after a deadline). An external cluster
     (casslab attach) is only forgotten: its nodes are not touched."""
-    from casslab.cluster import attach, current_name
+    from casslab.cluster import BackendKind, attach, current_name
     from casslab.cluster import remove as remove_cluster
 
     if remove:
@@ -360,7 +368,7 @@ def down(
         )
         return
     cluster = attach(name)
-    if cluster.state.external is not None:
+    if cluster.state.spec.backend is BackendKind.EXTERNAL:
         remove_cluster(cluster.name)
         console.print(_FORGOT.format(name=cluster.name))
         return
@@ -376,10 +384,10 @@ _FORGOT = (
 
 def _is_external(name: str) -> bool:
     """Cluster ``name`` is external (False too when its state cannot be read)."""
-    from casslab.cluster import attach
+    from casslab.cluster import BackendKind, attach
 
     try:
-        return attach(name).state.external is not None
+        return attach(name).state.spec.backend is BackendKind.EXTERNAL
     except CasslabError:
         return False
 
@@ -419,7 +427,7 @@ def reset(
 ) -> None:
     """Empty the cluster without a restart: drop user keyspaces and clear snapshots. An
     external cluster allows only --truncate of named keyspaces or tables."""
-    from casslab.cluster import ResetMode, attach
+    from casslab.cluster import BackendKind, ResetMode, attach
 
     if tables and not truncate:
         raise UsageError("--table: only a truncate empties single tables; add --truncate")
@@ -431,7 +439,7 @@ def reset(
     listed = ", ".join(emptied) or ("nothing" if named else "no user keyspaces")
     missing = [n for n in named or [] if n not in emptied]
     listed += f" (not found: {', '.join(missing)})" if missing else ""
-    cleared = "" if cluster.state.external is not None else "; snapshots cleared"
+    cleared = "" if cluster.state.spec.backend is BackendKind.EXTERNAL else "; snapshots cleared"
     console.print(f"{verb} {listed}{cleared} in {time.monotonic() - start:.1f} s")
 
 

@@ -63,9 +63,10 @@ def _targets(contact_points: list[str] | None, name: str | None) -> _Targets:
 
 
 def _cluster_targets(cluster: Any) -> _Targets:
+    from casslab.cluster import BackendKind
     from casslab.metrics.cluster_sources import cluster_targets
 
-    if cluster.state.external is not None:
+    if cluster.state.spec.backend is BackendKind.EXTERNAL:
         console.print(
             f"[dim]cluster {cluster.name} is external: CQL-visible metrics only (no host, "
             "process, cgroup or JMX samplers for nodes casslab does not run)[/]"

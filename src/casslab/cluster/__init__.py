@@ -2,14 +2,17 @@
 
 Callers bring clusters up with :func:`up`/:func:`create`, find them with :func:`attach`,
 and use them through the :class:`Cluster` protocol; the backends (``local``, ``isolated``,
-``external``) are registered in :mod:`casslab.cluster.registry`. :func:`attach_external`
-attaches a cluster casslab did not start.
+``external``, ``ssh``) are registered in :mod:`casslab.cluster.registry`.
+:func:`attach_external` attaches a cluster casslab did not start. What a cluster's state
+keeps of its backend is read with the backend's accessor (:func:`isolated_or_none`,
+:func:`ssh_hosts_or_none`, :func:`external_of`), never from the state's field.
 """
 
 from casslab.cluster.backend import Cluster, NodeView, ResetMode, UpOutcome
 from casslab.cluster.external.attach import attach_external
+from casslab.cluster.external.external_state import external_of
 from casslab.cluster.isolated.isolated_spec import ISOLATION_FIELDS, IsolatedSpec, NodeIsolation
-from casslab.cluster.isolated.isolated_state import Isolation
+from casslab.cluster.isolated.isolated_state import Isolation, isolated_or_none
 from casslab.cluster.local.cluster import LocalCluster
 from casslab.cluster.model import (
     BackendKind,
@@ -29,6 +32,7 @@ from casslab.cluster.registry import (
     remove,
     up,
 )
+from casslab.cluster.ssh.ssh_state import ssh_hosts_or_none
 from casslab.paths import clusters_root
 
 
@@ -75,9 +79,12 @@ __all__ = [
     "current_access",
     "current_contact_points",
     "current_name",
+    "external_of",
+    "isolated_or_none",
     "limit_problems",
     "parse_spec",
     "remove",
+    "ssh_hosts_or_none",
     "up",
     "warnings_for",
 ]

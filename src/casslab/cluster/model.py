@@ -8,10 +8,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, Field, TypeAdapter
+from pydantic import AfterValidator, BeforeValidator, Field, TypeAdapter, model_validator
 
 from casslab.cluster import collectors, presets
 from casslab.cluster.backend_choice import choose_backend
+from casslab.cluster.backend_state import from_slots
 from casslab.cluster.cluster_spec import MAX_LOCAL_NODES as MAX_LOCAL_NODES
 from casslab.cluster.cluster_spec import BackendKind as BackendKind
 from casslab.cluster.cluster_spec import CommonSpec
@@ -27,6 +28,11 @@ from casslab.cqlaccess import CqlAccess
 from casslab.net.links import Link, link_text
 from casslab.record import Record
 
+# state.json's schema: still 1 with the tagged ``backend_state`` (docs/design/cluster-spec.md,
+# step 6). This casslab reads every state.json written so far, those with the slots
+# ``isolated``/``external``/``ssh`` too (:func:`from_slots`); an older casslab calls one it
+# wrote unreadable (``backend_state`` is a key it does not know) whatever this number says,
+# as it validates the file before it compares the number.
 STATE_SCHEMA_VERSION = 1
 LOCAL_DATACENTER = "datacenter1"  # SimpleSnitch's one datacenter: nodes without a topology
 
@@ -116,6 +122,13 @@ def parse_spec(data: Mapping[str, Any]) -> ClusterSpec:
 def cluster_spec(**fields: Any) -> ClusterSpec:
     """:func:`parse_spec` of keyword fields, as ``casslab up`` gives them."""
     return parse_spec(fields)
+
+
+BackendState = Annotated[Isolated | SshHosts | External, Field(discriminator="backend")]
+"""What a cluster's state keeps of its backend, each backend's record in its folder, tagged
+by its ``backend`` (:class:`Isolated`, :class:`SshHosts`, :class:`External`; a local
+cluster keeps none): a new backend with a record adds it to this union. Its readers ask the
+backend's accessor (``isolated_of``, ``ssh_hosts_of``, ``external_of``)."""
 
 
 class NodeStatus(StrEnum):
@@ -213,9 +226,26 @@ class ClusterState(Record):
     # False until the cluster was ready once: a cluster that never started holds no data,
     # so `up` may create it anew. Older state files (before this field) were all ready.
     started_once: bool = True
-    isolated: Isolated | None = None  # the isolated backend's limits and network
-    external: External | None = None  # an external cluster: how casslab reaches it
-    ssh: SshHosts | None = None  # an ssh cluster: its hosts and its nodes' processes
+    # the backend's own record (None: a local cluster): an isolated cluster's limits and
+    # network, an ssh cluster's hosts and its nodes' processes, how casslab reaches an
+    # external cluster; a state of an earlier casslab kept it in the slots
+    # isolated/external/ssh (read by :func:`from_slots`)
+    backend_state: BackendState | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _slots(cls, data: Any) -> Any:
+        return from_slots(data)
+
+    @model_validator(mode="after")
+    def _record_of_its_backend(self) -> ClusterState:
+        record = self.backend_state
+        if record is not None and record.backend is not self.spec.backend:
+            raise ValueError(
+                f"backend_state: a record of the {record.backend.value} backend, in the state "
+                f"of {self.spec.backend.value} cluster {self.spec.name!r}"
+            )
+        return self
 
     @property
     def jdk(self) -> str:

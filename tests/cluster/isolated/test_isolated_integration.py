@@ -22,6 +22,7 @@ from casslab.analysis.kpis import kpis_from_metrics
 from casslab.cluster import cluster_spec, create
 from casslab.cluster.backend import Cluster
 from casslab.cluster.isolated import network
+from casslab.cluster.isolated.isolated_state import isolated_of
 from casslab.cluster.local.launch import leftover_pids
 from casslab.host.cgroups import MOUNTINFO, Cgroups, join, parse_mountinfo
 from casslab.host.cpu_allowance import cpus_allowed
@@ -88,8 +89,7 @@ def test_each_node_has_its_own_namespace_address_and_cgroup(iso: Cluster) -> Non
     listening = {c.laddr.ip for c in psutil.net_connections("tcp") if c.status == "LISTEN"}
     assert not listening & {n.address for n in iso.nodes}
     # the JVM sees its limits (container support reads the cgroup it starts in)
-    record = iso.state.isolated
-    assert record is not None
+    record = isolated_of(iso.state)
     cgroups = Cgroups.detect(record.cgroup_root, record.limits)
     shown = subprocess.run(
         [str(iso.state.java), "-XshowSettings:system", "-version"],
@@ -209,7 +209,7 @@ def test_the_metrics_read_jmx_cgroup_and_namespace_of_every_node(iso: Cluster) -
 
 
 def test_down_leaves_no_namespace_veth_bridge_or_cgroup(iso: Cluster) -> None:
-    ident = iso.state.isolated.cluster_id if iso.state.isolated else ""
+    ident = isolated_of(iso.state).cluster_id
     assert _left_behind(ident)  # while it runs, it has all of them
     down = casslab(None, "down", "--name", "iso")
     assert down.returncode == 0, down.stderr
@@ -217,8 +217,7 @@ def test_down_leaves_no_namespace_veth_bridge_or_cgroup(iso: Cluster) -> None:
     assert leftover_pids(clusters_root() / "iso") == []
     # the stopped cluster keeps its subnet: a blackhole route, so its addresses never
     # leave the host by the default route
-    assert iso.state.isolated is not None
-    bridge = iso.state.isolated.bridge
+    bridge = isolated_of(iso.state).bridge
     assert bridge is not None
     held = network.ip("route", "show", "type", "blackhole")
     assert f"blackhole {network.subnet_of(bridge)}" in held
@@ -262,7 +261,7 @@ def test_a_sigkilled_up_leaves_state_that_down_removes(tmp_path: Path) -> None:
     assert down.returncode == 0, flat(down.stderr)
     assert leftover_pids(directory) == []
     assert _left_behind(ident) == []
-    subnet = json.loads((directory / "state.json").read_text())["isolated"]["bridge"]
+    subnet = json.loads((directory / "state.json").read_text())["backend_state"]["bridge"]
     assert casslab(tmp_path, "down", "--remove", "--name", "killed").returncode == 0
     held = network.ip("route", "show", "type", "blackhole")
     assert f"{subnet['address'].rsplit('.', 1)[0]}.0/{subnet['prefix']}" not in held

@@ -118,7 +118,7 @@ def _cluster(spec: ClusterSpec) -> IsolatedCluster:
             nodes=nodes,
             settings={},
             created_at=datetime(2026, 1, 1, tzinfo=UTC),
-            isolated=record,
+            backend_state=record,
         )
     )
 

@@ -19,6 +19,7 @@ import pytest
 from casslab.cluster import cluster_spec, create
 from casslab.cluster.backend import Cluster
 from casslab.cluster.isolated import network
+from casslab.cluster.isolated.isolated_state import isolated_of
 from casslab.faults.kinds.add_node.add_node_operation import ADD_NODE
 from casslab.faults.kinds.decommission.decommission_operation import DECOMMISSION
 from casslab.faults.kinds.replace.replace_operation import REPLACE
@@ -67,8 +68,7 @@ def _status(cluster: Cluster) -> list[tuple[str, str]]:
 def test_a_node_joins_in_its_own_namespace_and_cgroup_then_leaves_nothing(
     ring: Cluster,
 ) -> None:
-    record = ring.state.isolated
-    assert record is not None
+    record = isolated_of(ring.state)
     assert record.bridge is not None
     ident = record.cluster_id
     peers = {n.number: n.pid for n in ring.nodes}
@@ -132,8 +132,7 @@ def test_a_rolling_upgrade_keeps_each_node_in_its_namespace_and_cgroup(ring: Clu
 def test_a_dead_node_is_replaced_by_one_in_a_namespace_and_cgroup_of_its_own(
     ring: Cluster,
 ) -> None:
-    record = ring.state.isolated
-    assert record is not None
+    record = isolated_of(ring.state)
     ident = record.cluster_id
     [first, dead] = ring.nodes
     began = time.monotonic()

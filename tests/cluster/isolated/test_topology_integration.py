@@ -29,6 +29,7 @@ from cassandra.query import SimpleStatement
 from casslab.cluster import cluster_spec, create
 from casslab.cluster.backend import Cluster
 from casslab.cluster.isolated import network, wan
+from casslab.cluster.isolated.isolated_state import isolated_of
 from casslab.faults.kinds.add_node.add_node_operation import ADD_NODE
 from casslab.faults.kinds.decommission.decommission_operation import DECOMMISSION
 from casslab.faults.model import Fault
@@ -216,8 +217,7 @@ def test_bad_links_are_refused_before_anything_starts() -> None:
 
 
 def test_a_node_joins_a_datacenter_across_the_link_and_leaves_nothing(two_dc: Cluster) -> None:
-    record = two_dc.state.isolated
-    assert record is not None
+    record = isolated_of(two_dc.state)
     ident, site1 = record.cluster_id, record.sites[0]
     session = two_dc.session()
     session.execute(
@@ -277,8 +277,7 @@ def test_a_node_joins_a_datacenter_across_the_link_and_leaves_nothing(two_dc: Cl
 
 
 def test_down_stops_the_links_and_leaves_nothing(two_dc: Cluster) -> None:
-    record = two_dc.state.isolated
-    assert record is not None
+    record = isolated_of(two_dc.state)
     ident = record.cluster_id
     directory = wan.net_dir(ident)
     pipelines = keeper.health(directory)

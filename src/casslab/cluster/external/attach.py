@@ -150,5 +150,5 @@ def external_state(
         nodes=node_records(found, directory, external.access),
         settings={},
         created_at=created_at or datetime.now(UTC),
-        external=external,
+        backend_state=external,
     )

@@ -22,7 +22,7 @@ from casslab.cluster import admin, state
 from casslab.cluster.backend import DEFAULT_TIMEOUT_S, NodeView, ResetMode, UpOutcome, reset_mode
 from casslab.cluster.capabilities import NO_LINKS, Capabilities, Capability
 from casslab.cluster.external import discovery
-from casslab.cluster.external.external_state import DiscoveredNode, External
+from casslab.cluster.external.external_state import DiscoveredNode, External, external_of
 from casslab.cluster.external.refusals import NOT_OURS, refusal
 from casslab.cluster.model import ClusterSpec, ClusterState, Node, NodeStatus
 from casslab.cluster.wait import port_open
@@ -114,9 +114,7 @@ class ExternalCluster:
 
     @property
     def external(self) -> External:
-        if self.state.external is None:
-            raise ClusterError(f"cluster {self.name!r}: its state has no external record")
-        return self.state.external
+        return external_of(self.state)
 
     @property
     def access(self) -> CqlAccess:

@@ -18,7 +18,6 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import psutil
 
@@ -28,12 +27,18 @@ from casslab.cluster.heap import default_heap
 from casslab.cluster.isolated import network, owners, sizes, wan
 from casslab.cluster.isolated.checks import limits_of
 from casslab.cluster.isolated.isolated_spec import IsolatedSpec, as_isolated
-from casslab.cluster.isolated.isolated_state import Bridge, Isolated, Isolation
+from casslab.cluster.isolated.isolated_state import (
+    Bridge,
+    Isolated,
+    Isolation,
+    isolated_of,
+    isolated_or_none,
+)
 from casslab.cluster.local import launch
 from casslab.cluster.local.cluster import LocalCluster, check_memory
 from casslab.cluster.local.node_capabilities import LocalClock, LocalProcesses, LocalRing
 from casslab.cluster.local.versions import LocalVersions
-from casslab.cluster.model import ClusterSpec, Node, heap_mib
+from casslab.cluster.model import BackendState, ClusterSpec, Node, heap_mib
 from casslab.errors import ClusterError, ConfigError
 from casslab.host.cgroup_limits import NodeLimits
 from casslab.host.cgroups import Cgroups, block_device, join
@@ -83,14 +88,12 @@ class IsolatedCluster(LocalCluster):
 
     @property
     def isolated(self) -> Isolated:
-        if self.state.isolated is None:
-            raise ClusterError(f"cluster {self.name!r}: its state has no isolation record")
-        return self.state.isolated
+        return isolated_of(self.state)
 
     @classmethod
     def _prepare(
         cls, asked: ClusterSpec, directory: Path
-    ) -> tuple[str, list[Node], dict[str, Any]]:
+    ) -> tuple[str, list[Node], BackendState | None]:
         spec = as_isolated(asked)
         limits = preflight(spec)
         owners.sweep()
@@ -125,7 +128,7 @@ class IsolatedCluster(LocalCluster):
             bridge=bridge,
             sites=tuple(sites),
         )
-        return heap, nodes, {"isolated": record}
+        return heap, nodes, record
 
     @property
     def spec(self) -> IsolatedSpec:
@@ -255,7 +258,7 @@ class IsolatedCluster(LocalCluster):
     def _release(self) -> None:
         """Remove the network and cgroups of the stopped nodes; the subnet stays held by a
         blackhole route (and an owner file) until the cluster is destroyed."""
-        record = self.state.isolated
+        record = isolated_or_none(self.state)
         if record is not None:
             owners.release(record.cluster_id, record.cgroup_root)
             if record.bridge is not None and self.directory.is_dir():
@@ -265,7 +268,7 @@ class IsolatedCluster(LocalCluster):
 
     def destroy(self) -> None:
         super().destroy()
-        record = self.state.isolated
+        record = isolated_or_none(self.state)
         if record is not None:
             owners.release(record.cluster_id, record.cgroup_root, record.bridge)
 
@@ -380,10 +383,10 @@ class IsolatedRing(LocalRing):
     def check_add(self, datacenter: str | None = None) -> int:
         cluster = self.cluster
         state = cluster.state
-        limits = state.isolated.limits if state.isolated is not None else None
-        if limits is not None:
+        record = isolated_or_none(state)
+        if record is not None:
             available_mib = psutil.virtual_memory().available // sizes.MIB
-            problem = sizes.join_problem(limits, heap_mib(state.heap), available_mib)
+            problem = sizes.join_problem(record.limits, heap_mib(state.heap), available_mib)
             if problem is not None:
                 raise ConfigError(f"add a node to cluster {cluster.name!r}: {problem}")
         return super().check_add(datacenter)

@@ -1,12 +1,19 @@
 """Typed records of an isolated cluster: the limits every node's cgroup gets and the
-network its namespaces share. Pure: no I/O, imported by :mod:`casslab.cluster.model`."""
+network its namespaces share, as its state keeps them (read with :func:`isolated_of`).
+Pure: no I/O, imported by :mod:`casslab.cluster.model`."""
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING, Literal
 
+from casslab.cluster.backend_state import missing_record
+from casslab.cluster.cluster_spec import BackendKind
 from casslab.host.cgroup_limits import NodeLimits
 from casslab.record import Record
+
+if TYPE_CHECKING:
+    from casslab.cluster.model import ClusterState
 
 
 class Isolation(StrEnum):
@@ -28,11 +35,28 @@ class Bridge(Record):
 
 
 class Isolated(Record):
-    """What an isolated cluster's state keeps beyond a local one's."""
+    """What an isolated cluster's state keeps beyond a local one's
+    (``ClusterState.backend_state``)."""
 
+    backend: Literal[BackendKind.ISOLATED] = BackendKind.ISOLATED
     isolation: Isolation
     limits: NodeLimits
     cluster_id: str  # six hex digits, in every resource name (bridge, veths, namespaces)
     cgroup_root: str  # e.g. casslab/3fa9c1: the nodes' cgroups are below it
     bridge: Bridge | None = None  # netns isolation only (with a topology: the first site's)
     sites: tuple[Bridge, ...] = ()  # a topology's bridges, one per datacenter, in order
+
+
+def isolated_or_none(state: ClusterState) -> Isolated | None:
+    """``state``'s isolation record; None when it holds none (another backend's cluster)."""
+    record = state.backend_state
+    return record if isinstance(record, Isolated) else None
+
+
+def isolated_of(state: ClusterState) -> Isolated:
+    """``state``'s isolation record: a :class:`TypeError` for another backend's cluster, a
+    :class:`~casslab.errors.ClusterError` when an isolated cluster's state lacks it."""
+    record = isolated_or_none(state)
+    if record is None:
+        raise missing_record(state, BackendKind.ISOLATED, "isolation")
+    return record

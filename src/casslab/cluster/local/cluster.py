@@ -38,6 +38,7 @@ from casslab.cluster.local.node_capabilities import LocalClock, LocalProcesses, 
 from casslab.cluster.local.versions import LocalVersions, node_distributions
 from casslab.cluster.model import (
     LOCAL_DATACENTER,
+    BackendState,
     ClusterSpec,
     ClusterState,
     Node,
@@ -133,7 +134,7 @@ class LocalCluster:
                 "directories, tokens); remove it from --set, use --base-address or "
                 "--native-port to move a cluster"
             )
-        heap, nodes, extra = cls._prepare(spec, directory)
+        heap, nodes, backend_state = cls._prepare(spec, directory)
         nodes = [
             n.model_copy(
                 update={"version": mixed[n.number].version, "lib_dir": mixed[n.number].lib_dir}
@@ -157,7 +158,7 @@ class LocalCluster:
                 settings=settings,
                 created_at=datetime.now(UTC),
                 started_once=False,
-                **extra,
+                backend_state=backend_state,
             ),
             remove_on_exit=remove_on_exit,
         )
@@ -181,9 +182,12 @@ class LocalCluster:
         return cls(cluster_state)
 
     @classmethod
-    def _prepare(cls, spec: ClusterSpec, directory: Path) -> tuple[str, list[Node], dict[str, Any]]:
+    def _prepare(
+        cls, spec: ClusterSpec, directory: Path
+    ) -> tuple[str, list[Node], BackendState | None]:
         """Check what only this backend checks and lay out the nodes, before anything is
-        written or started: the heap, the node records, and the extra state fields."""
+        written or started: the heap, the node records, and the backend's own record in the
+        state (none for a local cluster)."""
         heap = spec.heap or default_heap(psutil.virtual_memory().available, spec.nodes)
         check_memory(heap, spec.nodes)
         nodes = [
@@ -198,7 +202,7 @@ class LocalCluster:
             for n in range(1, spec.nodes + 1)
         ]
         launch.check_ports(nodes)
-        return heap, nodes, {}
+        return heap, nodes, None
 
     def _provision(self) -> None:
         """Make what the nodes run in before they start (nothing for plain processes)."""

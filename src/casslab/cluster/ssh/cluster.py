@@ -5,7 +5,7 @@ N``, to its first N, the others spare for add-node: :mod:`casslab.cluster.ssh.gr
 checks Java on each, deploys the distribution (:mod:`casslab.cluster.ssh.deploy`), renders
 each node's files (:mod:`casslab.cluster.ssh.render`) into
 ``<base_dir>/clusters/<name>/node<k>/`` and starts the JVMs detached, recording PID and
-start ticks in ``state.json`` (``ClusterState.ssh``) so every CLI call is independent.
+start ticks in ``state.json`` (``ClusterState.backend_state``) so every CLI call is independent.
 Nothing starts on any host until every host passed its checks; a start that fails stops
 what it started. Captures and clock skew are refused.
 """
@@ -42,7 +42,7 @@ from casslab.cluster.ssh import deploy, nodes, readiness, render
 from casslab.cluster.ssh.grow import SshRing
 from casslab.cluster.ssh.node_capabilities import NO_CLOCK, RemoteProcesses, SshNodeHosts
 from casslab.cluster.ssh.ssh_spec import SshSpec
-from casslab.cluster.ssh.ssh_state import SshHosts, SshNode
+from casslab.cluster.ssh.ssh_state import SshHosts, SshNode, ssh_hosts_of, ssh_hosts_or_none
 from casslab.cluster.ssh.versions import SshVersions
 from casslab.errors import CasslabError, ClusterError, ConfigError
 from casslab.paths import private_dir
@@ -86,7 +86,7 @@ class SshCluster:
     (``remove_on_exit`` also deletes its folders on the hosts and here)."""
 
     def __init__(self, cluster_state: ClusterState, *, remove_on_exit: bool = False) -> None:
-        if cluster_state.ssh is None:
+        if ssh_hosts_or_none(cluster_state) is None:
             raise ClusterError(f"cluster {cluster_state.spec.name!r} is not an ssh cluster")
         self.state = cluster_state
         self._remove_on_exit = remove_on_exit
@@ -192,7 +192,7 @@ class SshCluster:
             settings=settings,
             created_at=datetime.now(UTC),
             started_once=False,
-            ssh=SshHosts(
+            backend_state=SshHosts(
                 inventory=inventory,
                 nodes=tuple(
                     SshNode(
@@ -264,8 +264,7 @@ class SshCluster:
 
     @property
     def _ssh(self) -> SshHosts:
-        assert self.state.ssh is not None
-        return self.state.ssh
+        return ssh_hosts_of(self.state)
 
     def node(self, number: int) -> Node:
         for node in self.state.nodes:
@@ -332,7 +331,7 @@ class SshCluster:
         )
         spec = before.spec.model_copy(update={"nodes": len(before.nodes) + 1})
         self.state = before.model_copy(
-            update={"nodes": [*before.nodes, node], "ssh": ssh, "spec": spec}
+            update={"nodes": [*before.nodes, node], "backend_state": ssh, "spec": spec}
         )
         self._start_new(node, host, before, timeout_s)
 
@@ -358,7 +357,7 @@ class SshCluster:
         )
         ssh = self._ssh.model_copy(update={"inventory": inventory, "nodes": (*kept, ssh_node)})
         nodes_now = [*(n for n in before.nodes if n.number != old), node]
-        self.state = before.model_copy(update={"nodes": nodes_now, "ssh": ssh})
+        self.state = before.model_copy(update={"nodes": nodes_now, "backend_state": ssh})
         stale = self._hosts.pop(old, None)
         if stale is not None:
             stale.close()
@@ -398,7 +397,9 @@ class SshCluster:
             )
             kept = [n for n in before.nodes if n.number != number]
             spec = before.spec.model_copy(update={"nodes": len(kept)})
-            self.state = before.model_copy(update={"nodes": kept, "ssh": ssh, "spec": spec})
+            self.state = before.model_copy(
+                update={"nodes": kept, "backend_state": ssh, "spec": spec}
+            )
             self._save()
         self._sessions.close()
         host = self._hosts.pop(number, None)
@@ -589,7 +590,7 @@ class SshCluster:
                 for n in self.state.nodes
             ]
             ssh = self._ssh.model_copy(update={"nodes": changed})
-            self.state = self.state.model_copy(update={"ssh": ssh, "nodes": nodes})
+            self.state = self.state.model_copy(update={"backend_state": ssh, "nodes": nodes})
             self._save()
 
     def set_cluster_version(self, dist: Distribution) -> None:
@@ -626,7 +627,7 @@ class SshCluster:
                 n.model_copy(update=update) if n.number == number else n for n in self._ssh.nodes
             )
             self.state = self.state.model_copy(
-                update={"ssh": self._ssh.model_copy(update={"nodes": changed})}
+                update={"backend_state": self._ssh.model_copy(update={"nodes": changed})}
             )
             self._save()
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from casslab.cluster import node_config
 from casslab.cluster.model import ClusterState, Node
+from casslab.cluster.ssh.ssh_state import ssh_hosts_or_none
 from casslab.cluster.tokens import tokens_by_datacenter
 from casslab.net.topology import Placement, rackdc_properties
 
@@ -26,7 +27,8 @@ def node_tokens(state: ClusterState) -> dict[int, Sequence[int]]:
     a cluster that had one replaced), else derived from the count and datacenters of the
     nodes ``casslab up`` made (pure)."""
     num_tokens = int(state.settings.get("num_tokens") or 1)
-    recorded = {n.number: n.tokens for n in state.ssh.nodes if n.tokens} if state.ssh else {}
+    hosts = ssh_hosts_or_none(state)
+    recorded = {n.number: n.tokens for n in hosts.nodes if n.tokens} if hosts else {}
     derived = [n for n in state.nodes if n.number not in recorded]
     tokens: dict[int, Sequence[int]] = dict(
         zip(
@@ -41,7 +43,8 @@ def node_tokens(state: ClusterState) -> dict[int, Sequence[int]]:
 
 def node_files(state: ClusterState) -> dict[int, dict[str, str]]:
     """Node number -> {file name in its conf folder: text}."""
-    joined = {n.number for n in state.ssh.nodes if n.joined} if state.ssh else set()
+    hosts = ssh_hosts_or_none(state)
+    joined = {n.number for n in hosts.nodes if n.joined} if hosts else set()
     tokens = node_tokens(state)
     seed_nodes = seeds([n for n in state.nodes if n.number not in joined])
     files: dict[int, dict[str, str]] = {}

@@ -1,16 +1,21 @@
-"""What ``state.json`` keeps of an ssh cluster (``ClusterState.ssh``): the inventory it was
-made from (paths only, never a key's content) and, per node, its host, the Java and
-Cassandra install found or deployed there, the tokens of a node that joined later, and its
-process (PID plus start ticks)."""
+"""What ``state.json`` keeps of an ssh cluster (``ClusterState.backend_state``, read with
+:func:`ssh_hosts_of`): the inventory it was made from (paths only, never a key's content)
+and, per node, its host, the Java and Cassandra install found or deployed there, the tokens
+of a node that joined later, and its process (PID plus start ticks)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import model_validator
 
+from casslab.cluster.backend_state import missing_record
+from casslab.cluster.cluster_spec import BackendKind
 from casslab.record import Record
 from casslab.remote.inventory import HostSpec, Inventory
+
+if TYPE_CHECKING:
+    from casslab.cluster.model import ClusterState
 
 
 class SshNode(Record):
@@ -48,5 +53,21 @@ class SshNode(Record):
 class SshHosts(Record):
     """How casslab reaches an ssh cluster's hosts, and its nodes there."""
 
+    backend: Literal[BackendKind.SSH] = BackendKind.SSH
     inventory: Inventory
     nodes: tuple[SshNode, ...]
+
+
+def ssh_hosts_or_none(state: ClusterState) -> SshHosts | None:
+    """``state``'s hosts record; None when it holds none (another backend's cluster)."""
+    record = state.backend_state
+    return record if isinstance(record, SshHosts) else None
+
+
+def ssh_hosts_of(state: ClusterState) -> SshHosts:
+    """``state``'s hosts record: a :class:`TypeError` for another backend's cluster, a
+    :class:`~casslab.errors.ClusterError` when an ssh cluster's state lacks it."""
+    record = ssh_hosts_or_none(state)
+    if record is None:
+        raise missing_record(state, BackendKind.SSH, "hosts")
+    return record

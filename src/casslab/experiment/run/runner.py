@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from casslab.analysis.kpi_load import load_kpis
-from casslab.cluster import Cluster, create
+from casslab.cluster import BackendKind, Cluster, create
 from casslab.engine_contract.engine_records import SummaryRecord
 from casslab.engine_contract.workload_spec import Connection, WorkloadSpec
 from casslab.errors import CasslabError, ClusterError, ExperimentError
@@ -282,7 +282,8 @@ class Runner:
                 skew_phase.set_clocks(cluster, trial)  # cluster.clock: no restart
             identity["cassandra_version"] = cluster.state.cassandra_version
             identity["java_feature"] = cluster.state.java_feature
-            started_here = cluster.state.external is None  # an attached cluster's is unknown
+            # an attached cluster's JDK and collector are unknown
+            started_here = cluster.state.spec.backend is not BackendKind.EXTERNAL
             identity["jdk"] = cluster.state.jdk if started_here else None
             identity["gc"] = (cluster.state.spec.gc or "G1") if started_here else None
             self._failed_setups.discard(setup)
