@@ -39,7 +39,7 @@ PYTEST=("$BIN/pytest" -q -p no:cacheprovider)
 run "lint" make --no-print-directory lint
 # --release: the dependencies the engine's release build compiled serve the tests too
 if [ -f Cargo.toml ]; then run "engine tests (cargo)" cargo test --release --quiet; fi
-run "no node (2 workers)" "${PYTEST[@]}" -m "not integration" -n 2 \
+run "no node (2 workers)" "${PYTEST[@]}" -m "not integration and not measuring" -n 2 \
     --junitxml="$REPORTS/no-node.xml"
 run "real nodes (2 workers)" "${PYTEST[@]}" -m "integration and not measuring" -n 2 \
     --dist loadfile --junitxml="$REPORTS/real-nodes.xml"

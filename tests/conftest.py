@@ -77,16 +77,9 @@ def shared_three(casslab_home: Path) -> Iterator[LocalCluster]:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test that measures the machine is a real-node test too (`make test` runs the
-    `measuring` ones alone, after the others); then the modules in run order
-    (:mod:`module_order`)."""
-    wrong = [
-        item.nodeid
-        for item in items
-        if item.get_closest_marker("measuring") and not item.get_closest_marker("integration")
-    ]
-    if wrong:
-        raise pytest.UsageError(f"marked measuring but not integration: {', '.join(wrong)}")
+    """The modules in run order (:mod:`module_order`). A `measuring` test runs alone in
+    `make test`'s last phase, whether it needs a node or only the machine (a cgroup's
+    throttling): the no-node phase and `make test-fast` select ``not measuring``."""
     # the longest modules first, so the two workers of `make test` end close together
     times = read_times(TIMES.read_text()) if TIMES.is_file() else {}
     order = longest_first([item.nodeid for item in items], times)

@@ -184,6 +184,7 @@ def test_a_removed_cgroup_is_a_gap_then_starts_afresh(tmp_path: Path) -> None:
 
 
 @needs_root
+@pytest.mark.measuring  # a busy machine (load average 12) left the child unthrottled twice
 def test_real_cgroup_v1_quota_limit_and_throttling(throttled_cgroup: str) -> None:
     """A busy process in a cgroup allowed a tenth of a CPU and 64 MiB (conftest): at most
     ~10 % of a core, throttled, and the CPU quota and memory limit read back. The bound
