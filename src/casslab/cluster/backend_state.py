@@ -5,18 +5,21 @@ cluster keeps none).
 
 Before the tagged field, ``state.json`` kept one slot per backend at its top level
 (``isolated``, ``external``, ``ssh``, each null or a mapping): :func:`from_slots` reads them
-into the tagged field. :func:`missing_record` is the refusal of a backend's accessor
+into the tagged field. :func:`record_of` and :func:`record_or_none` are what each backend's
+accessor asks of the field, and :func:`record_of` refuses as it says
 (``isolated_of``, ``ssh_hosts_of``, ``external_of``). Pure."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from casslab.cluster.cluster_spec import BackendKind
 from casslab.errors import ClusterError
 
 if TYPE_CHECKING:
     from casslab.cluster.model import ClusterState
+
+R = TypeVar("R")
 
 FIELD = "backend_state"
 
@@ -48,13 +51,23 @@ def from_slots(data: Any) -> Any:
     return out
 
 
-def missing_record(state: ClusterState, kind: BackendKind, what: str) -> Exception:
-    """What a backend's accessor raises when ``state`` holds no record of backend ``kind``:
-    a :class:`TypeError` for another backend's cluster (the registry hands a backend its
-    own clusters only, as ``as_isolated`` refuses another backend's spec), a
-    :class:`ClusterError` when a cluster of ``kind`` lacks its ``what`` record."""
-    if state.spec.backend is not kind:
-        return TypeError(
-            f"the {kind.value} backend got a {state.spec.backend.value} cluster's state"
+def record_or_none(state: ClusterState, kind: type[R]) -> R | None:
+    """``state``'s backend record if it is a ``kind``; None when it holds none or another
+    backend's."""
+    record = state.backend_state
+    return record if isinstance(record, kind) else None
+
+
+def record_of(state: ClusterState, kind: type[R], backend: BackendKind, what: str) -> R:
+    """``state``'s backend record, a ``kind`` (the record of ``backend``): a
+    :class:`TypeError` for another backend's cluster (the registry hands a backend its own
+    clusters only, as ``as_isolated`` refuses another backend's spec), a
+    :class:`ClusterError` when a cluster of ``backend`` lacks its ``what`` record."""
+    record = record_or_none(state, kind)
+    if record is not None:
+        return record
+    if state.spec.backend is not backend:
+        raise TypeError(
+            f"the {backend.value} backend got a {state.spec.backend.value} cluster's state"
         )
-    return ClusterError(f"cluster {state.spec.name!r}: its state has no {what} record")
+    raise ClusterError(f"cluster {state.spec.name!r}: its state has no {what} record")

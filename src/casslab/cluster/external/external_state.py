@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from casslab.cluster.backend_state import missing_record
+from casslab.cluster.backend_state import record_of
 from casslab.cluster.cluster_spec import BackendKind
 from casslab.cqlaccess import CqlAccess
 from casslab.record import Record
@@ -35,10 +35,7 @@ def external_of(state: ClusterState) -> External:
     """How casslab reaches the external cluster of ``state``: a :class:`TypeError` for
     another backend's cluster, a :class:`~casslab.errors.ClusterError` when an external
     cluster's state lacks it."""
-    record = state.backend_state
-    if not isinstance(record, External):
-        raise missing_record(state, BackendKind.EXTERNAL, "external")
-    return record
+    return record_of(state, External, BackendKind.EXTERNAL, "external")
 
 
 class DiscoveredNode(Record):

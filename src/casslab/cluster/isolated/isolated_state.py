@@ -7,7 +7,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TYPE_CHECKING, Literal
 
-from casslab.cluster.backend_state import missing_record
+from casslab.cluster.backend_state import record_of, record_or_none
 from casslab.cluster.cluster_spec import BackendKind
 from casslab.host.cgroup_limits import NodeLimits
 from casslab.record import Record
@@ -49,14 +49,10 @@ class Isolated(Record):
 
 def isolated_or_none(state: ClusterState) -> Isolated | None:
     """``state``'s isolation record; None when it holds none (another backend's cluster)."""
-    record = state.backend_state
-    return record if isinstance(record, Isolated) else None
+    return record_or_none(state, Isolated)
 
 
 def isolated_of(state: ClusterState) -> Isolated:
     """``state``'s isolation record: a :class:`TypeError` for another backend's cluster, a
     :class:`~casslab.errors.ClusterError` when an isolated cluster's state lacks it."""
-    record = isolated_or_none(state)
-    if record is None:
-        raise missing_record(state, BackendKind.ISOLATED, "isolation")
-    return record
+    return record_of(state, Isolated, BackendKind.ISOLATED, "isolation")

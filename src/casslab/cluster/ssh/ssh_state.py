@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import model_validator
 
-from casslab.cluster.backend_state import missing_record
+from casslab.cluster.backend_state import record_of, record_or_none
 from casslab.cluster.cluster_spec import BackendKind
 from casslab.record import Record
 from casslab.remote.inventory import HostSpec, Inventory
@@ -60,14 +60,10 @@ class SshHosts(Record):
 
 def ssh_hosts_or_none(state: ClusterState) -> SshHosts | None:
     """``state``'s hosts record; None when it holds none (another backend's cluster)."""
-    record = state.backend_state
-    return record if isinstance(record, SshHosts) else None
+    return record_or_none(state, SshHosts)
 
 
 def ssh_hosts_of(state: ClusterState) -> SshHosts:
     """``state``'s hosts record: a :class:`TypeError` for another backend's cluster, a
     :class:`~casslab.errors.ClusterError` when an ssh cluster's state lacks it."""
-    record = ssh_hosts_or_none(state)
-    if record is None:
-        raise missing_record(state, BackendKind.SSH, "hosts")
-    return record
+    return record_of(state, SshHosts, BackendKind.SSH, "hosts")
