@@ -347,6 +347,12 @@ def make_run(tmp_path: Path) -> RunFactory:
 
 
 @pytest.fixture(scope="session")
+def build_run_at() -> RunFactory:
+    """:func:`build_run` itself, for a module fixture (``make_run`` is the test's own)."""
+    return build_run
+
+
+@pytest.fixture(scope="session")
 def written_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The synthetic run with its report written once (rendering takes seconds)."""
     from casslab.report import write_report

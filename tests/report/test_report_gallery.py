@@ -4,8 +4,12 @@ the index across studies, the study's page, its links and its figures."""
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from casslab.analysis.claim_records import Claim
 from casslab.report.gallery import Reading, StudyEntry
@@ -20,11 +24,37 @@ def links(markdown: Path) -> list[Path]:
     return [markdown.parent / target for target in LINK.findall(markdown.read_text())]
 
 
-def test_the_gallery_of_a_run(make_run: RunFactory, tmp_path: Path) -> None:
-    run_dir = make_run("20261127T120000Z", claims=CLAIMS)
-    results, docs = run_dir.parents[1], tmp_path / "docs" / "studies"
+@dataclass(frozen=True)
+class Written:
+    """The gallery of one synthetic run with claims: its study and the absent one."""
+
+    run_dir: Path
+    docs: Path
+    study: Study
+    entries: list[StudyEntry]
+    missing: list[str]
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory, build_run_at: RunFactory) -> Written:
+    """Written once for the module (a gallery rebuilds the run's report: seconds); its
+    tests only read the run and the docs, or copy the docs before writing to them."""
+    root = tmp_path_factory.mktemp("gallery")
+    run_dir = build_run_at(root / "results" / "synthetic" / "20261127T120000Z", claims=CLAIMS)
+    docs = root / "docs" / "studies"
     study = Study(name="synthetic", full_size="experiments/synthetic-full.yaml")
-    entries, missing = write_gallery(results, docs, [study, Study(name="absent")])
+    entries, missing = write_gallery(run_dir.parents[1], docs, [study, Study(name="absent")])
+    return Written(run_dir, docs, study, entries, missing)
+
+
+def test_the_gallery_of_a_run(written: Written) -> None:
+    run_dir, docs, entries, missing = (
+        written.run_dir,
+        written.docs,
+        written.entries,
+        written.missing,
+    )
+    results = run_dir.parents[1]
     assert missing == ["absent"]
     (entry,) = entries
     assert [r.verdict_text for r in entry.results] == [
@@ -98,20 +128,19 @@ def test_a_run_made_before_its_file_had_claims_is_judged_on_the_files(
 
 
 def test_a_study_run_on_an_earlier_day_keeps_its_page_and_its_rows(
-    make_run: RunFactory, tmp_path: Path
+    written: Written, tmp_path: Path
 ) -> None:
     """The studies run a few at a time: a gallery written from a results root that lacks a
     study's run keeps that study's page and its rows of the index from the entry the earlier
     gallery wrote; a study that never ran is still missing."""
-    run_dir = make_run("20261127T120000Z", claims=CLAIMS)
-    docs = tmp_path / "docs" / "studies"
-    study = Study(name="synthetic", full_size="experiments/synthetic-full.yaml")
-    (first,), _ = write_gallery(run_dir.parents[1], docs, [study])
+    docs = tmp_path / "docs" / "studies"  # a copy: the module's gallery stays as written
+    shutil.copytree(written.docs, docs)
+    (first,) = written.entries
     page = (docs / "synthetic" / "README.md").read_text()
     index = (docs / "README.md").read_text()
     empty = tmp_path / "later-results"  # another day's results root: no run of this study
     empty.mkdir()
-    entries, missing = write_gallery(empty, docs, [study, Study(name="absent")])
+    entries, missing = write_gallery(empty, docs, [written.study, Study(name="absent")])
     assert entries == [first]
     assert missing == ["absent"]
     assert (docs / "synthetic" / "README.md").read_text() == page

@@ -149,12 +149,9 @@ def tune(
     from casslab.experiment.run.engine_specs import check_engine_specs
     from casslab.experiment.run.runner_options import RunnerOptions, check_options
     from casslab.tune.loader import load
-    from casslab.tune.output import write_outputs
-    from casslab.tune.report import write_report
     from casslab.tune.run_dir import open_tune_run
     from casslab.tune.runner_evaluator import RunnerEvaluator, candidate_experiment
     from casslab.tune.space import default_params
-    from casslab.tune.tuner import Tuner
 
     tune_file = load(file)
     options = RunnerOptions(
@@ -176,6 +173,13 @@ def tune(
             console.print(escape(line), highlight=False, soft_wrap=True)
         return
     layout = open_tune_run(runs_dir, tune_file, resume)
+    # the search and its report only now: optuna and the report's plotting and statistics
+    # take seconds to import, which a file, an option or a run directory refused above
+    # need not wait for
+    from casslab.tune.output import write_outputs
+    from casslab.tune.report import write_report
+    from casslab.tune.tuner import Tuner
+
     console.print(f"tuning run {layout.root}: {tune_file.tune.objective.describe()}")
     start = time.monotonic()
     with progress_bar(

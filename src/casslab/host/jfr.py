@@ -14,10 +14,14 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from casslab.analysis.profile_kind import JFR_EVENTS, ProfileKind
 from casslab.errors import SetupError
 from casslab.host.jdk import find_java
-from casslab.report.flame.stacks import JFR_EVENTS, Collapsed, ProfileKind, from_jfr_json
+
+if TYPE_CHECKING:
+    from casslab.report.flame.stacks import Collapsed
 
 TOOL_TIMEOUT_S = 120.0
 AT_BOOT = (
@@ -91,6 +95,10 @@ def stop(pid: int, name: str, path: Path) -> Path:
 
 def collapsed_stacks(recording: Path, kind: ProfileKind) -> Collapsed:
     """The ``kind`` stacks of a recording file (``jfr print --json`` of its events)."""
+    # here, not at the top: importing casslab.report loads its plotting and statistics
+    # (seconds), which every command that can profile (stress, ycsb, run) would pay at start
+    from casslab.report.flame.stacks import from_jfr_json
+
     events = ",".join(JFR_EVENTS[kind])
     text = _run(
         [str(_tool("jfr")), "print", "--json", "--events", events, str(recording)],

@@ -153,13 +153,14 @@ def render_png(spec: FigureSpec) -> bytes:
     latency percentiles, 21 KB against 71 KB for a bar chart of 12 cells) for the same
     drawing time, which matters in a committed gallery of a few hundred figures."""
     figure = Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI)
-    FigureCanvasAgg(figure)
+    canvas = FigureCanvasAgg(figure)
     _draw(spec, figure)
+    # the raw pixels straight into the palette: a true-colour PNG encoded only to be decoded
+    # again took about a sixth of the rendering time (the same pixels, the same file either way)
     drawn = io.BytesIO()
-    figure.savefig(drawn, format="png")
-    drawn.seek(0)
-    with Image.open(drawn) as image:
-        palette = image.convert("RGB").quantize(colors=PALETTE_COLOURS, method=OCTREE)
+    figure.savefig(drawn, format="rgba")
+    pixels = Image.frombytes("RGBA", canvas.get_width_height(physical=True), drawn.getvalue())
+    palette = pixels.convert("RGB").quantize(colors=PALETTE_COLOURS, method=OCTREE)
     out = io.BytesIO()
     palette.save(out, format="png")
     return out.getvalue()

@@ -17,7 +17,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from casslab.analysis import trial_kpis
 from casslab.analysis.analysis_records import TrialKpis
 from casslab.cluster import Cluster, ResetMode
 from casslab.engine_contract.engine_records import IntervalRecord, SummaryRecord
@@ -270,6 +269,10 @@ def measured_kpis(
     """The trial's KPIs (:func:`casslab.analysis.trial_kpis`) over the steady part of its
     measured phase (MSER-5 on its intervals), from the engine's records, its latency log
     and the metrics sampled during the measured phase; with the steady state found."""
+    # here, not at the top: the statistics behind the KPIs (scipy) take seconds to import,
+    # which a run or a tuning run refused before its first trial need not wait for
+    from casslab.analysis import trial_kpis
+
     frame = None
     if metrics_path.exists():
         from casslab.metrics.store import load

@@ -14,12 +14,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from casslab.analysis.profile_kind import UNITS, ProfileKind
 from casslab.cluster import Cluster, attach, current_name
 from casslab.errors import ExperimentError, SetupError
 from casslab.host import jfr
 from casslab.record import Record
-from casslab.report.flame.stacks import UNITS, ProfileKind, collapsed_text
-from casslab.report.flame.svg import flame_svg
 
 RECORDING = "casslab-measure"
 
@@ -74,6 +73,11 @@ class Profiler:
         return out
 
     def _write(self, node: int, kind: ProfileKind, recording: Path) -> NodeProfile:
+        # here, not at the top: casslab.report loads its plotting and statistics (seconds),
+        # which `casslab stress --profile` would pay before it checks anything
+        from casslab.report.flame.stacks import collapsed_text
+        from casslab.report.flame.svg import flame_svg
+
         stacks = jfr.collapsed_stacks(recording, kind)
         stem = self._directory / f"node{node}-{kind.value}"
         stacks_path, svg_path = stem.with_suffix(".collapsed"), stem.with_suffix(".svg")
