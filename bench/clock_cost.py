@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 from casslab.analysis.inference import SampleSummary, fieller_ratio, welch_test
-from casslab.cluster import ClusterSpec, LocalCluster, distribution
+from casslab.cluster import LocalCluster, cluster_spec, distribution
 
 ADDRESS = "127.0.112.1"
 KEYS = 20_000
@@ -50,7 +50,7 @@ def _stress(*words: str) -> dict[str, object]:
 
 def measure(root: Path, injectable: bool, seconds: int) -> tuple[float, float]:
     """(op rate, p99 ms) of the measured load on a new node with or without the clock."""
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name="clockcost",
         nodes=1,
         heap="512M",

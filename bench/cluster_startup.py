@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
-from casslab.cluster import ClusterSpec, LocalCluster, class_share, distribution, row_overhead
+from casslab.cluster import LocalCluster, class_share, cluster_spec, distribution, row_overhead
 from casslab.cluster.local import launch
 
 TARGETS_S = {1: 10.0, 3: 20.0}
@@ -97,7 +97,7 @@ def measure(nodes: int, root: Path, variant: str) -> tuple[float, dict[str, floa
         return original(*args, **kwargs)  # type: ignore[arg-type]
 
     base, jmx = ("127.0.110.1", 7700) if nodes == 1 else ("127.0.111.1", 7710)
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name=f"bench{nodes}", nodes=nodes, heap="512M", base_address=base, jmx_port_base=jmx
     )
     launch.spawn = spawn

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import LocalCluster, cluster_spec
 from casslab.engine_contract.workload_spec import Connection, WorkloadSpec
 from casslab.load import engine
 from casslab.load.stress import parse_stress
@@ -277,11 +277,11 @@ def report(results: list[Measurement]) -> str:
             ours = groups[(tool, workload)]
             cpu = _median([m.ops_per_cpu_s for m in ours]) / peer_cpu
             rates = [m.op_rate for m in ours if m.op_rate]
-            rate = _median(rates) / peer_rate if rates else float("nan")
+            rate_ratio = _median(rates) / peer_rate if rates else float("nan")
             rss = max(m.max_rss_mib for m in ours)
             lines.append(
                 f"{workload}: {tool}/latte ops per CPU-second = {cpu:.2f}, op rate = "
-                f"{rate:.2f} (n={len(ours)}; peak RSS {rss:.1f} MiB)"
+                f"{rate_ratio:.2f} (n={len(ours)}; peak RSS {rss:.1f} MiB)"
             )
     return "\n".join(lines)
 
@@ -291,7 +291,7 @@ def node_address(args: argparse.Namespace) -> Iterator[str]:
     if args.node:
         yield args.node
         return
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name="bench-latte",
         nodes=1,
         heap=args.heap,

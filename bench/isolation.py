@@ -36,7 +36,7 @@ from pathlib import Path
 from scipy.stats import t as t_dist
 
 from casslab.analysis.inference import SampleSummary, fieller_ratio
-from casslab.cluster import ClusterSpec, create, distribution
+from casslab.cluster import cluster_spec, create, distribution, parse_spec
 
 STARTUP_TARGET_S = 60.0
 _OP_RATE = re.compile(r"^Op rate\s*:\s*([\d,]+) op/s", re.MULTILINE)
@@ -48,7 +48,7 @@ def startup(root: Path, isolated: bool, index: int) -> float:
         fields |= {"isolation": "netns", "cpus": 0.5, "jmx_port_base": 9140}
     else:
         fields |= {"base_address": "127.0.233.1", "jmx_port_base": 9150}
-    spec = ClusterSpec.model_validate(fields)
+    spec = parse_spec(fields)
     start = time.monotonic()
     with create(spec, root, remove_on_exit=True):
         return time.monotonic() - start
@@ -102,14 +102,14 @@ def startup_part(root: Path, repeat: int) -> float:
 
 def op_rate_part(root: Path, args: argparse.Namespace) -> None:
     """The same load on a plain and a netns node with the same CPU limit, paired by round."""
-    process = ClusterSpec(
+    process = cluster_spec(
         name="bench-process",
         heap="1G",
         cpus=args.cpus,
         base_address="127.0.233.10",
         jmx_port_base=9160,
     )
-    netns = ClusterSpec(
+    netns = cluster_spec(
         name="bench-netns", heap="1G", cpus=args.cpus, isolation="netns", jmx_port_base=9170
     )
     rates: dict[str, list[float]] = {"process": [], "netns": []}

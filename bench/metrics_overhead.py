@@ -24,7 +24,7 @@ from typing import Any
 import psutil
 
 from casslab import metrics
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import LocalCluster, cluster_spec
 from casslab.metrics.clock_offset import ClockProbe
 
 
@@ -53,7 +53,7 @@ def main() -> None:
     parser.add_argument("--clock-rounds", type=int, default=200)
     args = parser.parse_args()
 
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name="metricsbench",
         nodes=args.nodes,
         heap="512M",

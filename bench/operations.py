@@ -62,7 +62,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from casslab.cluster import ClusterSpec, LocalCluster, distribution
+from casslab.cluster import LocalCluster, cluster_spec, distribution
 from casslab.faults.kinds.add_node.add_node_operation import ADD_NODE
 from casslab.faults.kinds.restart.restart_operation import RESTART, restart_node
 from casslab.faults.model import Fault
@@ -188,7 +188,7 @@ def main() -> None:
     parser.add_argument("--jmx-port-base", type=int, default=7760)
     args = parser.parse_args()
     distribution.fetch(distribution.DEFAULT_VERSION)  # jars cached before timing
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name="benchops",
         nodes=2,
         heap="512M",

@@ -41,7 +41,7 @@ from pathlib import Path
 from casslab.analysis.inference import SampleSummary, fieller_ratio
 from casslab.analysis.paired_ratio import paired_ratio
 from casslab.analysis.profile_kind import ProfileKind
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import LocalCluster, cluster_spec
 from casslab.engine_contract.engine_records import SummaryRecord
 from casslab.engine_contract.workload_spec import Connection, WorkloadSpec
 from casslab.experiment.design.plan_expansion import expand
@@ -134,7 +134,7 @@ def main() -> None:
     parser.add_argument("--jmx-port-base", type=int, default=8930)
     args = parser.parse_args()
 
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name="profilingbench",
         nodes=1,
         heap="512M",

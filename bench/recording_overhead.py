@@ -36,7 +36,7 @@ from typing import Any
 import psutil
 
 from casslab.analysis.kpis import kpis_from_metrics
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import LocalCluster, cluster_spec
 from casslab.engine_contract.engine_records import EngineRecord, SummaryRecord
 from casslab.engine_contract.workload_spec import Connection, Output, WorkloadSpec
 from casslab.experiment.design.plan_expansion import expand
@@ -149,11 +149,11 @@ def timed_engine(times: PhaseTimes, lab: LabCpu) -> Iterator[None]:
                 times.end = time.monotonic()
             yield record
 
-    engine.stream = stream  # type: ignore[assignment]
+    engine.stream = stream
     try:
         yield
     finally:
-        engine.stream = real  # type: ignore[assignment]
+        engine.stream = real
 
 
 def old_measure(
@@ -204,7 +204,7 @@ def main() -> None:
     parser.add_argument("--jmx-port-base", type=int, default=8830)
     args = parser.parse_args()
 
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name="recordingbench",
         nodes=1,
         heap="512M",

@@ -73,6 +73,7 @@ def main() -> int:
         try:
             target = f"{lab.hosts[0].base_dir}/plain.tar"
             sftp = hosts[0]._sftp_client()  # the baseline: SFTP alone
+            assert sftp is not None, "the lab's sshd serves SFTP"
             baseline = [
                 _timed(lambda: sftp.putfo(io.BytesIO(pack.tar), target)) for _ in range(args.repeat)
             ]

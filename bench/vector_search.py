@@ -60,7 +60,7 @@ import numpy as np
 from cassandra.cluster import Cluster
 
 from casslab.analysis.paired_ratio import paired_ratio
-from casslab.cluster import ClusterSpec, LocalCluster
+from casslab.cluster import LocalCluster, cluster_spec
 from casslab.load.vectors.files import synthetic_files
 from casslab.load.vectors.recall import recall_at_k
 from casslab.load.vectors.texmex import read_fvecs, read_ivecs
@@ -149,7 +149,7 @@ def node_address(args: argparse.Namespace) -> Iterator[tuple[str, Nodetool | Non
     if args.node:
         yield args.node, None
         return
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name="bench-vector", nodes=1, heap=args.heap, base_address=args.base_address,
         jmx_port_base=args.jmx_port_base,
     )  # fmt: skip

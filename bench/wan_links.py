@@ -41,9 +41,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from casslab.cluster import ClusterSpec, create
+from casslab.cluster import cluster_spec, create
 from casslab.cluster.backend import Cluster
 from casslab.cluster.isolated import wan
+from casslab.cluster.isolated.isolated_state import isolated_of
 from casslab.net import keeper, wirefilter
 from casslab.net.links import Link
 from casslab.net.probe import measure
@@ -200,7 +201,7 @@ def send(address: str, port: int, mbit: float, seconds: float) -> None:
 def run(args: argparse.Namespace) -> int:
     delays = [int(d) for d in args.delays.split(",")]
     root = Path(tempfile.mkdtemp(prefix="casslab-bench-wan-"))
-    spec = ClusterSpec(
+    spec = cluster_spec(
         name="bench-wan",
         heap="512M",
         topology="dc1:1,dc2:1",
@@ -210,8 +211,7 @@ def run(args: argparse.Namespace) -> int:
     results: list[dict[str, object]] = []
     verdicts: list[bool] = []
     with create(spec, root, remove_on_exit=True) as cluster:
-        record = cluster.state.isolated
-        assert record is not None
+        record = isolated_of(cluster.state)
         net_dir = wan.net_dir(record.cluster_id)
         plan = keeper.read_plan(net_dir).links[0]
         taps = [plan.tap_a, plan.tap_b]
