@@ -5,12 +5,13 @@ and use them through the :class:`Cluster` protocol; the backends (``local``, ``i
 ``external``, ``ssh``) are registered in :mod:`casslab.cluster.registry`.
 :func:`attach_external` attaches a cluster casslab did not start. What a cluster's state
 keeps of its backend is read with the backend's accessor (:func:`isolated_or_none`,
-:func:`ssh_hosts_or_none`, :func:`external_of`), never from the state's field.
+:func:`ssh_hosts_or_none`, :func:`external_or_none`, :func:`external_of`), never from
+the state's field.
 """
 
 from casslab.cluster.backend import Cluster, NodeView, ResetMode, UpOutcome
 from casslab.cluster.external.attach import attach_external
-from casslab.cluster.external.external_state import external_of
+from casslab.cluster.external.external_state import external_of, external_or_none
 from casslab.cluster.isolated.isolated_spec import ISOLATION_FIELDS, IsolatedSpec, NodeIsolation
 from casslab.cluster.isolated.isolated_state import Isolation, isolated_or_none
 from casslab.cluster.local.cluster import LocalCluster
@@ -80,6 +81,7 @@ __all__ = [
     "current_contact_points",
     "current_name",
     "external_of",
+    "external_or_none",
     "isolated_or_none",
     "limit_problems",
     "parse_spec",

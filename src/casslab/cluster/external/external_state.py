@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from casslab.cluster.backend_state import record_of
+from casslab.cluster.backend_state import record_of, record_or_none
 from casslab.cluster.cluster_spec import BackendKind
 from casslab.cqlaccess import CqlAccess
 from casslab.record import Record
@@ -29,6 +29,11 @@ class External(Record):
     contact_points: tuple[str, ...]
     access: CqlAccess = CqlAccess()
     cluster_name: str | None = None  # Cassandra's own cluster_name (system.local)
+
+
+def external_or_none(state: ClusterState) -> External | None:
+    """How casslab reaches the cluster of ``state``; None when it is not external."""
+    return record_or_none(state, External)
 
 
 def external_of(state: ClusterState) -> External:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from casslab.cluster import BackendKind, external_of, state
+from casslab.cluster import external_or_none, state
 from casslab.errors import ClusterError
 from casslab.load.credentials import password_env_problem
 
@@ -22,8 +22,7 @@ def used_cluster_problems(data: Mapping[str, Any]) -> list[str]:
     if not isinstance(name, str) or not state.state_file(name).is_file():
         return []
     try:
-        loaded = state.load(name)
-        external = external_of(loaded) if loaded.spec.backend is BackendKind.EXTERNAL else None
+        external = external_or_none(state.load(name))
     except ClusterError as error:
         return [f"cluster.use: {error}"]
     variable = None if external is None else external.access.password_env
