@@ -21,7 +21,12 @@ operations' real-node tests start theirs), preloaded by the engine with ``--rows
 The cluster is always taken down and its directory removed, on Ctrl-C and on error.
 
     flock /tmp/casslab-nodes.lock .venv/bin/python bench/operations.py [--rows 200000] \\
-        [--base-address 127.0.121.1] [--jmx-port-base 7760]
+        [--rounds 1] [--base-address 127.0.121.1] [--jmx-port-base 7760]
+
+With ``--rounds N`` (N >= 2) each round makes a new cluster, and the end prints the means
+over rounds with Student-t 95 % intervals, and the rolling restart over the sum of single
+starts as a ratio paired by round (geometric mean of the rounds' ratios, interval on their
+logs).
 
 Measured 2026-11-28 (Cassandra 5.0 default version, 2 cores shared with other sessions),
 ``flock /tmp/casslab-nodes.lock .venv/bin/python bench/operations.py``::
@@ -53,16 +58,22 @@ its nodes' starts, the difference almost all ``nodetool drain`` (about 5 s a nod
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from casslab.cluster import LocalCluster, cluster_spec, distribution
+from casslab.analysis.paired_ratio import paired_ratio
+from casslab.analysis.stats import t_quantile
+from casslab.cluster import ClusterSpec, LocalCluster, cluster_spec, distribution
 from casslab.faults.kinds.add_node.add_node_operation import ADD_NODE
 from casslab.faults.kinds.restart.restart_operation import RESTART, restart_node
 from casslab.faults.model import Fault
@@ -181,37 +192,43 @@ def _figure(value: float | None, unit: str) -> str:
     return "undetermined" if value is None else f"{value:.2f}{unit}"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rows", type=int, default=200_000)
-    parser.add_argument("--base-address", default="127.0.121.1")
-    parser.add_argument("--jmx-port-base", type=int, default=7760)
-    args = parser.parse_args()
-    distribution.fetch(distribution.DEFAULT_VERSION)  # jars cached before timing
-    spec = cluster_spec(
-        name="benchops",
-        nodes=2,
-        heap="512M",
-        base_address=args.base_address,
-        jmx_port_base=args.jmx_port_base,
-        jvm_options=(f"-Dcassandra.ring_delay_ms={RING_DELAY_MS}",),
-    )
-    with (
-        tempfile.TemporaryDirectory(prefix="casslab-bench-") as tmp,
-        LocalCluster.create(spec, Path(tmp) / "clusters", remove_on_exit=True) as cluster,
-    ):
-        preload_s = _preload(Path(tmp), cluster, args.rows)
-        print(f"preload: {args.rows} rows at RF 2, flushed, in {preload_s:.1f} s")
+@dataclass(frozen=True)
+class Round:
+    """One round's figures: a new cluster preloaded, a node added, the restarts."""
+
+    bootstrap_s: float
+    streamed_bytes: int
+    streaming_s: float | None  # None: the log lines of the streaming were not found
+    starts_s: tuple[float, ...]
+    rolling_s: float
+
+
+def mean_interval(values: Sequence[float], confidence: float = 0.95) -> str:
+    """``mean [low, high]`` of ``values`` (Student t), or the values when fewer than 2."""
+    if len(values) < 2:
+        return ", ".join(f"{v:.2f}" for v in values) + " (an interval needs 2 rounds)"
+    mean = statistics.fmean(values)
+    half = t_quantile(confidence, len(values) - 1) * statistics.stdev(values)
+    half /= math.sqrt(len(values))
+    return f"{mean:.2f} [{mean - half:.2f}, {mean + half:.2f}]"
+
+
+def one_round(spec: ClusterSpec, home: Path, rows: int) -> Round:
+    """A new cluster of ``spec`` under ``home``: preloaded, a node added, each node
+    started alone, then restarted in turn; printed as it goes, removed at the end."""
+    with LocalCluster.create(spec, home / "clusters", remove_on_exit=True) as cluster:
+        preload_s = _preload(home, cluster, rows)
+        print(f"preload: {rows} rows at RF 2, flushed, in {preload_s:.1f} s")
         wall_s, streamed, window = add_node(cluster)
-        print(f"\n(a) add node 3 to 2 nodes ({args.rows} rows, RF 2)")
+        print(f"\n(a) add node 3 to 2 nodes ({rows} rows, RF 2)")
         print(f"  bootstrap, start to UP/NORMAL  {wall_s:8.1f} s")
         print(f"  bytes streamed (JMX)           {streamed / MIB:8.1f} MiB")
         overall = _figure(throughput_mib_s(streamed, wall_s), " MiB/s")
         print(f"  throughput over the bootstrap  {overall:>8s}")
-        if window is None:
+        streaming_s = None if window is None else window[1] - window[0]
+        if streaming_s is None:
             print("  streaming: its log lines not found, its share undetermined")
         else:
-            streaming_s = window[1] - window[0]
             streaming, joining = shares(wall_s, streaming_s)
             rate = _figure(throughput_mib_s(streamed, streaming_s), " MiB/s")
             print(f"  streaming                      {streaming_s:8.1f} s ({streaming:.0f} %)")
@@ -229,7 +246,71 @@ def main() -> None:
         for name, seconds in steps.items():
             print(f"    of which {name:19s} {seconds:8.1f} s")
         slower = _figure(ratio(rolling_s, sum(starts)), "x")
-        print(f"  rolling / sum of starts        {slower:>8s}")
+        print(f"  rolling / sum of starts        {slower:>8s}", flush=True)
+    return Round(wall_s, streamed, streaming_s, tuple(starts), rolling_s)
+
+
+def summary(rounds: Sequence[Round]) -> list[str]:
+    """The figures over rounds: means with their 95 % intervals, and the rolling restart
+    against the sum of single starts as a ratio paired by round."""
+    streaming = [r for r in rounds if r.streaming_s is not None and r.streaming_s > 0]
+    lines = [f"over {len(rounds)} rounds (mean [95 % CI], Student t):"]
+    lines.append(
+        f"  bootstrap, start to UP/NORMAL   {mean_interval([r.bootstrap_s for r in rounds])} s"
+    )
+    lines.append(
+        "  throughput over the bootstrap   "
+        + mean_interval([r.streamed_bytes / MIB / r.bootstrap_s for r in rounds])
+        + " MiB/s"
+    )
+    if streaming:
+        lines.append(
+            "  throughput while streaming      "
+            + mean_interval([r.streamed_bytes / MIB / (r.streaming_s or 1) for r in streaming])
+            + f" MiB/s ({len(streaming)} rounds with the log lines)"
+        )
+        lines.append(
+            "  streaming share of a bootstrap  "
+            + mean_interval([100 * (r.streaming_s or 0) / r.bootstrap_s for r in streaming])
+            + " %"
+        )
+    lines.append(
+        f"  sum of single-node starts       {mean_interval([sum(r.starts_s) for r in rounds])} s"
+    )
+    lines.append(
+        f"  rolling restart                 {mean_interval([r.rolling_s for r in rounds])} s"
+    )
+    paired = paired_ratio([sum(r.starts_s) for r in rounds], [r.rolling_s for r in rounds])
+    lines.append("  " + paired.line("rolling / sum of starts"))
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rows", type=int, default=200_000)
+    parser.add_argument("--rounds", type=int, default=1, help="rounds, each on a new cluster")
+    parser.add_argument("--base-address", default="127.0.121.1")
+    parser.add_argument("--jmx-port-base", type=int, default=7760)
+    args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error(f"--rounds {args.rounds}: give 1 or more")
+    distribution.fetch(distribution.DEFAULT_VERSION)  # jars cached before timing
+    spec = cluster_spec(
+        name="benchops",
+        nodes=2,
+        heap="512M",
+        base_address=args.base_address,
+        jmx_port_base=args.jmx_port_base,
+        jvm_options=(f"-Dcassandra.ring_delay_ms={RING_DELAY_MS}",),
+    )
+    rounds = []
+    for number in range(1, args.rounds + 1):
+        print(f"\n== round {number} of {args.rounds}", flush=True)
+        with tempfile.TemporaryDirectory(prefix="casslab-bench-") as tmp:
+            rounds.append(one_round(spec, Path(tmp), args.rows))
+    if args.rounds > 1:
+        print()
+        print("\n".join(summary(rounds)))
 
 
 if __name__ == "__main__":

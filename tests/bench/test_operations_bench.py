@@ -75,3 +75,26 @@ def test_streaming_and_joining_shares(
 def test_ratio(numerator_s: float, denominator_s: float, expected: float | None) -> None:
     found = bench.ratio(numerator_s, denominator_s)
     assert found == (None if expected is None else pytest.approx(expected))
+
+
+def test_a_mean_and_its_student_t_interval() -> None:
+    # 10, 12, 14: mean 12, s = 2, se = 2/sqrt(3), t(0.975, 2) = 4.303 -> half 4.968
+    assert bench.mean_interval([10.0, 12.0, 14.0]) == "12.00 [7.03, 16.97]"
+
+
+def test_one_value_has_no_interval() -> None:
+    assert bench.mean_interval([3.5]) == "3.50 (an interval needs 2 rounds)"
+
+
+def test_the_summary_pairs_the_rolling_restart_with_its_own_rounds_starts() -> None:
+    mib = 1024 * 1024
+    rounds = [
+        bench.Round(20.0, 40 * mib, 4.0, (10.0, 10.0, 10.0), 45.0),  # 1.5x
+        bench.Round(25.0, 40 * mib, None, (20.0, 20.0, 20.0), 90.0),  # 1.5x, no log lines
+    ]
+    lines = bench.summary(rounds)
+    assert lines[0] == "over 2 rounds (mean [95 % CI], Student t):"
+    text = "\n".join(lines)
+    assert "geometric mean 1.500 [1.500, 1.500]" in text  # the same ratio in both rounds
+    assert "10.00 (an interval needs 2 rounds) MiB/s (1 rounds with the log lines)" in text
+    assert "bootstrap, start to UP/NORMAL   22.50 [" in lines[1]  # (20 + 25) / 2
