@@ -142,7 +142,6 @@ def fault_kpis(windows: Sequence[FaultWindow]) -> dict[str, float | None]:
     windows = [w for w in windows if not w.operation]
     if not windows:
         return kpis
-        return {}
     total_s = sum(w.end_s - w.start_s for w in windows)
     recovered = [w.recovery_s for w in windows if w.recovery_s is not None]
     detected = [w.detected_s for w in windows if w.detected_s is not None]
