@@ -43,6 +43,7 @@ from pydantic import (
 
 from casslab.faults import fault_kinds
 from casslab.faults.fault_kind import FaultKind, NoFields, Target
+from casslab.faults.projection import project
 from casslab.record import Record
 from casslab.units import duration_s
 
@@ -209,19 +210,10 @@ def _misplaced(name: str, kind: FaultKind) -> str:
 
 
 def timeline_problems(faults: list[Fault], nodes: int) -> list[str]:
-    """Problems across the timeline: a target beyond the cluster (with the nodes added
-    before it), and two faults on one node at once (the second would act on a node the
-    first holds down)."""
-    problems = []
-    grown = nodes  # an add-node earlier on the timeline makes one more
-    for i, f in sorted(enumerate(faults), key=lambda item: item[1].at_s):
-        if f.of_kind.target is Target.NEW_NODE:
-            grown += 1
-        elif f.node is not None and f.node > grown and f.of_kind.target is Target.NODE:
-            problems.append(
-                f"faults[{i}]: target node {f.node}, but the cluster has {grown} node(s)"
-            )
-    problems.sort()
+    """Problems across the timeline: a target the cluster will not have at its time (with
+    the nodes added and removed before it: :mod:`casslab.faults.projection`), and two
+    faults on one node at once (the second would act on a node the first holds down)."""
+    problems = list(project(range(1, nodes + 1), faults).problems)
     by_node: dict[int | str, list[tuple[int, Fault]]] = {}
     for item in sorted(enumerate(faults), key=lambda item: item[1].at_s):
         by_node.setdefault(item[1].target, []).append(item)

@@ -89,6 +89,12 @@ class NodeOperation:
     def file_problems(self, index: int, fault: Fault, facts: FileFacts) -> list[str]:
         return []
 
+    def nodes_after(self, numbers: tuple[int, ...], fault: Fault) -> tuple[int, ...]:
+        """The cluster's node numbers once it is done, from ``numbers`` before it (pure):
+        the same, unless it adds or removes a node; a ConfigError when it cannot run on
+        those (:mod:`casslab.faults.projection`)."""
+        return numbers
+
     def check(self, cluster: Cluster, fault: Fault) -> None:
         """Refuse a cluster casslab does not run (an attached one), in its own words."""
         processes_of(cluster)

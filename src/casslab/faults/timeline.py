@@ -17,8 +17,8 @@ from typing import Any
 from pydantic import Field
 
 from casslab.cluster import Cluster
-from casslab.errors import CasslabError
-from casslab.faults import actions
+from casslab.errors import CasslabError, ConfigError
+from casslab.faults import actions, projection
 from casslab.faults.detection import DownWatch
 from casslab.faults.fault_kind import Undo
 from casslab.faults.hints import HintsBlock, HintTally
@@ -55,10 +55,19 @@ class FaultTimeline:
     """The faults of one measured phase, begun at ``start()`` (the phase's time zero)."""
 
     def __init__(self, cluster: Cluster, faults: Sequence[Fault]) -> None:
-        for fault in faults:
+        self._faults = projection.in_order(faults)
+        # a fourth node added at 60 s may be decommissioned at 120 s: the faults after the
+        # first change of the node numbers are checked against the numbers projected now,
+        # and against the live cluster when their time comes
+        projected = projection.project([n.number for n in cluster.nodes], self._faults)
+        if projected.problems:
+            raise ConfigError(
+                f"the timeline on cluster {cluster.name!r}: " + "; ".join(projected.problems)
+            )
+        for fault in self._faults[: projected.live_checked]:
             actions.check(cluster, fault)
+        self._checked_at_time = set(range(projected.live_checked, len(self._faults)))
         self._cluster = cluster
-        self._faults = sorted(faults, key=lambda f: f.at_s)
         self._records = [
             FaultRecord(
                 kind=f.kind,
@@ -138,6 +147,8 @@ class FaultTimeline:
         if fault.of_kind.ends_jvm and fault.node is not None:
             self._hints.checkpoint(fault.node)  # its counters end with its JVM
         try:
+            if index in self._checked_at_time:
+                actions.check(self._cluster, fault)
             undo = actions.begin(self._cluster, fault)
         except CasslabError as error:
             log.warning("fault %s did not begin: %s", fault.describe(), error)
@@ -164,6 +175,8 @@ class FaultTimeline:
         began = self._now()
         self._update(index, began_s=began)
         try:
+            if index in self._checked_at_time:
+                actions.check(self._cluster, fault)
             done = actions.begin(self._cluster, fault)
         except CasslabError as error:
             log.warning("operation %s failed: %s", fault.describe(), error)

@@ -57,6 +57,15 @@ class AddNodeOperation(NodeOperation):
             "cluster.topology (e.g. dc1:2,dc2:1)"
         ]
 
+    def nodes_after(self, numbers: tuple[int, ...], fault: Fault) -> tuple[int, ...]:
+        expected = max(numbers) + 1
+        if int(fault.target) != expected:
+            raise ConfigError(
+                f"the new node will be node {expected}, not {fault.target}; write target: "
+                f"{expected}"
+            )
+        return (*numbers, expected)
+
     def check(self, cluster: Cluster, fault: Fault) -> None:
         processes_of(cluster)
         expected = ring_of(cluster).check_add(_datacenter(fault))

@@ -66,6 +66,17 @@ class DecommissionOperation(NodeOperation):
     ends_jvm: bool = True
     reshapes_cluster: bool = True
 
+    def nodes_after(self, numbers: tuple[int, ...], fault: Fault) -> tuple[int, ...]:
+        number = int(fault.target)
+        if len(numbers) <= 1:
+            raise ConfigError(f"node {number} would be the cluster's last node")
+        if number != max(numbers):
+            raise ConfigError(
+                f"node {number} is not the last node then ({max(numbers)}): casslab numbers "
+                f"a cluster's nodes 1 to N; decommission node {max(numbers)} instead"
+            )
+        return tuple(n for n in numbers if n != number)
+
     def check(self, cluster: Cluster, fault: Fault) -> None:
         processes_of(cluster)
         number = int(fault.target)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from casslab.cluster.capabilities import processes_of, ring_of
+from casslab.errors import ConfigError
 from casslab.faults import node_signals, streaming
 from casslab.faults.kinds.decommission.decommission_operation import (
     REPLICATION,
@@ -33,6 +34,13 @@ class ReplaceOperation(NodeOperation):
     name: str = "replace"
     ends_jvm: bool = True
     reshapes_cluster: bool = True
+
+    def nodes_after(self, numbers: tuple[int, ...], fault: Fault) -> tuple[int, ...]:
+        number = int(fault.target)
+        if len(numbers) <= 1:
+            raise ConfigError(f"node {number} would be the cluster's last node")
+        # the replacement takes the next number, as an added node does
+        return (*(n for n in numbers if n != number), max(numbers) + 1)
 
     def check(self, cluster: Cluster, fault: Fault) -> None:
         processes_of(cluster)
