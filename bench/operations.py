@@ -53,6 +53,23 @@ Measured 2026-11-28 (Cassandra 5.0 default version, 2 cores shared with other se
 On this machine a small bootstrap is mostly joining, not streaming: the new JVM's start
 and the ring delay dwarf 4 s of streaming at ~8 MiB/s. A rolling restart costs 1.5 times
 its nodes' starts, the difference almost all ``nodetool drain`` (about 5 s a node).
+
+Three rounds on 2026-11-29, the machine otherwise idle,
+``flock /tmp/casslab-nodes.lock .venv/bin/python bench/operations.py --rounds 3``::
+
+    over 3 rounds (mean [95 % CI], Student t):
+      bootstrap, start to UP/NORMAL   18.80 [16.27, 21.34] s
+      throughput over the bootstrap   1.62 [1.40, 1.84] MiB/s
+      throughput while streaming      11.41 [5.28, 17.54] MiB/s (3 rounds with the log lines)
+      streaming share of a bootstrap  14.53 [9.15, 19.90] %
+      sum of single-node starts       18.74 [14.02, 23.46] s
+      rolling restart                 36.01 [31.97, 40.05] s
+      rolling / sum of starts: per round 2.066, 1.873, 1.848; geometric mean 1.927 [1.657, 2.240]
+
+Each round streamed the same 30.4 MiB. On the idle machine the single starts were faster
+(5-7 s a node against 9-10 s) while drain kept its ~5 s a node, so the rolling restart
+came to about twice the sum of the starts, its interval clear of 1.5: drain, not the
+start, is what a rolling restart of small nodes adds.
 """
 
 from __future__ import annotations
