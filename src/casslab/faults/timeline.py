@@ -59,7 +59,8 @@ class FaultTimeline:
         # a fourth node added at 60 s may be decommissioned at 120 s: the faults after the
         # first change of the node numbers are checked against the numbers projected now,
         # and against the live cluster when their time comes
-        projected = projection.project([n.number for n in cluster.nodes], self._faults)
+        # (the faults as written: a problem names faults[i] as the file numbers them)
+        projected = projection.project([n.number for n in cluster.nodes], faults)
         if projected.problems:
             raise ConfigError(
                 f"the timeline on cluster {cluster.name!r}: " + "; ".join(projected.problems)
