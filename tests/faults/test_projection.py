@@ -53,11 +53,14 @@ def test_a_node_that_is_gone_then_cannot_be_a_target() -> None:
 def test_only_the_last_node_leaves_and_never_the_only_one() -> None:
     [problem] = project([1, 2, 3], [ADD, _f(40, "decommission", 3)]).problems
     assert problem == (
-        "faults[1]: decommission node 3: node 3 is not the last node then (4): casslab "
-        "numbers a cluster's nodes 1 to N; decommission node 4 instead"
+        "faults[1]: decommission node 3: node 3 of the cluster by then is not its last "
+        "node (4): casslab numbers a cluster's nodes 1 to N; decommission node 4 instead"
     )
     [alone] = project([1], [_f(5, "decommission", 1)]).problems
-    assert alone == "faults[0]: decommission node 1: node 1 would be the cluster's last node"
+    assert alone == (
+        "faults[0]: decommission node 1: node 1 is the cluster's last node: a cluster keeps "
+        "one at least"
+    )
 
 
 def test_an_added_node_takes_the_next_number_after_a_replace_too() -> None:
@@ -67,6 +70,10 @@ def test_an_added_node_takes_the_next_number_after_a_replace_too() -> None:
     [problem] = project([1, 2, 3], [replace, _f(20, "add-node", 4)]).problems
     assert problem == (
         "faults[1]: add-node node 4: the new node will be node 5, not 4; write target: 5"
+    )
+    [alone] = project([1], [_f(10, "replace", 1)]).problems
+    assert alone == (
+        "faults[0]: replace node 1: node 1 is the cluster's last node: a cluster keeps one at least"
     )
     [gone] = project([1, 2, 3], [replace, _f(20, "restart", 2)]).problems
     assert "target node 2, but the cluster has 3 node(s) after faults[0] (replace)" in gone
@@ -81,8 +88,8 @@ def test_problems_name_the_faults_as_written_not_as_sorted() -> None:
 def test_the_file_check_projects_nodes_one_to_n() -> None:
     assert timeline_problems([UPGRADE, ADD, DECOMMISSION, REPAIR], nodes=3) == []
     assert timeline_problems([ADD, _f(40, "decommission", 3)], nodes=3) == [
-        "faults[1]: decommission node 3: node 3 is not the last node then (4): casslab "
-        "numbers a cluster's nodes 1 to N; decommission node 4 instead"
+        "faults[1]: decommission node 3: node 3 of the cluster by then is not its last "
+        "node (4): casslab numbers a cluster's nodes 1 to N; decommission node 4 instead"
     ]
 
 
@@ -94,6 +101,8 @@ def test_ties_keep_the_order_written() -> None:
 def test_each_operation_says_what_it_leaves() -> None:
     assert ADD_NODE.nodes_after((1, 2, 3), ADD) == (1, 2, 3, 4)
     assert DECOMMISSION_OPERATION.nodes_after((1, 2, 3, 4), DECOMMISSION) == (1, 2, 3)
-    with pytest.raises(ConfigError, match="not the last node then"):
+    with pytest.raises(
+        ConfigError, match=r"node 4 of the cluster by then is not its last node \(5\)"
+    ):
         DECOMMISSION_OPERATION.nodes_after((1, 2, 3, 4, 5), DECOMMISSION)
     assert REPAIR_OPERATION.nodes_after((1, 2), REPAIR) == (1, 2)

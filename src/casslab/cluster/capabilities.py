@@ -19,7 +19,7 @@ that refuses an unsupported capability: ``cluster 'x' <the backend's reason>``.
 from __future__ import annotations
 
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -237,13 +237,22 @@ def node_hosts_of(cluster: Cluster) -> NodeHosts | None:
     return cluster.capabilities().node_hosts
 
 
+def last_node_problem(number: int, numbers: Iterable[int], cluster: str) -> str | None:
+    """Why node ``number`` may not leave ``cluster`` (its name as the message gives it) of
+    nodes ``numbers``: only the last may, as casslab numbers a cluster's nodes 1 to N and a
+    backend renders the nodes ``casslab up`` made from their count and order; None when it
+    is the last (pure)."""
+    last = max(numbers)
+    if number == last:
+        return None
+    return (
+        f"node {number} of {cluster} is not its last node ({last}): casslab numbers a "
+        f"cluster's nodes 1 to N; decommission node {last} instead"
+    )
+
+
 def last_node_only(cluster: str, number: int, nodes: Sequence[Node]) -> None:
-    """The :class:`ConfigError` for a node other than the last to leave: casslab numbers a
-    cluster's nodes 1 to N, and a backend renders the nodes ``casslab up`` made from their
-    count and order (pure)."""
-    last = max(n.number for n in nodes)
-    if number != last:
-        raise ConfigError(
-            f"node {number} of {cluster!r} is not its last node ({last}): casslab numbers "
-            f"a cluster's nodes 1 to N; decommission node {last} instead"
-        )
+    """The :class:`ConfigError` of :func:`last_node_problem` for ``cluster``'s ``nodes``."""
+    problem = last_node_problem(number, (n.number for n in nodes), repr(cluster))
+    if problem is not None:
+        raise ConfigError(problem)

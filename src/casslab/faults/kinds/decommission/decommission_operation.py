@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from casslab.cluster.capabilities import processes_of, ring_of
+from casslab.cluster.capabilities import last_node_problem, processes_of, ring_of
 from casslab.errors import ConfigError
 from casslab.faults import node_signals, streaming
 from casslab.faults.kinds.stop.stop_fault import KILL_WAIT_S, STOP_GRACE_S
@@ -68,13 +68,12 @@ class DecommissionOperation(NodeOperation):
 
     def nodes_after(self, numbers: tuple[int, ...], fault: Fault) -> tuple[int, ...]:
         number = int(fault.target)
-        if len(numbers) <= 1:
-            raise ConfigError(f"node {number} would be the cluster's last node")
-        if number != max(numbers):
-            raise ConfigError(
-                f"node {number} is not the last node then ({max(numbers)}): casslab numbers "
-                f"a cluster's nodes 1 to N; decommission node {max(numbers)} instead"
-            )
+        # the live checks' own rules, on the numbers the cluster will have by then
+        problem = decommission_problem(number, len(numbers), {}) or last_node_problem(
+            number, numbers, "the cluster by then"
+        )
+        if problem is not None:
+            raise ConfigError(problem)
         return tuple(n for n in numbers if n != number)
 
     def check(self, cluster: Cluster, fault: Fault) -> None:

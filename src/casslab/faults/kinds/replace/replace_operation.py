@@ -19,6 +19,7 @@ from casslab.errors import ConfigError
 from casslab.faults import node_signals, streaming
 from casslab.faults.kinds.decommission.decommission_operation import (
     REPLICATION,
+    decommission_problem,
     replication_factors,
 )
 from casslab.faults.kinds.stop.stop_fault import KILL_WAIT_S
@@ -37,8 +38,9 @@ class ReplaceOperation(NodeOperation):
 
     def nodes_after(self, numbers: tuple[int, ...], fault: Fault) -> tuple[int, ...]:
         number = int(fault.target)
-        if len(numbers) <= 1:
-            raise ConfigError(f"node {number} would be the cluster's last node")
+        problem = decommission_problem(number, len(numbers), {})  # the last node: none left
+        if problem is not None:
+            raise ConfigError(problem)
         # the replacement takes the next number, as an added node does
         return (*(n for n in numbers if n != number), max(numbers) + 1)
 
