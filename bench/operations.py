@@ -83,7 +83,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -270,33 +270,25 @@ def one_round(spec: ClusterSpec, home: Path, rows: int) -> Round:
 def summary(rounds: Sequence[Round]) -> list[str]:
     """The figures over rounds: means with their 95 % intervals, and the rolling restart
     against the sum of single starts as a ratio paired by round."""
-    streaming = [r for r in rounds if r.streaming_s is not None and r.streaming_s > 0]
+    streamed = [(r, r.streaming_s) for r in rounds if r.streaming_s]  # its log lines found
+
+    def interval(values: Iterable[float | None]) -> str:
+        return mean_interval([v for v in values if v is not None])
+
     lines = [f"over {len(rounds)} rounds (mean [95 % CI], Student t):"]
-    lines.append(
-        f"  bootstrap, start to UP/NORMAL   {mean_interval([r.bootstrap_s for r in rounds])} s"
-    )
-    lines.append(
-        "  throughput over the bootstrap   "
-        + mean_interval([r.streamed_bytes / MIB / r.bootstrap_s for r in rounds])
-        + " MiB/s"
-    )
-    if streaming:
+    lines.append(f"  bootstrap, start to UP/NORMAL   {interval(r.bootstrap_s for r in rounds)} s")
+    overall = interval(throughput_mib_s(r.streamed_bytes, r.bootstrap_s) for r in rounds)
+    lines.append(f"  throughput over the bootstrap   {overall} MiB/s")
+    if streamed:
+        rate = interval(throughput_mib_s(r.streamed_bytes, s) for r, s in streamed)
         lines.append(
-            "  throughput while streaming      "
-            + mean_interval([r.streamed_bytes / MIB / (r.streaming_s or 1) for r in streaming])
-            + f" MiB/s ({len(streaming)} rounds with the log lines)"
+            f"  throughput while streaming      {rate} MiB/s ({len(streamed)} rounds with the "
+            "log lines)"
         )
-        lines.append(
-            "  streaming share of a bootstrap  "
-            + mean_interval([100 * (r.streaming_s or 0) / r.bootstrap_s for r in streaming])
-            + " %"
-        )
-    lines.append(
-        f"  sum of single-node starts       {mean_interval([sum(r.starts_s) for r in rounds])} s"
-    )
-    lines.append(
-        f"  rolling restart                 {mean_interval([r.rolling_s for r in rounds])} s"
-    )
+        share = interval(shares(r.bootstrap_s, s)[0] for r, s in streamed)
+        lines.append(f"  streaming share of a bootstrap  {share} %")
+    lines.append(f"  sum of single-node starts       {interval(sum(r.starts_s) for r in rounds)} s")
+    lines.append(f"  rolling restart                 {interval(r.rolling_s for r in rounds)} s")
     paired = paired_ratio([sum(r.starts_s) for r in rounds], [r.rolling_s for r in rounds])
     lines.append("  " + paired.line("rolling / sum of starts"))
     return lines
