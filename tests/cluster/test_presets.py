@@ -1,6 +1,7 @@
 """Settings presets: ``latest`` is what cassandra_latest.yaml changes against
-cassandra.yaml (pure diff on literal files), read from the version's conf/ beside its lib/;
-a version without the files, or a 4.x version, is refused before anything starts."""
+cassandra.yaml (pure diff on literal files), read from the version's conf/ beside its lib/,
+else from what casslab derived from the version's source (latest_presets.yaml); a version
+with neither, or a 4.x version, is refused before anything starts."""
 
 from __future__ import annotations
 
@@ -13,8 +14,12 @@ from casslab.cluster.distribution import Distribution
 from casslab.cluster.presets import (
     canonical,
     conf_dir,
+    derived,
+    derived_entries,
+    derived_versions,
     latest_changes,
     preset_changes,
+    version_key,
     version_problem,
     with_preset,
 )
@@ -131,3 +136,43 @@ def test_the_files_are_read_from_the_versions_conf(tmp_path: Path) -> None:
 def test_a_4x_version_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SetupError, match=r"Cassandra 4.0.11 has no cassandra_latest.yaml"):
         preset_changes("latest", _dist(tmp_path, "4.0.11"))
+
+
+def test_a_version_derived_from_its_source_runs_from_the_cache_alone(tmp_path: Path) -> None:
+    """5.0.1's entry in latest_presets.yaml (scripts/derive_latest_preset.py at the tag
+    cassandra-5.0.1) stands in for a conf/ the Maven cache has not; the files win."""
+    dist = _dist(tmp_path, "5.0.1")
+    changes = preset_changes("latest", dist)
+    assert "tag cassandra-5.0.1 (commit c206e4509003ac4cd99147d821bd4b5d23bdf5e8)" in (
+        changes.source
+    )
+    assert changes.settings["storage_compatibility_mode"] == "NONE"
+    assert changes.settings["sstable"] == {"selected_format": "bti"}
+    assert changes.settings["default_compaction"]["class_name"] == "UnifiedCompactionStrategy"
+    assert changes.settings["memtable"]["configurations"]["default"] == {"inherits": "trie"}
+    assert "key_cache_save_period" in changes.unset
+    assert derived("5.0.9") is None  # never another version's files
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "cassandra.yaml").write_text(DEFAULT_YAML)
+    (tmp_path / "conf" / "cassandra_latest.yaml").write_text(LATEST_YAML)
+    from_files = preset_changes("latest", dist)
+    assert from_files.source == str(tmp_path / "conf")
+    assert "default_compaction" not in from_files.settings
+
+
+def test_the_refusal_names_the_derived_versions(tmp_path: Path) -> None:
+    with pytest.raises(SetupError) as missing:
+        preset_changes("latest", _dist(tmp_path, "5.0.9"))
+    assert "casslab has not derived its preset from the source (it has for 5.0.0, 5.0.1)" in (
+        str(missing.value)
+    )
+    assert derived_versions() == ["5.0.0", "5.0.1"]
+
+
+def test_derived_entries_are_read_and_sorted_by_number() -> None:
+    text = "versions:\n  5.0.10: {source: s, settings: {a: 1}, unset: []}\n"
+    assert derived_entries(text) == {"5.0.10": {"source": "s", "settings": {"a": 1}, "unset": []}}
+    assert derived_entries("") == {}
+    with pytest.raises(ConfigError, match="'versions' is not a mapping"):
+        derived_entries("versions: [1]\n")
+    assert sorted(["5.0.10", "5.0.9", "5.0.1"], key=version_key) == ["5.0.1", "5.0.9", "5.0.10"]

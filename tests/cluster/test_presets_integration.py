@@ -2,10 +2,12 @@
 are what the node runs (system_views.settings), the user's --set still wins, and a version
 without the files, or a 4.x version, is refused before anything starts.
 
-The machine's cached 5.0 (jars from Maven Central) has no conf/, so the node runs from a
-CASSANDRA_HOME the test makes: the cached jars and a conf/ with cassandra.yaml and
+The machine's cached 5.0.9 (jars from Maven Central) has no conf/, so the first test runs it
+from a CASSANDRA_HOME the test makes: the cached jars and a conf/ with cassandra.yaml and
 cassandra_latest.yaml holding the lines of Cassandra 5.0's own files for the settings
-checked here. A cluster of its own: it runs with other settings than the shared node.
+checked there. 5.0.1 runs from the cache alone, on the whole preset casslab derived from its
+source (latest_presets.yaml). A cluster of its own: it runs with other settings than the
+shared node.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from cli_entry import casslab
 pytestmark = [pytest.mark.integration]
 
 NAME = "latest1"
+DERIVED = "5.0.1"  # its preset is in casslab's latest_presets.yaml, from its source
 PLACE = ["--heap", "512M", "--base-address", "127.0.133.1", "--jmx-port-base", "9330"]
 STOCK = """\
 storage_compatibility_mode: CASSANDRA_4
@@ -77,6 +80,42 @@ def test_up_with_the_latest_preset_runs_its_settings(tmp_path: Path) -> None:
         assert applied["default_secondary_index"] == "sai"
         assert applied["sstable.selected_format"] == "bti"
         assert applied["concurrent_compactors"] == "4"  # --set wins over the preset
+    finally:
+        casslab(home, "down", "--remove", "--name", NAME)
+
+
+def test_a_version_derived_from_its_source_runs_the_whole_preset(tmp_path: Path) -> None:
+    """5.0.1 from the Maven cache alone (no conf/): its preset is the one casslab derived
+    at the tag cassandra-5.0.1, every setting of it, and the node runs them."""
+    home = tmp_path / "home"
+    up = casslab(
+        home,
+        "up",
+        "--name",
+        NAME,
+        "--version",
+        DERIVED,
+        "--preset",
+        "latest",
+        *PLACE,
+        "--timeout",
+        "300",
+        unset=("CASSANDRA_HOME",),
+    )
+    try:
+        assert up.returncode == 0, up.stdout + up.stderr
+        state = json.loads((home / "clusters" / NAME / "state.json").read_text())
+        cluster = LocalCluster(ClusterState.model_validate(state))
+        applied = cluster.applied_settings()
+        assert applied["storage_compatibility_mode"] == "NONE"
+        assert applied["sstable.selected_format"] == "bti"
+        assert applied["memtable_allocation_type"] == "offheap_objects"
+        assert applied["concurrent_compactors"] == "8"
+        assert applied["uuid_sstable_identifiers_enabled"] == "true"
+        assert applied["default_compaction.class_name"] == "UnifiedCompactionStrategy"
+        assert "scaling_parameters=T4" in applied["default_compaction.parameters"]
+        assert "default=trie" in applied["memtable.configurations"]
+        assert state["spec"]["version"] == DERIVED
     finally:
         casslab(home, "down", "--remove", "--name", NAME)
 

@@ -3,13 +3,20 @@ what Cassandra 5.0's ``conf/cassandra_latest.yaml`` changes against its ``conf/c
 (the new defaults turned on together: trie memtables, BTI SSTables, the unified compaction
 strategy, SAI as the default index, ``storage_compatibility_mode: NONE``, ...).
 
-The two files are read from the version's own distribution, its ``conf/`` folder beside
-``lib/``: ``$CASSANDRA_HOME/conf`` for an official tarball, or
-``~/.cache/casslab/cassandra/<version>/conf`` for the cache (Maven Central publishes the jars
-only, so a cached version has a ``conf/`` when one was put there from that version's
-``apache-cassandra-<version>-bin.tar.gz``). Nothing is derived from memory or from another
-version: a version without the files is refused, naming where they go, before anything
-starts. Cassandra 4.x has no ``cassandra_latest.yaml`` (it came with 5.0).
+Where the preset comes from, first found wins, and :attr:`PresetChanges.source` says which:
+
+1. the version's own distribution, its ``conf/`` folder beside ``lib/``:
+   ``$CASSANDRA_HOME/conf`` for an official tarball, or
+   ``~/.cache/casslab/cassandra/<version>/conf`` when both files of that version's
+   ``apache-cassandra-<version>-bin.tar.gz`` were put there;
+2. the version's source: ``latest_presets.yaml`` beside this module holds the changes of the
+   versions whose release tag casslab's ``scripts/derive_latest_preset.py`` read (the same
+   diff, on the two files at the tag ``cassandra-<version>``, naming its commit).
+
+Maven Central publishes the jars only, so a cached version of neither kind is refused,
+naming where the files go, before anything starts. Nothing is taken from another version:
+the files change between patch releases. Cassandra 4.x has no ``cassandra_latest.yaml`` (it
+came with 5.0).
 
 :func:`latest_changes` is pure (two texts in, the settings out): the top-level settings
 whose value in ``cassandra_latest.yaml`` differs from ``cassandra.yaml`` or that only it sets.
@@ -37,6 +44,13 @@ PRESETS: Final = (DEFAULT, LATEST)
 DEFAULT_FILE: Final = "cassandra.yaml"
 LATEST_FILE: Final = "cassandra_latest.yaml"
 FIRST_LATEST_MAJOR: Final = 5  # cassandra_latest.yaml came with Cassandra 5.0
+DERIVED_FILE: Final = "latest_presets.yaml"  # beside this module: presets from the source
+DERIVED_HEADER: Final = """\
+# The latest settings preset of Cassandra versions, derived from their source: what the
+# release tag's conf/cassandra_latest.yaml changes against its conf/cassandra.yaml
+# (casslab.cluster.presets.latest_changes). Written by scripts/derive_latest_preset.py;
+# `casslab up --preset latest` uses an entry when the version's distribution has no conf/.
+"""
 
 
 class PresetChanges(Record):
@@ -84,6 +98,42 @@ def latest_changes(default_text: str, latest_text: str, *, source: str) -> Prese
     return PresetChanges(name=LATEST, source=source, settings=settings, unset=unset)
 
 
+def version_key(version: str) -> tuple[int, ...]:
+    """``5.0.10`` after ``5.0.9``: a version's numbers, for sorting."""
+    return tuple(int(part) for part in version.split(".") if part.isdigit())
+
+
+def derived_path() -> Path:
+    return Path(__file__).with_name(DERIVED_FILE)
+
+
+def derived_entries(text: str) -> dict[str, dict[str, Any]]:
+    """Pure: the entries of a ``latest_presets.yaml`` text, by version."""
+    data = _mapping(text, DERIVED_FILE)
+    versions = data.get("versions") or {}
+    if not isinstance(versions, dict):
+        raise ConfigError(f"{DERIVED_FILE}: 'versions' is not a mapping")
+    return {str(version): dict(entry) for version, entry in versions.items()}
+
+
+def derived_versions() -> list[str]:
+    """The versions whose preset casslab derived from their source."""
+    return list(derived_entries(derived_path().read_text(encoding="utf-8")))
+
+
+def derived(version: str) -> PresetChanges | None:
+    """The ``latest`` preset of ``version`` derived from its source, or None."""
+    entry = derived_entries(derived_path().read_text(encoding="utf-8")).get(version)
+    if entry is None:
+        return None
+    return PresetChanges(
+        name=LATEST,
+        source=str(entry["source"]),
+        settings=dict(entry["settings"]),
+        unset=list(entry["unset"]),
+    )
+
+
 def conf_dir(dist: Distribution) -> Path:
     """The version's ``conf/`` folder: beside its ``lib/`` (a tarball's, or the cache's)."""
     return dist.lib_dir.parent / "conf"
@@ -115,12 +165,17 @@ def preset_changes(name: str, dist: Distribution) -> PresetChanges:
     conf = conf_dir(dist)
     missing = [f for f in (DEFAULT_FILE, LATEST_FILE) if not (conf / f).is_file()]
     if missing:
+        from_source = derived(dist.version)
+        if from_source is not None:
+            return from_source
         raise SetupError(
             f"preset latest: Cassandra {dist.version}'s distribution has no "
-            f"{' or '.join(str(conf / f) for f in missing)}; casslab reads the preset from the "
-            "version's own conf/ (Maven Central has only the jars): copy conf/cassandra.yaml "
-            f"and conf/cassandra_latest.yaml of apache-cassandra-{dist.version}-bin.tar.gz "
-            f"there, or set CASSANDRA_HOME to that unpacked tarball"
+            f"{' or '.join(str(conf / f) for f in missing)}, and casslab has not derived "
+            f"its preset from the source (it has for {', '.join(derived_versions())}); "
+            "casslab reads the preset from the version's own conf/ (Maven Central has only "
+            "the jars): copy conf/cassandra.yaml and conf/cassandra_latest.yaml of "
+            f"apache-cassandra-{dist.version}-bin.tar.gz there, or set CASSANDRA_HOME to "
+            "that unpacked tarball"
         )
     texts = [(conf / f).read_text(encoding="utf-8") for f in (DEFAULT_FILE, LATEST_FILE)]
     return latest_changes(texts[0], texts[1], source=str(conf))
