@@ -19,6 +19,7 @@ from casslab.cluster.presets import (
     derived_versions,
     latest_changes,
     preset_changes,
+    source_problem,
     version_key,
     version_problem,
     with_preset,
@@ -176,3 +177,37 @@ def test_derived_entries_are_read_and_sorted_by_number() -> None:
     with pytest.raises(ConfigError, match="'versions' is not a mapping"):
         derived_entries("versions: [1]\n")
     assert sorted(["5.0.10", "5.0.9", "5.0.1"], key=version_key) == ["5.0.1", "5.0.9", "5.0.10"]
+
+
+def test_the_source_of_the_preset_is_asked_before_anything_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """source_problem: the files of the distribution casslab would run (the cache's, or
+    CASSANDRA_HOME's when it is that version), else a derived preset, else the problem;
+    nothing is fetched."""
+    monkeypatch.setenv("CASSLAB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("CASSANDRA_HOME", raising=False)
+    problem = source_problem("5.0.9") or ""
+    assert str(tmp_path / "cache" / "cassandra" / "5.0.9" / "conf" / "cassandra.yaml") in problem
+    assert "apache-cassandra-5.0.9-bin.tar.gz" in problem
+    assert source_problem("5.0.1") is None  # derived from its source
+    assert "Cassandra 4.1.5 has no cassandra_latest.yaml" in (source_problem("4.1.5") or "")
+    assert not (tmp_path / "cache").exists()
+    conf = tmp_path / "cache" / "cassandra" / "5.0.9" / "conf"
+    conf.mkdir(parents=True)
+    (conf / "cassandra.yaml").write_text(DEFAULT_YAML)
+    assert "cassandra_latest.yaml" in (source_problem("5.0.9") or "")
+    (conf / "cassandra_latest.yaml").write_text(LATEST_YAML)
+    assert source_problem("5.0.9") is None
+    assert source_problem(None) is None  # the default version, 5.0.9
+    home = tmp_path / "tarball"
+    (home / "lib").mkdir(parents=True)
+    (home / "lib" / "apache-cassandra-5.0.7.jar").write_text("")
+    monkeypatch.setenv("CASSANDRA_HOME", str(home))
+    assert str(home / "conf" / "cassandra.yaml") in (source_problem(None) or "")
+    assert str(home / "conf") in (source_problem("5.0.7") or "")
+    assert source_problem("5.0.9") is None  # another version: the cache's files
+    (home / "conf").mkdir()
+    for name in ("cassandra.yaml", "cassandra_latest.yaml"):
+        (home / "conf" / name).write_text("")
+    assert source_problem(None) is None

@@ -186,6 +186,7 @@ def run(
     from casslab.experiment.design.plan_expansion import expand
     from casslab.experiment.file.experiment_loader import load
     from casslab.experiment.run.engine_specs import check_engine_specs
+    from casslab.experiment.run.host_facts import check_presets
     from casslab.experiment.run.load_clients import clients_of
     from casslab.experiment.run.runner_options import RunnerOptions, check_options
     from casslab.load.session import LoadSession
@@ -209,7 +210,10 @@ def run(
     with contextlib.ExitStack() as stack:
         session = stack.enter_context(LoadSession(engine_cpus))  # every engine of the run
         # no run dir yet; the runner's own check asks the engine nothing asked here
-        check_engine_specs(expand(experiment), options.base_dir, shares, verify, session=session)
+        expanded = expand(experiment)
+        if experiment.cluster.use is None:  # an existing cluster runs its own settings
+            check_presets(expanded.trials)
+        check_engine_specs(expanded, options.base_dir, shares, verify, session=session)
         store = None
         if serve_metrics:
             store = _serve(
@@ -298,7 +302,7 @@ def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) 
     from casslab.experiment.design.trial_order import clusters_and_restarts
     from casslab.experiment.file.experiment_loader import load
     from casslab.experiment.run.engine_specs import check_engine_specs
-    from casslab.experiment.run.host_facts import cluster_warnings
+    from casslab.experiment.run.host_facts import cluster_warnings, preset_problems
     from casslab.experiment.run.load_clients import clients_of
     from casslab.load.credentials import mask_text
 
@@ -370,6 +374,8 @@ def plan(file: Annotated[Path, typer.Argument(help="Experiment file (YAML).")]) 
     _print_claims(experiment.claims)
     for warning in [] if elsewhere else cluster_warnings(expanded.trials):  # oversubscribed
         console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
+    for problem in [] if use else preset_problems(expanded.trials):  # `run` refuses these
+        console.print(f"[yellow]warning:[/] {escape(problem)}", highlight=False, soft_wrap=True)
 
 
 def _print_claims(claims: Sequence[Claim]) -> None:

@@ -28,12 +28,14 @@ settings come under the user's: ``--set`` and an experiment's ``config:`` still 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 import yaml
 
+from casslab.cluster import distribution
 from casslab.cluster.distribution import Distribution
 from casslab.errors import ConfigError, SetupError
 from casslab.record import Record
@@ -154,6 +156,46 @@ def version_problem(name: str, version: str | None) -> str | None:
     return None
 
 
+def _missing(conf: Path) -> list[str]:
+    return [f for f in (DEFAULT_FILE, LATEST_FILE) if not (conf / f).is_file()]
+
+
+def _no_source(version: str, conf: Path, missing: Sequence[str]) -> str:
+    return (
+        f"preset latest: Cassandra {version}'s distribution has no "
+        f"{' or '.join(str(conf / f) for f in missing)}, and casslab has not derived "
+        f"its preset from the source (it has for {', '.join(derived_versions())}); "
+        "casslab reads the preset from the version's own conf/ (Maven Central has only "
+        "the jars): copy conf/cassandra.yaml and conf/cassandra_latest.yaml of "
+        f"apache-cassandra-{version}-bin.tar.gz there, or set CASSANDRA_HOME to "
+        "that unpacked tarball"
+    )
+
+
+def source_problem(version: str | None) -> str | None:
+    """Why preset latest cannot run on ``version`` (None: the default) on this machine,
+    asked before anything starts and without fetching: a 4.x version, or neither the
+    ``conf/`` files of the distribution casslab would run (``CASSANDRA_HOME``'s when it
+    is that version, else the cache's) nor a preset derived from the version's source."""
+    problem = version_problem(LATEST, version)
+    if problem is not None:
+        return problem
+    wanted, conf = version or distribution.DEFAULT_VERSION, None
+    home = os.environ.get("CASSANDRA_HOME")
+    if home:
+        try:
+            dist = distribution.from_home(Path(home))
+        except SetupError:
+            dist = None  # the run meets that error on its own
+        if dist is not None and version in (None, dist.version):
+            wanted, conf = dist.version, conf_dir(dist)
+    conf = conf or distribution.version_dir(wanted) / "conf"
+    missing = _missing(conf)
+    if not missing or derived(wanted) is not None:
+        return None
+    return _no_source(wanted, conf, missing)
+
+
 def preset_changes(name: str, dist: Distribution) -> PresetChanges:
     """Preset ``name`` for the distribution ``dist``, its files read from ``conf_dir``."""
     preset = canonical(name)
@@ -163,20 +205,12 @@ def preset_changes(name: str, dist: Distribution) -> PresetChanges:
     if problem is not None:
         raise SetupError(problem)
     conf = conf_dir(dist)
-    missing = [f for f in (DEFAULT_FILE, LATEST_FILE) if not (conf / f).is_file()]
+    missing = _missing(conf)
     if missing:
         from_source = derived(dist.version)
         if from_source is not None:
             return from_source
-        raise SetupError(
-            f"preset latest: Cassandra {dist.version}'s distribution has no "
-            f"{' or '.join(str(conf / f) for f in missing)}, and casslab has not derived "
-            f"its preset from the source (it has for {', '.join(derived_versions())}); "
-            "casslab reads the preset from the version's own conf/ (Maven Central has only "
-            "the jars): copy conf/cassandra.yaml and conf/cassandra_latest.yaml of "
-            f"apache-cassandra-{dist.version}-bin.tar.gz there, or set CASSANDRA_HOME to "
-            "that unpacked tarball"
-        )
+        raise SetupError(_no_source(dist.version, conf, missing))
     texts = [(conf / f).read_text(encoding="utf-8") for f in (DEFAULT_FILE, LATEST_FILE)]
     return latest_changes(texts[0], texts[1], source=str(conf))
 

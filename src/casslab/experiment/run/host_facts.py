@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 from pydantic import ValidationError
 
-from casslab.errors import ConfigError
+from casslab.errors import ConfigError, SetupError
 from casslab.experiment.design.cluster_setup import in_file_words
 from casslab.experiment.design.plan_records import Trial
 from casslab.store.run_records import HostFacts
@@ -124,3 +124,22 @@ def client_dc_notes(trials: Iterable[Trial]) -> list[str]:
         f"{dc} (the topology's first; set client_dc to choose another)"
         for name, dc in defaulted.items()
     ]
+
+
+def preset_problems(trials: Iterable[Trial]) -> list[str]:
+    """One line per version whose trials run preset latest and this machine has no source
+    for it (:func:`casslab.cluster.presets.source_problem`): ``casslab run`` refuses them
+    before anything starts, so the default preset's cells are not measured in vain;
+    ``casslab plan`` warns of them."""
+    from casslab.cluster import presets
+
+    asked = dict.fromkeys(t.version for t in trials if t.preset == presets.LATEST)
+    found = (presets.source_problem(version) for version in asked)
+    return [f"cluster.preset: {problem}" for problem in found if problem is not None]
+
+
+def check_presets(trials: Iterable[Trial]) -> None:
+    """A SetupError naming every :func:`preset_problems` line, if any."""
+    problems = preset_problems(trials)
+    if problems:
+        raise SetupError("\n".join(problems))

@@ -42,7 +42,7 @@ from casslab.experiment.run import (
 from casslab.experiment.run.engine_specs import check_engine_specs, spec_for
 from casslab.experiment.run.failures import RunStop, blocked, setup_of
 from casslab.experiment.run.finished_trials import read_finished
-from casslab.experiment.run.host_facts import cluster_warnings
+from casslab.experiment.run.host_facts import check_presets, cluster_warnings
 from casslab.experiment.run.jvm_warmup import WarmupRule, rehearse
 from casslab.experiment.run.load_clients import clients_of
 from casslab.experiment.run.manifest import end_manifest, start_manifest
@@ -135,6 +135,8 @@ class Runner:
         """
         clients = self._clients.n if self._clients else 1
         verify = self.experiment.verify
+        if self.experiment.cluster.use is None:  # an existing cluster runs its own settings
+            check_presets(self.plan.trials)  # before the default preset's cells are measured
         check_engine_specs(  # first second; not again for what the caller checked
             self.plan, self.options.base_dir, clients, verify, session=self._session
         )
