@@ -80,6 +80,8 @@ def test_up_with_the_latest_preset_runs_its_settings(tmp_path: Path) -> None:
         assert applied["default_secondary_index"] == "sai"
         assert applied["sstable.selected_format"] == "bti"
         assert applied["concurrent_compactors"] == "4"  # --set wins over the preset
+        said = " ".join(up.stdout.split())
+        assert f"settings preset latest: 4 settings from {tmp_path / 'cassandra' / 'conf'}" in said
     finally:
         casslab(home, "down", "--remove", "--name", NAME)
 
@@ -116,6 +118,8 @@ def test_a_version_derived_from_its_source_runs_the_whole_preset(tmp_path: Path)
         assert "scaling_parameters=T4" in applied["default_compaction.parameters"]
         assert "default=trie" in applied["memtable.configurations"]
         assert state["spec"]["version"] == DERIVED
+        said = " ".join(up.stdout.split())
+        assert "settings preset latest: 14 settings from Cassandra 5.0.1's source, tag " in said
     finally:
         casslab(home, "down", "--remove", "--name", NAME)
 

@@ -197,7 +197,9 @@ def up(
         IsolatedSpec,
         UpOutcome,
         cluster_spec,
+        distribution,
         isolated_or_none,
+        presets,
         ssh_hosts_or_none,
         warnings_for,
     )
@@ -272,6 +274,13 @@ def up(
         f"{cluster.state.cassandra_version}{kind}, heap {cluster.state.heap}, ready in "
         f"{time.monotonic() - start:.1f} s; CQL at {', '.join(cluster.contact_points)}"
     )
+    if made_of.preset == presets.LATEST:  # which files, or which source, it came from
+        version = cluster.state.cassandra_version
+        changes = presets.preset_changes(presets.LATEST, distribution.resolve(version))
+        console.print(
+            f"settings preset latest: {len(changes.settings)} settings from {changes.source}",
+            highlight=False,
+        )
 
 
 def status(name: NameOption = None) -> None:
