@@ -5,6 +5,7 @@ graceful stop there cost a drain and flush of some 5 s a node, one node after an
 from __future__ import annotations
 
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -13,15 +14,20 @@ import pytest
 
 from casslab.cluster.local.launch import leftover_pids, stop_leftovers
 
-# a process group that ignores SIGTERM, with the node's storage directory on its command
-# line as casslab gives it to a Cassandra JVM
-STUBBORN = "trap '' TERM; touch \"$1\"; sleep 60 & wait"
+# one process, the leader of its group, that ignores SIGTERM, with the node's storage
+# directory on its command line as casslab gives it to a Cassandra JVM; it forks nothing,
+# as a shell would (a child between its fork and its exec has the same command line, and
+# was found as a second leftover on a busy machine)
+STUBBORN = (
+    "import pathlib, signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    "pathlib.Path(sys.argv[1]).touch(); time.sleep(60)"
+)
 
 
 def start(directory: Path, ready: Path) -> subprocess.Popen[bytes]:
     storage = f"-Dcassandra.storagedir={directory}/node1"
     proc = subprocess.Popen(
-        ["sh", "-c", STUBBORN, "node", str(ready), storage], start_new_session=True
+        [sys.executable, "-c", STUBBORN, str(ready), storage], start_new_session=True
     )
     deadline = time.monotonic() + 10
     while not ready.exists():
