@@ -147,7 +147,7 @@ def up(
             "--preset",
             help="A settings preset under --set: default, or latest (what the version's "
             "conf/cassandra_latest.yaml changes against its conf/cassandra.yaml; Cassandra 5.0+; "
-            "read from the version's conf/, else derived from its source for 5.0.0 and 5.0.1).",
+            "read from the version's conf/, else as casslab derived it from the source).",
         ),
     ] = None,
     gc: Annotated[
