@@ -166,15 +166,20 @@ def fetch(version: str, mvn: str | None = None) -> Distribution:
     return found
 
 
+def home_for(version: str | None = None) -> Distribution | None:
+    """CASSANDRA_HOME's distribution when it is set and is ``version`` (None: any), else
+    None; nothing is fetched."""
+    home = os.environ.get("CASSANDRA_HOME")
+    if not home:
+        return None
+    dist = from_home(Path(home))
+    return dist if version is None or version == dist.version else None
+
+
 def resolve(version: str | None = None) -> Distribution:
     """The distribution to run: CASSANDRA_HOME if set (and no other version asked), else
     the Maven cache, fetching ``version`` (default :data:`DEFAULT_VERSION`) if needed."""
-    home = os.environ.get("CASSANDRA_HOME")
-    if home:
-        dist = from_home(Path(home))
-        if version is None or version == dist.version:
-            return dist
-    return fetch(version or DEFAULT_VERSION)
+    return home_for(version) or fetch(version or DEFAULT_VERSION)
 
 
 def settings_catalogue(dist: Distribution) -> SettingsCatalogue:

@@ -28,7 +28,6 @@ settings come under the user's: ``--set`` and an experiment's ``config:`` still 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -180,16 +179,12 @@ def source_problem(version: str | None) -> str | None:
     problem = version_problem(LATEST, version)
     if problem is not None:
         return problem
-    wanted, conf = version or distribution.DEFAULT_VERSION, None
-    home = os.environ.get("CASSANDRA_HOME")
-    if home:
-        try:
-            dist = distribution.from_home(Path(home))
-        except SetupError:
-            dist = None  # the run meets that error on its own
-        if dist is not None and version in (None, dist.version):
-            wanted, conf = dist.version, conf_dir(dist)
-    conf = conf or distribution.version_dir(wanted) / "conf"
+    try:
+        home = distribution.home_for(version)  # as distribution.resolve chooses
+    except SetupError:
+        home = None  # the run meets that error on its own
+    wanted = home.version if home else version or distribution.DEFAULT_VERSION
+    conf = conf_dir(home) if home else distribution.version_dir(wanted) / "conf"
     missing = _missing(conf)
     if not missing or derived(wanted) is not None:
         return None

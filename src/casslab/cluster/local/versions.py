@@ -6,9 +6,7 @@ their installed jars the same way."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from casslab.cluster import distribution, node_versions, state
@@ -22,12 +20,7 @@ if TYPE_CHECKING:
 
 def installed(version: str) -> distribution.Distribution | None:
     """``version``'s jars when they are here already (the cache, or CASSANDRA_HOME)."""
-    home = os.environ.get("CASSANDRA_HOME")
-    if home:
-        found = distribution.from_home(Path(home))
-        if found.version == version:
-            return found
-    return distribution.cached(version)
+    return distribution.home_for(version) or distribution.cached(version)
 
 
 def node_distributions(
