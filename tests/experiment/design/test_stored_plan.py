@@ -36,7 +36,15 @@ EXPERIMENTS = Path(__file__).resolve().parents[3] / "experiments"
 FILES = [DATA / "two-cells.yaml", *sorted(EXPERIMENTS.glob("*.yaml"))]
 # cluster fields the file dicts of an earlier casslab did not have (besides the nodes'
 # isolation fields): left out at their defaults, the digest of those files is unchanged
-LATER_CLUSTER_FIELDS = ("topology", "clock", "gc", "preset", "node_versions", "java_home")
+LATER_CLUSTER_FIELDS = (
+    "topology",
+    "clock",
+    "gc",
+    "preset",
+    "node_versions",
+    "java_home",
+    "jvm_options",
+)
 
 
 def _experiment(**update: Any) -> Experiment:

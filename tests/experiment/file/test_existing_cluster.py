@@ -52,7 +52,10 @@ def test_a_file_on_an_existing_cluster_keeps_its_data_unless_it_says_truncate() 
 
 
 def test_what_an_existing_cluster_already_has_is_refused_by_name() -> None:
-    text = FILE.replace("{use: lab}", "{use: lab, nodes: 3, config: {concurrent_writes: 64}}")
+    text = FILE.replace(
+        "{use: lab}",
+        "{use: lab, nodes: 3, config: {concurrent_writes: 64}, jvm_options: [-XX:+AlwaysPreTouch]}",
+    )
     text = text.replace("{threads: [2, 4]}", "{threads: [2, 4], config.concurrent_reads: [32, 64]}")
     problems = problems_of(text + "reset: recreate\n")
     assert (
@@ -60,6 +63,10 @@ def test_what_an_existing_cluster_already_has_is_refused_by_name() -> None:
         "(remove it, or run on a cluster of casslab's own without cluster.use)"
     ) in problems
     assert any(p.startswith("cluster.config: cluster 'lab' is used as it is") for p in problems)
+    assert (
+        "cluster.jvm_options: cluster 'lab' is used as it is; casslab does not set its "
+        "jvm_options (remove it, or run on a cluster of casslab's own without cluster.use)"
+    ) in problems
     assert (
         "factors.config.concurrent_reads: cluster 'lab' is used as it is; casslab does not "
         "change its cassandra.yaml (vary the workload, threads, rate or table options instead)"

@@ -120,6 +120,18 @@ def test_the_cluster_section_gives_every_node_its_isolation() -> None:
     assert NodeIsolation().plain
 
 
+def test_the_cluster_section_takes_jvm_options_as_casslab_up_does() -> None:
+    section = ClusterSection.model_validate(
+        {"jvm_options": ["-XX:TieredStopAtLevel=1", "-Dcassandra.ring_delay_ms=5000"]}
+    )
+    assert section.jvm_options == ("-XX:TieredStopAtLevel=1", "-Dcassandra.ring_delay_ms=5000")
+    assert ClusterSection().jvm_options == ()
+    with pytest.raises(ValueError, match=r"'-Xmx2G': the heap is --heap \(heap: in an"):
+        ClusterSection.model_validate({"jvm_options": ["-Xmx2G"]})
+    with pytest.raises(ValueError, match=r"'-jar x.jar': casslab adds system properties"):
+        ClusterSection.model_validate({"jvm_options": ["-jar x.jar"]})
+
+
 def test_isolation_fields_at_their_defaults_round_trip_an_older_file_dict() -> None:
     """A manifest written before node isolation has no such fields: it still loads."""
     data = Experiment.model_validate({"name": "x", "workload": "write"}).to_file_dict()

@@ -365,12 +365,32 @@ def test_jvm_warm_up_rehearses_the_preload_and_the_workload_before_the_first_tri
     ]
 
 
-@pytest.mark.parametrize(("profile", "options"), [([], ()), (["cpu"], (jfr.AT_BOOT,))])
+C1 = "-XX:TieredStopAtLevel=1"
+
+
+@pytest.mark.parametrize(
+    ("profile", "own", "options"),
+    [
+        ([], (), ()),
+        (["cpu"], (), (jfr.AT_BOOT,)),
+        ([], (C1,), (C1,)),
+        (
+            ["cpu"],
+            (C1, "-Dcassandra.ring_delay_ms=5000"),
+            (C1, "-Dcassandra.ring_delay_ms=5000", jfr.AT_BOOT),
+        ),
+    ],
+)
 def test_a_profiled_runs_nodes_set_flight_recorder_up_as_they_start(
-    tmp_path: Path, engine_log: Path, profile: list[str], options: tuple[str, ...]
+    tmp_path: Path,
+    engine_log: Path,
+    profile: list[str],
+    own: tuple[str, ...],
+    options: tuple[str, ...],
 ) -> None:
     """Its first runtime start would make the nodes' JIT recompile while a trial measures
-    (casslab.host.jfr.AT_BOOT); an unprofiled run's nodes get nothing of it."""
+    (casslab.host.jfr.AT_BOOT); an unprofiled run's nodes get nothing of it. The file's
+    own ``cluster.jvm_options`` come first, in its order."""
     specs: list[ClusterSpec] = []
     create = fake_factory(Calls())
 
@@ -381,7 +401,7 @@ def test_a_profiled_runs_nodes_set_flight_recorder_up_as_they_start(
     layout = RunLayout(root=tmp_path / "run")
     layout.root.mkdir()
     runner = Runner(
-        _experiment(profile=profile, iterations=1),
+        _experiment(profile=profile, iterations=1, cluster={"jvm_options": list(own)}),
         layout,
         RunnerOptions(results_root=tmp_path, jvm_warmup_s=0, write_report=False),
         create_cluster=capture,

@@ -2,10 +2,10 @@
 checked on the file's raw data before anything starts (pure).
 
 casslab only uses such a cluster: it does not set its nodes' count, version, heap,
-cassandra.yaml, isolation, topology or clocks, and never restarts, recreates or wipes it.
-So those fields and the factors that vary them are refused, and so are the resets other
-than ``truncate`` (of the trial's own keyspace only) and ``none`` (the default there: the
-file must say ``reset: truncate`` for casslab to empty anything).
+cassandra.yaml, JVM options, isolation, topology or clocks, and never restarts, recreates
+or wipes it. So those fields and the factors that vary them are refused, and so are the
+resets other than ``truncate`` (of the trial's own keyspace only) and ``none`` (the default
+there: the file must say ``reset: truncate`` for casslab to empty anything).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ FIXED_BY_THE_CLUSTER = (
     "config",
     "topology",
     "clock",
+    "jvm_options",
     *ISOLATION_FIELDS,
 )
 """The ``cluster:`` fields an existing cluster has already: a file that uses one gives none."""

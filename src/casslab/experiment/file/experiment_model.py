@@ -108,7 +108,7 @@ from pydantic import (
 from casslab.analysis.analysis_records import DEFAULT_KPIS
 from casslab.analysis.claim_records import Claim
 from casslab.analysis.profile_kind import ProfileKind
-from casslab.cluster import NodeIsolation, collectors, node_versions, presets
+from casslab.cluster import NodeIsolation, collectors, jvm_options, node_versions, presets
 from casslab.engine_contract.workload_spec import Consistency
 from casslab.errors import ConfigError
 from casslab.experiment.file.file_record import SCHEMA_VERSION, Level, Record
@@ -178,6 +178,9 @@ class ClusterSection(NodeIsolation):
     preset: str | None = None
     # the JDK the nodes run on (None: $JAVA_HOME, else java on PATH): casslab.host.jdk
     java_home: str | None = None
+    # added to every node's java command, as `casslab up --jvm-option` (-D properties and
+    # -XX: flags, after casslab's own): casslab.cluster.jvm_options
+    jvm_options: tuple[str, ...] = ()
     config: dict[str, Any] = Field(default_factory=dict)
     # a preset's name or an inline {datacenters, racks, links, name}: casslab.net.presets
     topology: str | dict[str, Any] | None = None
@@ -230,6 +233,11 @@ class ClusterSection(NodeIsolation):
     @classmethod
     def _preset(cls, value: str | None) -> str | None:
         return presets.field_value(value)
+
+    @field_validator("jvm_options")
+    @classmethod
+    def _jvm_options(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return jvm_options.checked(value)
 
     @field_validator("java_home")
     @classmethod

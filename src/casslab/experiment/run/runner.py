@@ -107,7 +107,10 @@ class Runner:
             lambda event: self._emit(event),  # the runner's sink, also when replaced
             before_change=self._recording.close,
             injectable_clock=self._injectable_clock,
-            jvm_options=profile_phase.boot_options(experiment.profile),
+            jvm_options=(
+                *experiment.cluster.jvm_options,
+                *profile_phase.boot_options(experiment.profile),
+            ),
         )
         self._failed_setups: set[ClusterSetup] = set()  # setups whose cluster did not start
         self._engine_version: str | None = None  # of the last trial that ran the engine

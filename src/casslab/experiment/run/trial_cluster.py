@@ -54,7 +54,8 @@ class TrialClusters:
         ``before_change`` runs before the nodes change (it closes the metrics samplers,
         whose PIDs and JMX connections are about to go); ``injectable_clock``: its own
         cluster's nodes run casslab's clock (the run skews or steps clocks); ``jvm_options``:
-        added to its own cluster's nodes (Flight Recorder at boot for a profiled run)."""
+        added to its own cluster's nodes (the file's ``cluster.jvm_options``, then Flight
+        Recorder at boot for a profiled run)."""
         self._name = f"run-{experiment_name}"[:64]
         self.use = use
         self.hosts = hosts
