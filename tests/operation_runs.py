@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from cli_entry import casslab
+from jit import UP_C1
 
 RING_DELAY_MS = 5000
-C1_ONLY = "-XX:TieredStopAtLevel=1"
 
 
 def two_nodes(
@@ -24,19 +24,15 @@ def two_nodes(
     removed after the module. The nodes' ring delay is 5 s, not Cassandra's 30 (RING_DELAY:
     what a joining node waits for pending ranges, a leaving one for batches, twice): two or
     three nodes on one machine agree by gossip within a second or two, and the tests need
-    the joins and leaves, not the default timing. The JIT stops at C1
-    (``-XX:TieredStopAtLevel=1``), for the same reason: these modules start and restart
-    JVMs under a 200 op/s load, where C2's compilations were most of the nodes' CPU: the
-    three modules alone took 305 s and 494 CPU-s of the machine with C2, 247 s and 277
-    CPU-s with C1 (2026-11-29). A test that works its nodes hard needs C2 (the vector
-    index's rebuild timed out under C1) and does not start its nodes here."""
+    the joins and leaves, not the default timing. The JIT stops at C1 (:mod:`jit`), for
+    the same reason: these modules start and restart JVMs under a 200 op/s load."""
     folder = factory.mktemp(f"{label}-home")
     up = casslab(
         folder,
         "up",
         *("--nodes", "2", "--name", name, *up_words, "--timeout", "300"),
         *("--jvm-option", f"-Dcassandra.ring_delay_ms={RING_DELAY_MS}"),
-        *("--jvm-option", C1_ONLY),
+        *UP_C1,
     )
     try:
         assert up.returncode == 0, up.stdout + up.stderr

@@ -14,11 +14,12 @@ import pytest
 from cassandra.cluster import Cluster
 
 from cli_entry import casslab, flat, processes_under
+from jit import UP_C1
 
 pytestmark = pytest.mark.integration
 
 ADDRESS = "127.0.180.1"
-PLACE = ["--heap", "512M", "--base-address", ADDRESS, "--jmx-port-base", "8400"]
+PLACE = ["--heap", "512M", "--base-address", ADDRESS, "--jmx-port-base", "8400", *UP_C1]
 
 
 @pytest.fixture

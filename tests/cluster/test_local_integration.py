@@ -15,6 +15,7 @@ from cassandra.query import SimpleStatement
 
 from casslab.cluster import LocalCluster, NodeStatus, ResetMode, cluster_spec, row_overhead
 from casslab.cluster.local import launch
+from jit import C1_ONLY
 from shared_clusters import emptied
 
 pytestmark = pytest.mark.integration
@@ -24,7 +25,12 @@ pytestmark = pytest.mark.integration
 def one_node(clusters_dir: Path) -> Iterator[LocalCluster]:
     """A one-node cluster on 127.0.100.1 (512M heap) of this module's."""
     spec = cluster_spec(
-        name="one", nodes=1, heap="512M", base_address="127.0.100.1", jmx_port_base=7600
+        name="one",
+        nodes=1,
+        heap="512M",
+        base_address="127.0.100.1",
+        jmx_port_base=7600,
+        jvm_options=(C1_ONLY,),
     )
     with LocalCluster.create(spec, clusters_dir, remove_on_exit=True) as cluster:
         yield cluster
@@ -117,7 +123,12 @@ def test_three_nodes_write_all_through_node1_read_through_node3(three: LocalClus
 
 def test_down_survives_a_node_that_died_on_its_own(clusters_dir: Path) -> None:
     spec = cluster_spec(
-        name="stale", nodes=1, heap="512M", base_address="127.0.102.1", jmx_port_base=7620
+        name="stale",
+        nodes=1,
+        heap="512M",
+        base_address="127.0.102.1",
+        jmx_port_base=7620,
+        jvm_options=(C1_ONLY,),
     )
     cluster = LocalCluster.create(spec, clusters_dir)
     try:

@@ -37,7 +37,7 @@ from casslab.faults.model import Fault
 from casslab.faults.operation import Stopwatch
 from casslab.load.engine import ENGINE_NAME, RECORDS_FILE
 from cli_entry import NEEDS_ENGINE, casslab, flat
-from operation_runs import C1_ONLY
+from jit import C1_ONLY
 from ssh_testbed import LabHost, SshLab, missing_tools, namespace_pids
 
 pytestmark = [

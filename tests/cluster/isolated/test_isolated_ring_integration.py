@@ -27,8 +27,8 @@ from casslab.faults.kinds.upgrade.upgrade_operation import UPGRADE
 from casslab.faults.model import Fault
 from casslab.host.cgroups import MOUNTINFO, parse_mountinfo
 from cli_entry import NEEDS_ENGINE
+from jit import C1_ONLY
 from netns_marks import NEEDS_NETNS
-from operation_runs import C1_ONLY
 
 pytestmark = [
     pytest.mark.integration,

@@ -26,9 +26,10 @@ pytestmark = [pytest.mark.integration, pytest.mark.engine]
 # the finished trial and stops everything, --resume runs only what is left, on a new node),
 # not statistics; which trials of a cell a resume skips is checked on fake clusters
 # (test_runner_unit.py), and a trial after another on the same node by the discover test.
+# Its node's JIT stops at C1 (tests/jit.py): it starts twice and answers a light load.
 EXPERIMENT = """\
 name: two-cells
-cluster: {nodes: 1, heap: 512M}
+cluster: {nodes: 1, heap: 512M, jvm_options: ["-XX:TieredStopAtLevel=1"]}
 schema: {replication: {class: SimpleStrategy, replication_factor: 1}}
 factors:
   table.compaction: [SizeTieredCompactionStrategy, LeveledCompactionStrategy]

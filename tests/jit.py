@@ -1,0 +1,16 @@
+"""The JIT of the nodes of real-node test modules that start nodes, ask them a few
+things and stop them: C1 only (``-XX:TieredStopAtLevel=1``). Starting a node is most of
+what these modules do, and at a node's start C2's compilations are most of its CPU; a
+test that needs the behaviour (a node that joins, answers, leaves) and not the default
+speed does not need them. The operations' three modules alone took 305 s and 494 CPU-s
+of the machine with C2, 247 s and 277 CPU-s with C1 (2026-11-29).
+
+A module whose nodes work hard keeps C2: the vector index's rebuild
+(tests/cli/test_stress_vector_integration.py) timed out under C1, and a module that
+measures a rate or a latency runs its nodes as users run them."""
+
+from __future__ import annotations
+
+C1_ONLY = "-XX:TieredStopAtLevel=1"
+UP_C1 = ("--jvm-option", C1_ONLY)
+"""The words ``casslab up`` takes for it."""
