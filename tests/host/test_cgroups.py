@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from casslab.errors import ConfigError
 from casslab.host.cgroup_limits import NodeLimits
 from casslab.host.cgroups import (
     Cgroups,
+    Hierarchy,
     join,
     limit_writes,
     needed_controllers,
@@ -129,3 +131,43 @@ def test_a_real_cgroup_limits_a_busy_process_and_is_removed() -> None:
     assert busy.returncode == -9  # the process left inside was killed by PID
     for directory in cgroups.hierarchy.directories(root):
         assert not directory.exists()
+
+
+def _raced(monkeypatch: pytest.MonkeyPatch, shared: Path, happen: Callable[[], None]) -> None:
+    """The first look at ``shared`` finds it as it was, then ``happen`` runs: what another
+    casslab does between this one's look and its mkdir."""
+    original = Path.is_dir
+    looked: list[Path] = []
+
+    def is_dir(path: Path) -> bool:
+        found = original(path)
+        if path == shared and not looked:
+            looked.append(path)
+            happen()
+        return found
+
+    monkeypatch.setattr(Path, "is_dir", is_dir)
+
+
+def test_a_shared_level_another_casslab_removes_meanwhile_is_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another casslab's :meth:`Cgroups.remove` takes the empty ``casslab/`` away after this
+    one saw it and before its mkdir below it (two engines with --engine-cpus at once)."""
+    mount = tmp_path / "cpu"
+    (mount / "casslab").mkdir(parents=True)
+    cgroups = Cgroups(Hierarchy(1, {"cpu": mount}), "casslab/engine-1-1", ["cpu"])
+    _raced(monkeypatch, mount / "casslab", (mount / "casslab").rmdir)
+    cgroups.create_group(cgroups.root, NodeLimits())
+    assert (mount / "casslab" / "engine-1-1").is_dir()
+
+
+def test_a_level_another_casslab_makes_meanwhile_is_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mount = tmp_path / "cpu"
+    mount.mkdir()
+    cgroups = Cgroups(Hierarchy(1, {"cpu": mount}), "casslab/engine-1-1", ["cpu"])
+    _raced(monkeypatch, mount / "casslab", (mount / "casslab").mkdir)
+    cgroups.create_group(cgroups.root, NodeLimits())
+    assert (mount / "casslab" / "engine-1-1").is_dir()

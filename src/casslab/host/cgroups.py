@@ -29,6 +29,7 @@ CPU_PERIOD_US = 100_000
 MOUNTINFO = Path("/proc/self/mountinfo")
 V1_CONTROLLERS = ("cpu", "cpuacct", "cpuset", "memory", "pids", "blkio")
 V2_CONTROLLERS = ("cpu", "cpuset", "memory", "pids", "io")
+_MAKE_ATTEMPTS = 5  # a shared level removed under a cgroup being made: made again
 
 
 @dataclass(frozen=True)
@@ -226,7 +227,20 @@ class Cgroups:
     def _make(self, controller: str, relative: str) -> None:
         """mkdir every level of ``relative``; a new v1 cpuset level inherits its parent's
         CPUs and memory nodes (it starts empty and would refuse tasks); v2 levels get the
-        controllers enabled for their children."""
+        controllers enabled for their children.
+
+        Another casslab may remove a shared level (``casslab/``, once empty: :meth:`remove`)
+        between this one's look at it and its mkdir below it: the levels are then made
+        again, from the mount down."""
+        for attempt in range(_MAKE_ATTEMPTS):
+            try:
+                self._make_levels(controller, relative)
+                return
+            except FileNotFoundError:
+                if attempt == _MAKE_ATTEMPTS - 1:
+                    raise
+
+    def _make_levels(self, controller: str, relative: str) -> None:
         mount = self._mount(controller)
         path = mount
         for part in relative.split("/"):
@@ -239,7 +253,10 @@ class Cgroups:
                     )
             if path.is_dir():
                 continue
-            path.mkdir()
+            try:
+                path.mkdir()
+            except FileExistsError:  # another casslab made it just now
+                continue
             if self.hierarchy.version == 1 and controller == "cpuset":
                 for name in ("cpuset.cpus", "cpuset.mems"):
                     _write(path / name, (parent / name).read_text().strip())
