@@ -96,7 +96,7 @@ test: setup browser isolation wan ssh
 # The inner loop: the tests that need no Cassandra node, on two workers (under 3 minutes);
 # with the byte-code cache on, as scripts/test.sh says why.
 test-fast: venv
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -m "not integration and not measuring" -n 2 -q
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -m "not integration and not measuring" -n 2 --dist worksteal -q
 
 demo: setup
 	$(BIN)/casslab run experiments/quick-compaction.yaml
