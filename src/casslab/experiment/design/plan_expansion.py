@@ -123,10 +123,10 @@ LATER_FAULT_FIELDS = frozenset({"datacenter"})
 
 def experiment_digest(experiment: Experiment) -> str:
     """SHA-256 of the resolved experiment, which a resumed run must match. The fields an
-        earlier casslab did not have are left out while at their defaults (the cluster
-        section's isolation fields, topology and JVM options, ``client_dc``, ``clients``, ``faults``,
-    ``profile``, ``after_operations``, add-node's ``datacenter``): a
-        run that it started keeps its digest, and resumes."""
+    earlier casslab did not have are left out while at their defaults (the cluster section's
+    isolation fields, topology and JVM options, ``client_dc``, ``clients``, ``faults``,
+    ``profile``, ``after_operations``, add-node's ``datacenter``): a run that it started
+    keeps its digest, and resumes."""
     data = experiment.to_file_dict()
     defaults = NodeIsolation().model_dump(mode="json") | {"topology": None, "clock": None}
     defaults |= {"gc": None, "preset": None, "node_versions": None, "java_home": None}
