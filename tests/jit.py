@@ -3,7 +3,10 @@ things and stop them: C1 only (``-XX:TieredStopAtLevel=1``). Starting a node is 
 what these modules do, and at a node's start C2's compilations are most of its CPU; a
 test that needs the behaviour (a node that joins, answers, leaves) and not the default
 speed does not need them. The operations' three modules alone took 305 s and 494 CPU-s
-of the machine with C2, 247 s and 277 CPU-s with C1 (2026-11-29).
+of the machine with C2, 247 s and 277 CPU-s with C1; the eleven modules that took it up
+next (local, lifecycle, node versions, presets, external, credentials, runner, tune,
+software factors, signals, hosts), on two workers, 379 s and 716 CPU-s with C2, 283 s and
+499 CPU-s with C1 (2026-11-29, one round each).
 
 A module whose nodes work hard keeps C2: the vector index's rebuild
 (tests/cli/test_stress_vector_integration.py) timed out under C1, and a module that
