@@ -13,7 +13,14 @@ import pytest
 from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
 
-from casslab.cluster import LocalCluster, NodeStatus, ResetMode, cluster_spec, row_overhead
+from casslab.cluster import (
+    ClusterSpec,
+    LocalCluster,
+    NodeStatus,
+    ResetMode,
+    cluster_spec,
+    row_overhead,
+)
 from casslab.cluster.local import launch
 from jit import C1_ONLY
 from shared_clusters import emptied
@@ -21,17 +28,22 @@ from shared_clusters import emptied
 pytestmark = pytest.mark.integration
 
 
+def _one_node_spec(name: str, address: str, jmx_port_base: int) -> ClusterSpec:
+    """A one-node cluster of this module's: 512M heap, its JIT at C1 (tests/jit.py)."""
+    return cluster_spec(
+        name=name,
+        nodes=1,
+        heap="512M",
+        base_address=address,
+        jmx_port_base=jmx_port_base,
+        jvm_options=(C1_ONLY,),
+    )
+
+
 @pytest.fixture(scope="module")
 def one_node(clusters_dir: Path) -> Iterator[LocalCluster]:
     """A one-node cluster on 127.0.100.1 (512M heap) of this module's."""
-    spec = cluster_spec(
-        name="one",
-        nodes=1,
-        heap="512M",
-        base_address="127.0.100.1",
-        jmx_port_base=7600,
-        jvm_options=(C1_ONLY,),
-    )
+    spec = _one_node_spec("one", "127.0.100.1", 7600)
     with LocalCluster.create(spec, clusters_dir, remove_on_exit=True) as cluster:
         yield cluster
 
@@ -122,14 +134,7 @@ def test_three_nodes_write_all_through_node1_read_through_node3(three: LocalClus
 
 
 def test_down_survives_a_node_that_died_on_its_own(clusters_dir: Path) -> None:
-    spec = cluster_spec(
-        name="stale",
-        nodes=1,
-        heap="512M",
-        base_address="127.0.102.1",
-        jmx_port_base=7620,
-        jvm_options=(C1_ONLY,),
-    )
+    spec = _one_node_spec("stale", "127.0.102.1", 7620)
     cluster = LocalCluster.create(spec, clusters_dir)
     try:
         pid = cluster.nodes[0].pid
