@@ -22,6 +22,7 @@ from casslab.store.layout import RunLayout
 from casslab.store.run_data import read_run
 from casslab.store.run_records import TrialStatus, read_manifest, read_trial_result
 from fakes import Calls, engine_runs, fake_factory, install_fake_engine
+from jit import C1_ONLY
 
 
 def _experiment(**fields: Any) -> Experiment:
@@ -365,19 +366,16 @@ def test_jvm_warm_up_rehearses_the_preload_and_the_workload_before_the_first_tri
     ]
 
 
-C1 = "-XX:TieredStopAtLevel=1"
-
-
 @pytest.mark.parametrize(
     ("profile", "own", "options"),
     [
         ([], (), ()),
         (["cpu"], (), (jfr.AT_BOOT,)),
-        ([], (C1,), (C1,)),
+        ([], (C1_ONLY,), (C1_ONLY,)),
         (
             ["cpu"],
-            (C1, "-Dcassandra.ring_delay_ms=5000"),
-            (C1, "-Dcassandra.ring_delay_ms=5000", jfr.AT_BOOT),
+            (C1_ONLY, "-Dcassandra.ring_delay_ms=5000"),
+            (C1_ONLY, "-Dcassandra.ring_delay_ms=5000", jfr.AT_BOOT),
         ),
     ],
 )
