@@ -8,8 +8,12 @@ installed ``casslab`` with a PATH and a working directory that do not lead to it
 that the engine it ran is the wheel's.
 
 What the test adds to the README's lines, and only that: its own address and ports (``up``
-and ``run``: other tests share this machine), no JVM warm-up, and the copied study cut to 2
-trials of 6 s (the README's runs 9 trials of 90 s).
+and ``run``: other tests share this machine), no JVM warm-up, the nodes' JIT at C1 (they
+start, take a few thousand writes and stop: tests/jit.py), and the copied study cut to 2
+trials of 6 s (the README's runs 9 trials of 90 s). pipx installs with pip's
+``--no-compile``, as ``uv tool install`` (the README's other line) installs by default: the
+modules a command imports are compiled to byte code at its first import instead of every
+module of every dependency at install (the install took 28 s here with that, 10 s without).
 
 Its own 1-node clusters (127.0.120.1, JMX 9780), one after the other: it runs the installed
 casslab, a process tree of its own, not the suite's library."""
@@ -28,11 +32,13 @@ from pathlib import Path
 import pytest
 import yaml
 
+from jit import C1_ONLY, UP_C1
+
 ROOT = Path(__file__).resolve().parents[2]
 MARK = "<!-- tested: wheel"
 PLACE = ["--base-address", "127.0.120.1", "--jmx-port-base", "9780"]
 # the test's additions to a README command, by subcommand (nothing else is changed)
-ADDED = {"up": [*PLACE, "--heap", "512M"], "run": [*PLACE, "--jvm-warmup", "0"]}
+ADDED = {"up": [*PLACE, "--heap", "512M", *UP_C1], "run": [*PLACE, "--jvm-warmup", "0"]}
 # the clusters the README's lines make: `up`'s default name, and the run's
 CLUSTERS = ("casslab", "run-quick-compaction")
 
@@ -97,7 +103,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     }
     env.pop("VIRTUAL_ENV", None)
     # the dependencies at the versions the suite runs with (and found in pip's cache)
-    pins = f"--pip-args=--constraint {ROOT / 'requirements.lock'}"
+    # and no byte code compiled at install (uv's default; the docstring says why)
+    pins = f"--pip-args=--constraint {ROOT / 'requirements.lock'} --no-compile"
     done = subprocess.run(
         [str(pipx), "install", pins, str(wheel)],
         env=env,
@@ -133,6 +140,7 @@ def _shorten(study: Path) -> None:
     """The copied study, 2 trials of 6 s on a node of its own (the test's time)."""
     data = yaml.safe_load(study.read_text())
     data["cluster"]["heap"] = "512M"
+    data["cluster"]["jvm_options"] = [C1_ONLY]
     data["factors"] = {"table.compaction": data["factors"]["table.compaction"][:2]}
     data.update(iterations=1, warmup="2s", preload="write n=2000 cl=ONE -rate threads=4")
     data["measure"] = "duration=6s cl=ONE -pop dist=UNIFORM(1..2000) -rate threads=4"
