@@ -44,8 +44,10 @@ if [ -f Cargo.toml ]; then run "engine tests (cargo)" cargo test --release --qui
 # against 142-145 s with `load` (2026-11-29, idle machine)
 run "no node (2 workers)" "${PYTEST[@]}" -m "not integration and not measuring" -n 2 \
     --dist worksteal --junitxml="$REPORTS/no-node.xml"
+# --no-loadscope-reorder: the modules in tests/module_order.py's order (longest first);
+# pytest-xdist 3.8 (requirements.lock) otherwise sorts them by their number of tests
 run "real nodes (2 workers)" "${PYTEST[@]}" -m "integration and not measuring" -n 2 \
-    --dist loadfile --junitxml="$REPORTS/real-nodes.xml"
+    --dist loadfile --no-loadscope-reorder --junitxml="$REPORTS/real-nodes.xml"
 run "measuring (alone)" "${PYTEST[@]}" -m "measuring" --junitxml="$REPORTS/measuring.xml"
 
 "$BIN/python" scripts/test_report.py "$REPORTS"

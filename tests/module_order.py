@@ -3,8 +3,9 @@ full ``make test`` (``tests/module_times.tsv``, written by ``scripts/test_report
 ``.test-reports/`` after each run; copy it over to keep the order current).
 
 ``make test`` gives whole modules to its two workers (``--dist loadfile``) in collection
-order, so a long module that comes last runs alone at the end while the other worker
-idles. Longest first (a greedy schedule) ends the two workers close together. A module
+order (``--no-loadscope-reorder``: pytest-xdist's default sorts them by their number of
+tests instead, which undid this order until 2026-11-29), so a long module that comes last
+runs alone at the end while the other worker idles. Longest first (a greedy schedule) ends the two workers close together. A module
 without a recorded time (a new one) counts as the recorded modules' mean. Tests keep their
 order inside a module, so module fixtures are made once."""
 
