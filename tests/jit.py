@@ -8,7 +8,9 @@ next (local, lifecycle, node versions, presets, external, credentials, runner, t
 software factors, signals, hosts), on two workers, 379 s and 716 CPU-s with C2, 283 s and
 499 CPU-s with C1 (2026-11-29, one round each). The wheel install's two nodes too
 (tests/install/test_wheel_install.py: with pip's ``--no-compile`` as well, 74 s and 97
-CPU-s of its own before, 62 s and 71 after, alone, 2026-11-29).
+CPU-s of its own before, 62 s and 71 after, alone, 2026-11-29), and the clock-skew
+experiment's two (tests/experiment/data/clock-skew.yaml: 33 s and 46 CPU-s before, 29 s
+and 31 after).
 
 A module whose nodes work hard keeps C2: the vector index's rebuild
 (tests/cli/test_stress_vector_integration.py) timed out under C1, and a module that
