@@ -68,7 +68,12 @@ def cgroups() -> list[str]:
     if not CGROUP_ROOT.is_dir():
         return found
     for hierarchy in sorted(CGROUP_ROOT.iterdir()):
-        for candidate in (hierarchy / "casslab", CGROUP_ROOT / "casslab"):
+        # casslab-tests: a test process's own, for its CPU-seconds (tests/cpu_accounting.py)
+        for candidate in (
+            hierarchy / "casslab",
+            CGROUP_ROOT / "casslab",
+            hierarchy / "casslab-tests",
+        ):
             if candidate.is_dir():
                 found += [f"cgroup {d}" for d in sorted(candidate.iterdir()) if d.is_dir()]
     return sorted(set(found))

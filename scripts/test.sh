@@ -3,7 +3,8 @@
 # Cassandra node (2 workers), the real-node tests that only need Cassandra to answer
 # (2 workers, a test module on one worker), then the tests that measure rates and
 # latencies, alone on the machine. Each phase is timed; every phase runs even after one
-# failed (one run tells every failure; the exit status is the first failure's). Then the phase times and the 30 slowest tests are printed, and
+# failed (one run tells every failure; the exit status is the first failure's). Then the phase
+# times, the 30 slowest tests and the real-node modules that used the most CPU are printed, and
 # scripts/leftovers.py fails the run if any JVM, engine, sshd, namespace, link or cgroup
 # was left behind (also after a failure).
 set -u
@@ -46,7 +47,10 @@ run "no node (2 workers)" "${PYTEST[@]}" -m "not integration and not measuring" 
     --dist worksteal --junitxml="$REPORTS/no-node.xml"
 # --no-loadscope-reorder: the modules in tests/module_order.py's order (longest first);
 # pytest-xdist 3.8 (requirements.lock) otherwise sorts them by their number of tests
-run "real nodes (2 workers)" "${PYTEST[@]}" -m "integration and not measuring" -n 2 \
+# CASSLAB_TEST_CPU_DIR: each module's CPU-seconds, its nodes and engines included
+# (tests/cpu_accounting.py), into module_times.tsv beside its seconds
+run "real nodes (2 workers)" env CASSLAB_TEST_CPU_DIR="$REPORTS" \
+    "${PYTEST[@]}" -m "integration and not measuring" -n 2 \
     --dist loadfile --no-loadscope-reorder --junitxml="$REPORTS/real-nodes.xml"
 run "measuring (alone)" "${PYTEST[@]}" -m "measuring" --junitxml="$REPORTS/measuring.xml"
 

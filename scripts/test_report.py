@@ -20,6 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SLOWEST = 30
+MOST_CPU = 15
 MESSAGE_CHARS = 600
 """A failure's message is cut here: pytest's includes the repr of every operand."""
 _LOCATION = re.compile(r"^(\S+\.py:\d+): ", re.MULTILINE)
@@ -88,18 +89,58 @@ def module_path(classname: str, root: Path) -> str:
     return "/".join(parts) + ".py"
 
 
-def module_times(cases: list[tuple[str, float]], root: Path) -> str:
-    """``SECONDS<TAB>MODULE`` per module of ``(classname, seconds)`` test cases, longest
-    first: the format of tests/module_times.tsv."""
+def read_cpu(folder: Path) -> dict[str, float]:
+    """The CPU-seconds of each module, summed over the ``cpu-<worker>.tsv`` files that
+    tests/cpu_accounting.py writes (``MODULE<TAB>CPU SECONDS`` lines)."""
+    totals: dict[str, float] = {}
+    for path in sorted(folder.glob("cpu-*.tsv")):
+        for line in path.read_text().splitlines():
+            module, _, seconds = line.rpartition("\t")
+            if module:
+                totals[module] = totals.get(module, 0.0) + float(seconds)
+    return totals
+
+
+def module_walls(cases: list[tuple[str, float]], root: Path) -> dict[str, float]:
+    """The seconds of each module (its path) of ``(classname, seconds)`` test cases."""
     totals: dict[str, float] = {}
     for classname, seconds in cases:
         path = module_path(classname, root)
         totals[path] = totals.get(path, 0.0) + seconds
-    ranked = sorted(totals.items(), key=lambda item: -item[1])
-    return "".join(f"{seconds:.1f}\t{path}\n" for path, seconds in ranked)
+    return totals
 
 
-def render(phases: list[PhaseTime], tests: list[TestTime], slowest: int = SLOWEST) -> str:
+def module_times(walls: dict[str, float], cpu: dict[str, float] | None = None) -> str:
+    """``SECONDS<TAB>CPU SECONDS<TAB>MODULE`` per module, longest first (``-`` where no CPU
+    was counted): the format of tests/module_times.tsv."""
+    used = cpu or {}
+    lines = []
+    for path, seconds in sorted(walls.items(), key=lambda item: -item[1]):
+        counted = f"{used[path]:.1f}" if path in used else "-"
+        lines.append(f"{seconds:.1f}\t{counted}\t{path}\n")
+    return "".join(lines)
+
+
+def render_cpu(cpu: dict[str, float], walls: dict[str, float], top: int = MOST_CPU) -> str:
+    """The modules of the real-node phase that used the most CPU, their processes included."""
+    if not cpu:
+        return ""
+    ranked = sorted(cpu.items(), key=lambda item: -item[1])[:top]
+    lines = [
+        f"the {len(ranked)} real-node modules that used the most CPU (of {sum(cpu.values()):.0f}"
+        " CPU-s; nodes in a cgroup of their own not counted):"
+    ]
+    for module, seconds in ranked:
+        wall = walls.get(module)
+        took = f" in {wall:6.1f} s" if wall is not None else ""
+        lines.append(f"  {seconds:7.1f} CPU-s{took}  {module}")
+    return "\n".join(lines)
+
+
+def render(
+    phases: list[PhaseTime], tests: list[TestTime], slowest: int = SLOWEST, cpu: str = ""
+) -> str:
+    """The phases, the slowest tests, ``cpu`` (:func:`render_cpu`), then the failures."""
     lines = ["make test, phase by phase:"]
     for phase in phases:
         status = "ok" if phase.status == 0 else f"FAILED (exit {phase.status})"
@@ -110,6 +151,8 @@ def render(phases: list[PhaseTime], tests: list[TestTime], slowest: int = SLOWES
     if ranked:
         lines.append(f"the {len(ranked)} slowest tests (setup + call + teardown):")
         lines += [f"  {t.seconds:7.1f} s  [{t.phase}] {t.name}" for t in ranked]
+    if cpu:
+        lines.append(cpu)
     failed = [t for t in tests if t.failure is not None]
     if failed:
         lines.append(f"{len(failed)} failed:")
@@ -122,11 +165,15 @@ def main(argv: list[str]) -> int:
     folder = Path(argv[1]) if len(argv) > 1 else Path(".test-reports")
     phases = read_phases(folder / "phases.tsv")
     tests = [t for xml in sorted(folder.glob("*.xml")) for t in read_tests(xml.stem, xml)]
-    print(render(phases, tests))
     cases = [(t.name.split("::")[0], t.seconds) for t in tests if t.phase == "real-nodes"]
-    if cases:
-        header = "# seconds<TAB>module of the real-node phase (scripts/test_report.py)\n"
-        (folder / "module_times.tsv").write_text(header + module_times(cases, ROOT))
+    walls = module_walls(cases, ROOT)
+    cpu = read_cpu(folder)
+    print(render(phases, tests, cpu=render_cpu(cpu, walls)))
+    if walls:
+        header = (
+            "# seconds<TAB>CPU-seconds<TAB>module of the real-node phase (scripts/test_report.py)\n"
+        )
+        (folder / "module_times.tsv").write_text(header + module_times(walls, cpu))
     return 0
 
 

@@ -26,6 +26,9 @@ from casslab.cluster import LocalCluster
 from module_order import TIMES, longest_first, read_times
 from shared_clusters import shared_spec
 
+# CPU-seconds per module when CASSLAB_TEST_CPU_DIR is set (make test's real-node phase)
+pytest_plugins = ("cpu_accounting",)
+
 # A suite started in the background of a shell without job control (`make test &` in a
 # script, CI runners) inherits SIGINT ignored, and so would every casslab it starts: casslab
 # keeps an ignored signal ignored (`nohup casslab run` must survive), so its Ctrl-C tests

@@ -5,9 +5,10 @@ full ``make test`` (``tests/module_times.tsv``, written by ``scripts/test_report
 ``make test`` gives whole modules to its two workers (``--dist loadfile``) in collection
 order (``--no-loadscope-reorder``: pytest-xdist's default sorts them by their number of
 tests instead, which undid this order until 2026-11-29), so a long module that comes last
-runs alone at the end while the other worker idles. Longest first (a greedy schedule) ends the two workers close together. A module
-without a recorded time (a new one) counts as the recorded modules' mean. Tests keep their
-order inside a module, so module fixtures are made once."""
+runs alone at the end while the other worker idles. Longest first (a greedy schedule) ends
+the two workers close together. A module without a recorded time (a new one) counts as the
+recorded modules' mean. Tests keep their order inside a module, so module fixtures are made
+once."""
 
 from __future__ import annotations
 
@@ -18,13 +19,14 @@ TIMES = Path(__file__).with_name("module_times.tsv")
 
 
 def read_times(text: str) -> dict[str, float]:
-    """``SECONDS<TAB>MODULE PATH`` per line (``#`` comments and blank lines skipped)."""
+    """``SECONDS<TAB>MODULE PATH`` or ``SECONDS<TAB>CPU SECONDS<TAB>MODULE PATH`` per line
+    (``#`` comments and blank lines skipped): the seconds of each module."""
     times: dict[str, float] = {}
     for line in text.splitlines():
         if not line.strip() or line.startswith("#"):
             continue
-        seconds, path = line.split("\t")
-        times[path] = float(seconds)
+        fields = line.split("\t")
+        times[fields[-1]] = float(fields[0])
     return times
 
 

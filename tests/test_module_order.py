@@ -32,6 +32,11 @@ def test_reading_the_times_file() -> None:
         "tests/y.py": 3.0,
     }
     assert module_of("tests/a/test_b.py::test_c[x::y]") == "tests/a/test_b.py"
+    # with the CPU-seconds between (tests/cpu_accounting.py), or none counted
+    assert read_times("9.5\t12.0\ttests/x.py\n2\t-\ttests/y.py\n") == {
+        "tests/x.py": 9.5,
+        "tests/y.py": 2.0,
+    }
 
 
 def test_the_shipped_times_name_modules_that_exist() -> None:

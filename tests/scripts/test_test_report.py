@@ -68,10 +68,40 @@ def test_module_times_longest_first_with_their_paths(tmp_path: Path) -> None:
         ("tests.a.test_x.TestGroup", 0.25),
         ("tests.b.test_y", 41.0),
     ]
-    assert report.module_times(cases, tmp_path) == (
-        "41.0\ttests/b/test_y.py\n12.8\ttests/a/test_x.py\n"
+    walls = report.module_walls(cases, tmp_path)
+    assert report.module_times(walls) == (
+        "41.0\t-\ttests/b/test_y.py\n12.8\t-\ttests/a/test_x.py\n"
     )
     (tmp_path / "real-nodes.xml").write_text(JUNIT)
     assert report.main(["test_report", str(tmp_path)]) == 0
     written = (tmp_path / "module_times.tsv").read_text().splitlines()
-    assert written[1:] == ["41.0\ttests/b/test_y.py", "12.8\ttests/a/test_x.py"]
+    assert written[1:] == ["41.0\t-\ttests/b/test_y.py", "12.8\t-\ttests/a/test_x.py"]
+
+
+def test_cpu_seconds_per_module_summed_over_workers_and_shown_before_the_failures(
+    tmp_path: Path,
+) -> None:
+    """The ``cpu-<worker>.tsv`` files of tests/cpu_accounting.py: a module counted on two
+    workers (or twice on one) adds up; the report lists the modules by CPU, above the
+    failures, and module_times.tsv carries the CPU beside the seconds."""
+    report = script("test_report")
+    (tmp_path / "tests" / "a").mkdir(parents=True)
+    (tmp_path / "tests" / "a" / "test_x.py").write_text("")
+    (tmp_path / "cpu-gw0.tsv").write_text("tests/b/test_y.py\t30.5\ntests/a/test_x.py\t2.0\n")
+    (tmp_path / "cpu-gw1.tsv").write_text("tests/a/test_x.py\t1.5\n")
+    assert report.read_cpu(tmp_path) == {"tests/b/test_y.py": 30.5, "tests/a/test_x.py": 3.5}
+    (tmp_path / "real-nodes.xml").write_text(JUNIT)
+    shown = report.render_cpu(report.read_cpu(tmp_path), {"tests/b/test_y.py": 41.0}, top=1)
+    assert shown.splitlines() == [
+        "the 1 real-node modules that used the most CPU (of 34 CPU-s; nodes in a cgroup of"
+        " their own not counted):",
+        "     30.5 CPU-s in   41.0 s  tests/b/test_y.py",
+    ]
+    text = report.render(
+        [], report.read_tests("real-nodes", tmp_path / "real-nodes.xml"), cpu=shown
+    )
+    assert text.index("30.5 CPU-s") < text.index("2 failed:")
+    assert report.main(["test_report", str(tmp_path)]) == 0
+    written = (tmp_path / "module_times.tsv").read_text().splitlines()
+    assert written[1:] == ["41.0\t30.5\ttests/b/test_y.py", "12.8\t3.5\ttests/a/test_x.py"]
+    assert report.render_cpu({}, {}) == ""
