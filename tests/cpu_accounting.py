@@ -21,26 +21,20 @@ from pathlib import Path
 
 import pytest
 
+from casslab.host.cgroups import MOUNTINFO, parse_mountinfo
+from casslab.host.cpu_allowance import cgroup_of
+
 ENV = "CASSLAB_TEST_CPU_DIR"
 GROUP = "casslab-tests"
 
 
-def cpuacct_mount(mounts: str) -> Path | None:
-    """The mount point of the cgroup-v1 hierarchy with ``cpuacct`` in ``/proc/self/mounts``."""
-    for line in mounts.splitlines():
-        fields = line.split()
-        if len(fields) >= 4 and fields[2] == "cgroup" and "cpuacct" in fields[3].split(","):
-            return Path(fields[1])
-    return None
-
-
-def own_cpuacct(cgroup: str) -> str:
-    """This process's cpuacct cgroup (``/`` at the root) in ``/proc/self/cgroup``."""
-    for line in cgroup.splitlines():
-        _, controllers, path = line.split(":", 2)
-        if "cpuacct" in controllers.split(","):
-            return path
-    return "/"
+def cpuacct_mount(mountinfo: str) -> Path | None:
+    """The mount point of the cgroup-v1 ``cpuacct`` controller in a ``/proc/self/mountinfo``
+    text (casslab's own reading of it), None on cgroup v2 or without one."""
+    hierarchy = parse_mountinfo(mountinfo)
+    if hierarchy is None or hierarchy.version != 1:
+        return None
+    return hierarchy.mounts.get("cpuacct")
 
 
 @dataclass
@@ -75,10 +69,11 @@ _open: list[Accounting] = []
 
 
 def start(folder: Path, worker: str) -> Accounting | None:
-    mount = cpuacct_mount(Path("/proc/self/mounts").read_text())
-    if mount is None:
+    mount = cpuacct_mount(MOUNTINFO.read_text())
+    own = cgroup_of(Path("/proc/self/cgroup").read_text(), "cpuacct")
+    if mount is None or own is None:
         return None
-    back = mount / own_cpuacct(Path("/proc/self/cgroup").read_text()).lstrip("/")
+    back = mount / own[1].lstrip("/")
     group = mount / GROUP / worker
     try:
         group.mkdir(parents=True, exist_ok=True)
@@ -103,13 +98,13 @@ def stop(accounting: Accounting) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     folder = os.environ.get(ENV)
+    if not folder:
+        return
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
         return  # the pytest-xdist controller runs no test: its workers count
-    if folder:
-        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-        accounting = start(Path(folder), worker)
-        if accounting is not None:
-            _open.append(accounting)
+    accounting = start(Path(folder), os.environ.get("PYTEST_XDIST_WORKER", "main"))
+    if accounting is not None:
+        _open.append(accounting)
 
 
 @pytest.hookimpl(tryfirst=True)

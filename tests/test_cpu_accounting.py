@@ -1,5 +1,5 @@
 """CPU-seconds per test module (tests/cpu_accounting.py): where the cpuacct hierarchy is
-read from, and a real pytest run whose module's child process burns half a CPU-second,
+found, and a real pytest run whose module's child process burns half a CPU-second,
 counted for that module in a cgroup that is gone afterwards."""
 
 from __future__ import annotations
@@ -11,23 +11,22 @@ from pathlib import Path
 
 import pytest
 
-from cpu_accounting import ENV, GROUP, cpuacct_mount, own_cpuacct
+from casslab.host.cgroups import MOUNTINFO
+from cpu_accounting import ENV, GROUP, cpuacct_mount
 
-MOUNTS = """\
-tmpfs /sys/fs/cgroup tmpfs rw,relatime,mode=755 0 0
-cgroup /sys/fs/cgroup/cpu cgroup rw,relatime,cpu 0 0
-cgroup /sys/fs/cgroup/cpuacct cgroup rw,relatime,cpuacct 0 0
+MOUNTINFO_V1 = """\
+30 25 0:26 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
+31 30 0:27 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
+32 30 0:28 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct
 """
-COMOUNTED = "cgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,nosuid,cpu,cpuacct 0 0\n"
+COMOUNTED = "31 30 0:27 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n"
+V2 = "30 25 0:26 / /sys/fs/cgroup rw,relatime - cgroup2 cgroup2 rw\n"
 
 
-def test_the_cpuacct_hierarchy_and_this_process_s_place_in_it() -> None:
-    assert cpuacct_mount(MOUNTS) == Path("/sys/fs/cgroup/cpuacct")
+def test_the_cpuacct_hierarchy_is_read_with_casslab_s_own_parser() -> None:
+    assert cpuacct_mount(MOUNTINFO_V1) == Path("/sys/fs/cgroup/cpuacct")
     assert cpuacct_mount(COMOUNTED) == Path("/sys/fs/cgroup/cpu,cpuacct")
-    assert cpuacct_mount("cgroup2 /sys/fs/cgroup cgroup2 rw 0 0\n") is None
-    assert own_cpuacct("3:cpuset:/\n2:cpuacct:/ci/job\n1:cpu:/\n0::/\n") == "/ci/job"
-    assert own_cpuacct("2:cpu,cpuacct:/a\n") == "/a"
-    assert own_cpuacct("0::/user.slice\n") == "/"
+    assert cpuacct_mount(V2) is None
 
 
 BURNING = """\
@@ -40,7 +39,7 @@ def test_burns_half_a_cpu_second_in_a_child():
 
 
 def _mount() -> Path | None:
-    return cpuacct_mount(Path("/proc/self/mounts").read_text())
+    return cpuacct_mount(MOUNTINFO.read_text())
 
 
 @pytest.mark.skipif(
@@ -53,7 +52,8 @@ def test_a_module_s_children_are_counted_and_the_cgroup_goes(tmp_path: Path) -> 
         **os.environ,
         ENV: str(tmp_path / "cpu"),
         "PYTEST_XDIST_WORKER": worker,
-        "PYTHONPATH": str(Path(__file__).parent),
+        # the plugin beside this file, casslab as the suite finds it
+        "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path]),
     }
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "cpu_accounting", "-p", "no:cacheprovider"],
