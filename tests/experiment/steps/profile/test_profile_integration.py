@@ -4,6 +4,7 @@ the session's shared node, emptied before and after."""
 
 from __future__ import annotations
 
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,8 @@ from shared_clusters import emptied
 from write_path import write_path_percent
 
 pytestmark = pytest.mark.integration
+
+LOAD_S = 6.0  # the write load's least length: over 50 samples on a busy machine
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +43,15 @@ def test_a_write_load_shows_in_the_nodes_cpu_profile(
     profiler = Profiler({1: node.pid}, [ProfileKind.CPU, ProfileKind.ALLOC], tmp_path)
     profiler.start()
     try:
-        for round_ in range(4):
+        # 4 rounds, and more until the load has lasted LOAD_S: the sampler counts the node's
+        # threads while they run Java code, and 4 rounds alone (20,000 rows, 1-2 s) drew 32
+        # samples once, when the other worker kept the cores busy
+        deadline, round_ = time.monotonic() + LOAD_S, 0
+        while round_ < 4 or time.monotonic() < deadline:
             rows = [(round_ * 5000 + i, "v" * 200) for i in range(5000)]
             results = execute_concurrent_with_args(session, insert, rows, concurrency=64)
             assert all(ok for ok, _ in results)
+            round_ += 1
     finally:
         profiles = profiler.stop()
     assert (tmp_path / "node1.jfr").stat().st_size > 100_000
