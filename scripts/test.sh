@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# `make test` after its set-up: lint, the engine's tests, the tests that need no
-# Cassandra node (2 workers), the real-node tests that only need Cassandra to answer
-# (2 workers, a test module on one worker), then the tests that measure rates and
-# latencies, alone on the machine. Each phase is timed; every phase runs even after one
+# `make test` after its set-up: lint and the engine tests' build beside the next two phases
+# at the lowest CPU priority, the tests that need no Cassandra node (2 workers), the
+# real-node tests that only need Cassandra to answer (2 workers, a test module on one
+# worker), the engine's tests, then the tests that measure rates and latencies, alone on
+# the machine. Each phase is timed; every phase runs even after one
 # failed (one run tells every failure; the exit status is the first failure's). Then the phase
 # times, the 30 slowest tests and the real-node modules that used the most CPU are printed, and
 # scripts/leftovers.py fails the run if any JVM, engine, sshd, namespace, link or cgroup
@@ -26,7 +27,10 @@ phase() {
     "$@"
     rc=$?
     end=$EPOCHREALTIME
-    printf '%s\t%s\t%s\n' "$name" "$(awk "BEGIN { print $end - $start }")" "$rc" >> "$REPORTS/phases.tsv"
+    local beside=""
+    [ -z "${BESIDE:-}" ] || beside=$'\tbeside'  # a fourth column: not on the way to the end
+    printf '%s\t%s\t%s%s\n' "$name" "$(awk "BEGIN { print $end - $start }")" "$rc" "$beside" \
+        >> "$REPORTS/phases.tsv"
     return "$rc"
 }
 
@@ -37,9 +41,32 @@ run() {
 }
 
 PYTEST=("$BIN/pytest" -q -p no:cacheprovider)
-run "lint" make --no-print-directory lint
-# --release: the dependencies the engine's release build compiled serve the tests too
-if [ -f Cargo.toml ]; then run "engine tests (cargo)" cargo test --release --quiet; fi
+
+# Lint and the build of the engine's tests run beside the two parallel pytest phases, at
+# the lowest CPU priority (nice 19): they take only the CPU those leave idle (the real-node
+# phase leaves about a fifth of the two cores: nodes starting, failure detectors, waits),
+# and their 22 s (51 s and 74 CPU-s from a fresh clone: mypy's cache and clippy's build)
+# leave the total. Their output is printed once they are done, and the measuring phase
+# waits for them; the engine's tests, built by then, run just before it (0.2 s).
+# --release: the dependencies the engine's release build compiled serve the tests too (its
+# tests are the unit tests of src/main.rs: their build leaves target/release/casslab-engine,
+# which the real-node tests run, as it is)
+beside() {
+    local rc=0 built=0
+    BESIDE=1 phase "lint" nice -n 19 make --no-print-directory lint || rc=$?
+    if [ -f Cargo.toml ]; then
+        BESIDE=1 phase "engine tests' build (cargo)" \
+            nice -n 19 cargo test --release --no-run --quiet || built=$?
+        [ "$rc" -ne 0 ] || rc=$built
+    fi
+    return "$rc"
+}
+# a process group of its own (set -m), stopped with the script (Ctrl-C, a kill) if still running
+set -m
+beside > "$REPORTS/beside.log" 2>&1 &
+beside_pid=$!
+set +m
+trap 'kill -- -"$beside_pid" 2>/dev/null' EXIT
 # --dist worksteal: an idle worker takes tests the other has queued (4,000 tests of 0 to 9 s;
 # `load` hands them out in fixed shares and left one worker finishing alone): 127-139 s
 # against 142-145 s with `load` (2026-11-29, idle machine)
@@ -52,6 +79,15 @@ run "no node (2 workers)" "${PYTEST[@]}" -m "not integration and not measuring" 
 run "real nodes (2 workers)" env CASSLAB_TEST_CPU_DIR="$REPORTS" \
     "${PYTEST[@]}" -m "integration and not measuring" -n 2 \
     --dist loadfile --no-loadscope-reorder --junitxml="$REPORTS/real-nodes.xml"
+# their output, once they are done; the time waited for them (if any) is in the total
+wait_beside() {
+    local rc=0
+    wait "$beside_pid" || rc=$?
+    cat "$REPORTS/beside.log"
+    return "$rc"
+}
+run "lint and build (the rest)" wait_beside
+if [ -f Cargo.toml ]; then run "engine tests (cargo)" cargo test --release --quiet; fi
 run "measuring (alone)" "${PYTEST[@]}" -m "measuring" --junitxml="$REPORTS/measuring.xml"
 
 "$BIN/python" scripts/test_report.py "$REPORTS"

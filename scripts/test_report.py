@@ -40,17 +40,22 @@ class PhaseTime:
     name: str
     seconds: float
     status: int
+    beside: bool = False
+    """It ran beside the other phases at the lowest CPU priority (lint, the engine tests'
+    build): its seconds are not on the way to the end and not in the total."""
 
 
 def read_phases(path: Path) -> list[PhaseTime]:
-    """``phases.tsv``: one line per phase, ``NAME<TAB>SECONDS<TAB>EXIT STATUS``."""
+    """``phases.tsv``: one line per phase, ``NAME<TAB>SECONDS<TAB>EXIT STATUS``, and
+    ``<TAB>beside`` after it for a phase that ran beside the others."""
     phases: list[PhaseTime] = []
     if not path.is_file():
         return phases
     for line in path.read_text().splitlines():
         parts = line.split("\t")
-        if len(parts) == 3:
-            phases.append(PhaseTime(parts[0], float(parts[1]), int(parts[2])))
+        if len(parts) in (3, 4):
+            beside = parts[3:] == ["beside"]
+            phases.append(PhaseTime(parts[0], float(parts[1]), int(parts[2]), beside))
     return phases
 
 
@@ -144,8 +149,9 @@ def render(
     lines = ["make test, phase by phase:"]
     for phase in phases:
         status = "ok" if phase.status == 0 else f"FAILED (exit {phase.status})"
-        lines.append(f"  {phase.name:28s} {phase.seconds:8.1f} s  {status}")
-    total = sum(p.seconds for p in phases)
+        where = "  (beside the others, nice 19: not in the total)" if phase.beside else ""
+        lines.append(f"  {phase.name:28s} {phase.seconds:8.1f} s  {status}{where}")
+    total = sum(p.seconds for p in phases if not p.beside)
     lines.append(f"  {'total':28s} {total:8.1f} s ({total / 60:.1f} min)")
     ranked = sorted(tests, key=lambda t: t.seconds, reverse=True)[:slowest]
     if ranked:

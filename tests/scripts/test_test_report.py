@@ -51,6 +51,23 @@ def test_phases_and_the_slowest_tests(tmp_path: Path) -> None:
     ]
 
 
+def test_a_phase_beside_the_others_is_shown_and_left_out_of_the_total(tmp_path: Path) -> None:
+    report = script("test_report")
+    (tmp_path / "phases.tsv").write_text(
+        "no node\t100\t0\nlint\t400.5\t2\tbeside\nreal nodes\t600\t0\n"
+    )
+    phases = report.read_phases(tmp_path / "phases.tsv")
+    assert [(p.name, p.status, p.beside) for p in phases] == [
+        ("no node", 0, False),
+        ("lint", 2, True),
+        ("real nodes", 0, False),
+    ]
+    lines = report.render(phases, []).splitlines()
+    assert "lint" in lines[2]
+    assert "400.5 s  FAILED (exit 2)  (beside the others" in lines[2]
+    assert lines[4].split()[:4] == ["total", "700.0", "s", "(11.7"]
+
+
 def test_no_report_yet_is_an_empty_table(tmp_path: Path) -> None:
     report = script("test_report")
     assert report.read_phases(tmp_path / "phases.tsv") == []
