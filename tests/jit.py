@@ -10,7 +10,9 @@ software factors, signals, hosts), on two workers, 379 s and 716 CPU-s with C2, 
 (tests/install/test_wheel_install.py: with pip's ``--no-compile`` as well, 74 s and 97
 CPU-s of its own before, 62 s and 71 after, alone, 2026-11-29), and the clock-skew
 experiment's two (tests/experiment/data/clock-skew.yaml: 33 s and 46 CPU-s before, 29 s
-and 31 after).
+and 31 after). And the session's shared three nodes (tests/shared_clusters.py): the three
+modules that use them, one after the other on one worker, took 97 s and 132 CPU-s with C2,
+78 s and 88 CPU-s with C1 (2026-11-30); each worker starts its own three.
 
 A module whose nodes work hard keeps C2: the vector index's rebuild
 (tests/cli/test_stress_vector_integration.py) timed out under C1, and a module that

@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterator
 
 from casslab.cluster import ClusterSpec, LocalCluster, cluster_spec
+from jit import C1_ONLY
 
 
 def worker_index() -> int:
@@ -21,7 +22,11 @@ def worker_index() -> int:
 
 
 def shared_spec(kind: str) -> ClusterSpec:
-    """``node``: one node; ``three``: three; plain processes, 512M heaps, stock settings."""
+    """``node``: one node; ``three``: three; plain processes, 512M heaps, stock settings.
+    The three run at C1 (:mod:`jit`): their modules (tests/cluster/test_local_integration.py,
+    tests/cli/test_stress_lwt_integration.py, test_stress_token_range_integration.py) check
+    what the nodes answer, not how fast, and no measuring test uses them. The node keeps
+    C2: the vector index's rebuild and the capacity search run on it."""
     k = worker_index()
     nodes, octet, jmx = {"node": (1, 60, 7900), "three": (3, 70, 8000)}[kind]
     return cluster_spec(
@@ -30,6 +35,7 @@ def shared_spec(kind: str) -> ClusterSpec:
         heap="512M",
         base_address=f"127.0.{octet + k}.1",
         jmx_port_base=jmx + 10 * k,
+        jvm_options=(C1_ONLY,) if kind == "three" else (),
     )
 
 
