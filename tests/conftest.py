@@ -72,8 +72,8 @@ def shared_node(casslab_home: Path) -> Iterator[LocalCluster]:
 
 @pytest.fixture(scope="session")
 def shared_three(casslab_home: Path) -> Iterator[LocalCluster]:
-    """Three plain nodes (512M heaps, stock settings) for the whole session; use it through
-    :func:`shared_clusters.emptied`."""
+    """Three plain nodes (512M heaps, stock settings, the JIT at C1: shared_clusters says
+    why) for the whole session; use it through :func:`shared_clusters.emptied`."""
     spec = shared_spec("three")
     with LocalCluster.create(spec, casslab_home / "clusters", remove_on_exit=True) as cluster:
         yield cluster
