@@ -16,10 +16,29 @@ modules that use them, one after the other on one worker, took 97 s and 132 CPU-
 
 A module whose nodes work hard keeps C2: the vector index's rebuild
 (tests/cli/test_stress_vector_integration.py) timed out under C1, and a module that
-measures a rate or a latency runs its nodes as users run them."""
+measures a rate or a latency runs its nodes as users run them. A module whose cluster
+serves both (the two-datacenter topology, the faults' three nodes) takes C1 only in a
+session that runs none of its measuring tests (:func:`unless_measuring`): in the real-node
+phase the topology module's own nodes used 55 CPU-s with C2 and 27 with C1 (alone, 155 s
+and 153 s, its measuring tests deselected, 2026-11-30: process accounting, as its
+isolated nodes' cgroups are not the test's)."""
 
 from __future__ import annotations
+
+import pytest
 
 C1_ONLY = "-XX:TieredStopAtLevel=1"
 UP_C1 = ("--jvm-option", C1_ONLY)
 """The words ``casslab up`` takes for it."""
+
+
+def unless_measuring(request: pytest.FixtureRequest) -> tuple[str, ...]:
+    """The JVM options of the nodes of a module-scoped cluster that serves both kinds of
+    test: C1 when none of the module's `measuring` tests runs in this session (the
+    real-node phase of `make test` deselects them), the default JIT when one does (the
+    measuring phase, or the module run whole)."""
+    measuring = any(
+        item.path == request.path and item.get_closest_marker("measuring") is not None
+        for item in request.session.items
+    )
+    return () if measuring else (C1_ONLY,)

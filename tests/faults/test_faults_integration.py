@@ -25,6 +25,7 @@ import psutil
 import pytest
 
 from cli_entry import NEEDS_ENGINE, casslab, flat
+from jit import unless_measuring
 
 pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
@@ -58,8 +59,11 @@ kpis: [op_rate, fault_errors, fault_unavailable, fault_timeouts, fault_recovery_
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def home(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Path]:
     folder = tmp_path_factory.mktemp("faults-home")
+    jit = [word for option in unless_measuring(request) for word in ("--jvm-option", option)]
     up = casslab(
         folder,
         "up",
@@ -70,6 +74,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         *PLACE,
         *SETTINGS,
         "--injectable-clock",  # for the clock-jump test
+        *jit,  # C1 where no test of the session measures (tests/jit.py)
         "--timeout",
         "400",
     )

@@ -36,6 +36,7 @@ from casslab.faults.model import Fault
 from casslab.net import keeper
 from casslab.net.probe import measure, summarize
 from cli_entry import NEEDS_ENGINE, casslab, flat
+from jit import unless_measuring
 
 pytestmark = [
     pytest.mark.integration,
@@ -51,7 +52,7 @@ DELAY_MS = 25
 
 
 @pytest.fixture(scope="module")
-def two_dc() -> Iterator[Cluster]:
+def two_dc(request: pytest.FixtureRequest) -> Iterator[Cluster]:
     spec = cluster_spec(
         name="twodc",
         heap="512M",
@@ -64,7 +65,8 @@ def two_dc() -> Iterator[Cluster]:
         settings={"phi_convict_threshold": 5},
         # a joining node waits the ring delay (30 s by default) for gossip to settle
         # before it streams: 5 s, as two or three nodes here agree in 1-2 s
-        jvm_options=("-Dcassandra.ring_delay_ms=5000",),
+        # and the JIT at C1 where no test of the session measures a latency (tests/jit.py)
+        jvm_options=("-Dcassandra.ring_delay_ms=5000", *unless_measuring(request)),
     )
     with create(spec, remove_on_exit=True) as cluster:
         yield cluster
