@@ -44,7 +44,7 @@ PYTEST=("$BIN/pytest" -q -p no:cacheprovider)
 
 # Lint and the build of the engine's tests run beside the two parallel pytest phases, at
 # the lowest CPU priority (nice 19): they take only the CPU those leave idle (the real-node
-# phase leaves about a fifth of the two cores: nodes starting, failure detectors, waits),
+# phase leaves 13% of the two cores idle: nodes starting, failure detectors, waits),
 # and their 22 s (51 s and 74 CPU-s from a fresh clone: mypy's cache and clippy's build)
 # leave the total. Their output is printed once they are done, and the measuring phase
 # waits for them; the engine's tests, built by then, run just before it (0.2 s).
@@ -61,12 +61,13 @@ beside() {
     fi
     return "$rc"
 }
-# a process group of its own (set -m), stopped with the script (Ctrl-C, a kill) if still running
+# a process group of its own (set -m), stopped with the script (Ctrl-C, a kill) while it
+# still runs: only then is its group ours (once it has ended, its number can be reused)
 set -m
 beside > "$REPORTS/beside.log" 2>&1 &
 beside_pid=$!
 set +m
-trap 'kill -- -"$beside_pid" 2>/dev/null' EXIT
+trap 'if jobs -rp | grep -qx "$beside_pid"; then kill -- -"$beside_pid" 2>/dev/null; fi' EXIT
 # --dist worksteal: an idle worker takes tests the other has queued (4,000 tests of 0 to 9 s;
 # `load` hands them out in fixed shares and left one worker finishing alone): 127-139 s
 # against 142-145 s with `load` (2026-11-29, idle machine)
