@@ -87,8 +87,9 @@ lint: venv
 
 # Three pytest phases (scripts/test.sh): the tests that need no Cassandra node and the
 # real-node tests that only need Cassandra to answer, each on two workers, with lint and
-# the engine tests' build beside them at the lowest CPU priority; the engine's tests; then
-# the tests that measure rates or latencies (marked `measuring`) alone on the machine. Prints each phase's time and the 30 slowest tests, and fails if
+# the engine tests' build beside the real-node one at the lowest CPU priority; the
+# engine's tests; then the tests that measure rates or latencies (marked `measuring`)
+# alone on the machine. Prints each phase's time and the 30 slowest tests, and fails if
 # anything was left running (scripts/leftovers.py).
 test: setup browser isolation wan ssh
 	BIN=$(BIN) bash scripts/test.sh
