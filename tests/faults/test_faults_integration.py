@@ -25,7 +25,7 @@ import psutil
 import pytest
 
 from cli_entry import NEEDS_ENGINE, casslab, flat
-from jit import unless_measuring
+from jit import UP_C1, unless_measuring
 
 pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
@@ -63,7 +63,6 @@ def home(
     tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> Iterator[Path]:
     folder = tmp_path_factory.mktemp("faults-home")
-    jit = [word for option in unless_measuring(request) for word in ("--jvm-option", option)]
     up = casslab(
         folder,
         "up",
@@ -74,7 +73,7 @@ def home(
         *PLACE,
         *SETTINGS,
         "--injectable-clock",  # for the clock-jump test
-        *jit,  # C1 where no test of the session measures (tests/jit.py)
+        *(UP_C1 if unless_measuring(request) else ()),  # C1 where no test measures (tests/jit.py)
         "--timeout",
         "400",
     )
