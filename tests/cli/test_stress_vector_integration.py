@@ -1,10 +1,11 @@
 """Vector search on a real node: the catalog's vector profile loads the synthetic 20,000 x
 128 set, the SAI index is built on disk (flush, compaction: one graph, as the runner settles
 a loaded vector table) and queryable, ANN queries reach recall@10 > 0.9 counted by the
-engine against exact ground truth, the same recall (within 0.05) once the data is captured
-and restored as the later trials of an experiment get it, and a filtered search returns
-matching rows only. A fresh keyspace searched while it loads (ops(insert=1,ann=1), 5,000 x
-32) counts recall against the neighbours already inserted: above 0.8 on the judged queries.
+engine against exact ground truth, and a filtered search returns matching rows only. The
+same profile at 5,000 x 32, in keyspaces of its own: the settled data captured and
+restored as the later trials of an experiment get it searches with the same recall
+(within 0.05); and a keyspace searched while it loads (ops(insert=1,ann=1)) counts recall
+against the neighbours already inserted: above 0.8 on the judged queries.
 
 Measured by hand on 5.0.9 (one node, 768M heap): recall@10 0.76 (p5 0.5) while the
 vectors sit in the memtable's index, 0.998 (p5 1.0) after flush and compaction.
@@ -61,6 +62,20 @@ def stress(cwd: Path, *args: str, profile: Path = PROFILE) -> SummaryRecord:
     return summary
 
 
+def small_profile(directory: Path, keyspace: str) -> Path:
+    """The catalog's profile in ``keyspace`` with 5,000 x 32 vectors (the synthetic set of
+    that shape, its ground truth computed as the full set's)."""
+    small = (
+        PROFILE.read_text()
+        .replace("casslab_workloads", keyspace)
+        .replace("vector<float, 128>", "vector<float, 32>")
+        .replace("count: 20000", "count: 5000")
+    )
+    profile = directory / f"{keyspace}.yaml"
+    profile.write_text(small)
+    return profile
+
+
 def test_load_search_recall_and_filter(cluster: LocalCluster, tmp_path: Path) -> None:
     load = stress(tmp_path, "ops(insert=1)", "n=20000", "-rate", "threads=16")
     assert load.total.count == 20_000
@@ -89,20 +104,6 @@ def test_load_search_recall_and_filter(cluster: LocalCluster, tmp_path: Path) ->
     assert recall.mean > 0.9, recall
     assert recall.p1 <= recall.p5 <= 1.0
     assert sum(recall.queries_by_hits) == recall.queries
-    # the trials that restore the capture search as the loading trial did: the same recall
-    cluster.capture("vector-settled", "casslab_workloads")
-    try:
-        cluster.reset(ResetMode.TRUNCATE, ["casslab_workloads"])
-        started = time.monotonic()
-        cluster.restore("vector-settled", "casslab_workloads")
-        wait_built(cluster, "casslab_workloads", timeout_s=INDEX_DEADLINE_S)
-        print(f"restore and index build: {time.monotonic() - started:.1f} s")
-    finally:
-        shutil.rmtree(cluster.directory / "captures" / "vector-settled", ignore_errors=True)
-    restored = stress(tmp_path, "ops(ann=1)", "n=2000", "-rate", "threads=8").ops["ann"].recall
-    assert restored is not None
-    print(f"recall@10 loaded {recall.mean:.3f}, restored {restored.mean:.3f}")
-    assert abs(recall.mean - restored.mean) <= 0.05, (recall, restored)
     # the filtered search: every row returned is of the category asked for
     files = synthetic_files()
     queries = read_fvecs(files.queries)
@@ -129,14 +130,7 @@ def test_search_while_loading_counts_recall_against_the_rows_inserted(
     """A fresh keyspace, inserts and searches interleaved: recall counted against the true
     neighbours already inserted (the first queries, before 10 of them are among the 100
     stored, unjudged), and every key written twice over (rewrites change no truth)."""
-    small = (
-        PROFILE.read_text()
-        .replace("casslab_workloads", "casslab_loading")
-        .replace("vector<float, 128>", "vector<float, 32>")
-        .replace("count: 20000", "count: 5000")
-    )
-    profile = tmp_path / "loading.yaml"
-    profile.write_text(small)
+    profile = small_profile(tmp_path, "casslab_loading")
     mixed = stress(
         tmp_path,
         "ops(insert=1,ann=1)",
@@ -161,3 +155,40 @@ def test_search_while_loading_counts_recall_against_the_rows_inserted(
     # the first 500 rows of 5,000: a tenth of the first pass)
     assert 0 < ann.recall_unjudged < ann.count / 4, "only the first queries are unjudged"
     assert recall.mean > 0.8, recall
+
+
+def test_a_restored_capture_searches_with_the_recall_of_the_loaded_table(
+    cluster: LocalCluster, tmp_path: Path
+) -> None:
+    """What the later trials of an experiment get: the settled table captured, the keyspace
+    truncated, the capture restored (``nodetool import``, which builds its SAI indexes
+    again) and the indexes waited for; ANN queries then reach the recall the settled table
+    had (within 0.05). On 5,000 x 32 vectors: Cassandra 5.0.9 rebuilds the graph on import
+    whatever its size (40 s for the catalog's 20,000 x 128 here, 2026-11-30), and the
+    capture and restore do not depend on it."""
+    keyspace = "casslab_restored"
+    profile = small_profile(tmp_path, keyspace)
+    load = stress(tmp_path, "ops(insert=1)", "n=5000", "-rate", "threads=16", profile=profile)
+    assert (load.total.count, load.total.errors) == (5000, 0)
+    settle(cluster, keyspace, tables_to_settle(cluster, keyspace), timeout_s=300)
+    assert wait_built(cluster, keyspace, timeout_s=INDEX_DEADLINE_S) is not None
+    search = ("ops(ann=1)", "n=2000", "-rate", "threads=8")
+    loaded = stress(tmp_path, *search, profile=profile).ops["ann"].recall
+    assert loaded is not None
+    assert loaded.queries == 2000
+    assert loaded.mean > 0.9, loaded
+    cluster.capture("vector-settled", keyspace)
+    try:
+        cluster.reset(ResetMode.TRUNCATE, [keyspace])
+        started = time.monotonic()
+        cluster.restore("vector-settled", keyspace)
+        built_s = wait_built(cluster, keyspace, timeout_s=INDEX_DEADLINE_S)
+        print(f"restore and index build: {time.monotonic() - started:.1f} s")
+    finally:
+        shutil.rmtree(cluster.directory / "captures" / "vector-settled", ignore_errors=True)
+    assert built_s is not None
+    restored = stress(tmp_path, *search, profile=profile).ops["ann"].recall
+    assert restored is not None
+    assert restored.queries == 2000
+    print(f"recall@10 loaded {loaded.mean:.3f}, restored {restored.mean:.3f}")
+    assert abs(loaded.mean - restored.mean) <= 0.05, (loaded, restored)
