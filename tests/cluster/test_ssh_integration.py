@@ -481,6 +481,13 @@ def test_restart_applies_a_setting_and_reset_empties_the_cluster(
     assert result.returncode == 0, result.stdout + result.stderr
     assert "dropped keyspace1" in result.stdout
     assert "keyspace1 does not exist" in _count(home)
+    # the drop's automatic snapshot (auto_snapshot) is gone from every host's data folder
+    snapshots = [
+        path
+        for host in _nodes(lab)
+        for path in Path(host.base_dir, "clusters", NAME).glob("node*/data/*/*/snapshots")
+    ]
+    assert snapshots == []
 
 
 def test_logs_are_read_on_the_host(cluster: float, home: Path) -> None:

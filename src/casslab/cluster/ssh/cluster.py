@@ -606,7 +606,7 @@ class SshCluster:
         every node's snapshots."""
         emptied = admin.empty(self.session(), backend.reset_mode(mode).value, tables)
         self._sessions.close()
-        _each(self.state.nodes, lambda n: self.nodetool(n.number, "clearsnapshot", "--all"))
+        _each(self.state.nodes, lambda n: nodes.clear_snapshots(self.remote(n.number), n))
         return emptied
 
     def capture(self, name: str, keyspace: str) -> None:
