@@ -28,8 +28,15 @@ from __future__ import annotations
 import pytest
 
 C1_ONLY = "-XX:TieredStopAtLevel=1"
-UP_C1 = ("--jvm-option", C1_ONLY)
-"""The words ``casslab up`` takes for it."""
+
+
+def up_words(options: tuple[str, ...]) -> tuple[str, ...]:
+    """The words ``casslab up`` takes for JVM ``options``: ``--jvm-option`` before each."""
+    return tuple(word for option in options for word in ("--jvm-option", option))
+
+
+UP_C1 = up_words((C1_ONLY,))
+"""The words ``casslab up`` takes for C1 only."""
 
 
 def unless_measuring(request: pytest.FixtureRequest) -> tuple[str, ...]:

@@ -25,7 +25,7 @@ import psutil
 import pytest
 
 from cli_entry import NEEDS_ENGINE, casslab, flat
-from jit import UP_C1, unless_measuring
+from jit import unless_measuring, up_words
 
 pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
@@ -73,7 +73,7 @@ def home(
         *PLACE,
         *SETTINGS,
         "--injectable-clock",  # for the clock-jump test
-        *(UP_C1 if unless_measuring(request) else ()),  # C1 where no test measures (tests/jit.py)
+        *up_words(unless_measuring(request)),  # C1 where no test measures (tests/jit.py)
         "--timeout",
         "400",
     )
