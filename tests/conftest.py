@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from casslab.cluster import LocalCluster
+from jit import session_measures
 from module_order import TIMES, longest_first, read_times
 from shared_clusters import shared_spec
 
@@ -62,17 +63,17 @@ def _isolated_home(casslab_home: Path) -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
-def shared_node(casslab_home: Path) -> Iterator[LocalCluster]:
+def shared_node(casslab_home: Path, request: pytest.FixtureRequest) -> Iterator[LocalCluster]:
     """One plain node (512M heap, stock settings) for the whole session, started when a
     module first asks for it; use it through :func:`shared_clusters.emptied`."""
-    spec = shared_spec("node")
+    spec = shared_spec("node", measuring=session_measures(request))
     with LocalCluster.create(spec, casslab_home / "clusters", remove_on_exit=True) as cluster:
         yield cluster
 
 
 @pytest.fixture(scope="session")
 def shared_three(casslab_home: Path) -> Iterator[LocalCluster]:
-    """Three plain nodes (512M heaps, stock settings, the JIT at C1: shared_clusters says
+    """Three plain nodes (512M heaps, stock settings, light JVMs: shared_clusters says
     why) for the whole session; use it through :func:`shared_clusters.emptied`."""
     spec = shared_spec("three")
     with LocalCluster.create(spec, casslab_home / "clusters", remove_on_exit=True) as cluster:

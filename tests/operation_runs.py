@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from cli_entry import casslab
-from jit import UP_C1
+from jit import UP_LIGHT
 
 RING_DELAY_MS = 5000
 
@@ -24,7 +24,7 @@ def two_nodes(
     removed after the module. The nodes' ring delay is 5 s, not Cassandra's 30 (RING_DELAY:
     what a joining node waits for pending ranges, a leaving one for batches, twice): two or
     three nodes on one machine agree by gossip within a second or two, and the tests need
-    the joins and leaves, not the default timing. The JIT stops at C1 (:mod:`jit`), for
+    the joins and leaves, not the default timing. The JVMs are light (:mod:`jit`), for
     the same reason: these modules start and restart JVMs under a 200 op/s load."""
     folder = factory.mktemp(f"{label}-home")
     up = casslab(
@@ -32,7 +32,7 @@ def two_nodes(
         "up",
         *("--nodes", "2", "--name", name, *up_words, "--timeout", "300"),
         *("--jvm-option", f"-Dcassandra.ring_delay_ms={RING_DELAY_MS}"),
-        *UP_C1,
+        *UP_LIGHT,
     )
     try:
         assert up.returncode == 0, up.stdout + up.stderr

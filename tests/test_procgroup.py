@@ -54,6 +54,23 @@ def test_sigterm_stops_a_cooperative_group(group: tuple[subprocess.Popen[bytes],
     assert procgroup.wait_until_gone(lambda: not gone(child), 5.0)
 
 
+@pytest.mark.parametrize("group", [""], indirect=True)
+def test_a_stopped_group_is_continued_and_ends_on_sigterm(
+    group: tuple[subprocess.Popen[bytes], int],
+) -> None:
+    proc, child = group
+    procgroup.signal_group(proc.pid, signal.SIGSTOP)
+    assert procgroup.wait_until_gone(
+        lambda: psutil.Process(proc.pid).status() != psutil.STATUS_STOPPED, 5.0
+    )
+    started = time.monotonic()
+    killed = procgroup.stop_group(proc.pid, lambda: proc.poll() is None, grace_s=10.0)
+    assert killed is False  # it ended on SIGTERM, not on the SIGKILL after 10 s
+    assert time.monotonic() - started < 5.0
+    assert proc.returncode == -signal.SIGTERM
+    assert procgroup.wait_until_gone(lambda: not gone(child), 5.0)
+
+
 @pytest.mark.parametrize("group", ["trap '' TERM"], indirect=True)
 def test_sigterm_resistant_group_is_killed_after_the_grace_time(
     group: tuple[subprocess.Popen[bytes], int],

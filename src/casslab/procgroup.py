@@ -51,10 +51,13 @@ def stop_group(
 ) -> bool:
     """Stop the process group led by ``pgid``: SIGTERM; if ``running()`` is still True after
     ``grace_s``, SIGKILL and wait up to ``kill_wait_s`` more. Returns True when SIGKILL was
-    needed. Nothing is sent when ``running()`` is already False."""
+    needed. Nothing is sent when ``running()`` is already False. SIGCONT follows the
+    SIGTERM: a stopped group (a node paused with SIGSTOP) acts on SIGTERM only once it
+    runs, and would otherwise wait out ``grace_s`` to be killed."""
     if not running():
         return False
     signal_group(pgid, signal.SIGTERM)
+    signal_group(pgid, signal.SIGCONT)
     if wait_until_gone(running, grace_s):
         return False
     signal_group(pgid, signal.SIGKILL)

@@ -293,10 +293,11 @@ def test_signal_during_up(tmp_path: Path, index: int, signum: signal.Signals) ->
 
 
 # duration=300s is never reached: each test signals casslab as soon as the trial runs; the
-# node's JIT stops at C1 (tests/jit.py): it only needs to start
+# node's JVM is light (tests/jit.py): it only needs to start
 EXPERIMENT = """\
 name: signals
-cluster: {nodes: 1, heap: 512M, jvm_options: ["-XX:TieredStopAtLevel=1"]}
+cluster: {nodes: 1, heap: 512M,
+  jvm_options: ["-XX:TieredStopAtLevel=1", "-Dcassandra.approximate_time_precision_ms=20"]}
 schema: {replication: {class: SimpleStrategy, replication_factor: 1}}
 workload: "write"
 warmup: 0s

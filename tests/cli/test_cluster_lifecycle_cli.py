@@ -14,12 +14,12 @@ import pytest
 from cassandra.cluster import Cluster
 
 from cli_entry import casslab, flat, processes_under
-from jit import UP_C1
+from jit import UP_LIGHT
 
 pytestmark = pytest.mark.integration
 
 ADDRESS = "127.0.180.1"
-PLACE = ["--heap", "512M", "--base-address", ADDRESS, "--jmx-port-base", "8400", *UP_C1]
+PLACE = ["--heap", "512M", "--base-address", ADDRESS, "--jmx-port-base", "8400", *UP_LIGHT]
 
 
 @pytest.fixture

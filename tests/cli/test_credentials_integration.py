@@ -16,7 +16,7 @@ import pytest
 
 from casslab.cluster import LocalCluster, cluster_spec
 from casslab.load.credentials import MASK
-from jit import C1_ONLY
+from jit import LIGHT
 
 pytestmark = [pytest.mark.integration, pytest.mark.engine]
 
@@ -161,7 +161,7 @@ def test_password_stays_out_of_files_and_argv_and_the_login_works(tmp_path: Path
         heap="512M",
         base_address=NODE,
         jmx_port_base=8100,
-        jvm_options=(C1_ONLY,),
+        jvm_options=LIGHT,
         settings={"authenticator": "PasswordAuthenticator"},
     )
     home, run_dir, clusters = tmp_path / "home", tmp_path / "run", tmp_path / "clusters"

@@ -23,7 +23,7 @@ import pytest
 from casslab.cluster import LocalCluster, NodeStatus, cluster_spec
 from casslab.cqlaccess import CqlAccess, driver_options
 from cli_entry import NEEDS_ENGINE, casslab, flat
-from jit import C1_ONLY
+from jit import LIGHT
 
 pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
@@ -87,7 +87,7 @@ def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LocalCluste
         heap="512M",
         base_address=ADDRESS,
         jmx_port_base=9549,
-        jvm_options=(C1_ONLY,),
+        jvm_options=LIGHT,
         settings={
             "authenticator": "PasswordAuthenticator",
             "client_encryption_options": {

@@ -22,21 +22,21 @@ from casslab.cluster import (
     row_overhead,
 )
 from casslab.cluster.local import launch
-from jit import C1_ONLY
+from jit import LIGHT
 from shared_clusters import emptied
 
 pytestmark = pytest.mark.integration
 
 
 def _one_node_spec(name: str, address: str, jmx_port_base: int) -> ClusterSpec:
-    """A one-node cluster of this module's: 512M heap, its JIT at C1 (tests/jit.py)."""
+    """A one-node cluster of this module's: 512M heap, a light JVM (tests/jit.py)."""
     return cluster_spec(
         name=name,
         nodes=1,
         heap="512M",
         base_address=address,
         jmx_port_base=jmx_port_base,
-        jvm_options=(C1_ONLY,),
+        jvm_options=LIGHT,
     )
 
 

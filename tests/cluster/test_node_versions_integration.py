@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from cli_entry import casslab
-from jit import UP_C1
+from jit import UP_LIGHT
 
 pytestmark = pytest.mark.integration
 
 NAME = "mixed2"
-PLACE = ["--heap", "512M", "--base-address", "127.0.251.1", "--jmx-port-base", "9950", *UP_C1]
+PLACE = ["--heap", "512M", "--base-address", "127.0.251.1", "--jmx-port-base", "9950", *UP_LIGHT]
 
 
 PEERS = "SELECT peer, release_version FROM system.peers"

@@ -21,13 +21,13 @@ from casslab.cluster import distribution
 from casslab.cluster.local.cluster import LocalCluster
 from casslab.cluster.model import ClusterState
 from cli_entry import casslab
-from jit import UP_C1
+from jit import UP_LIGHT
 
 pytestmark = [pytest.mark.integration]
 
 NAME = "latest1"
 DERIVED = "5.0.1"  # its preset is in casslab's latest_presets.yaml, from its source
-PLACE = ["--heap", "512M", "--base-address", "127.0.133.1", "--jmx-port-base", "9330", *UP_C1]
+PLACE = ["--heap", "512M", "--base-address", "127.0.133.1", "--jmx-port-base", "9330", *UP_LIGHT]
 STOCK = """\
 storage_compatibility_mode: CASSANDRA_4
 default_secondary_index: legacy_local_table

@@ -73,7 +73,7 @@ def home(
         *PLACE,
         *SETTINGS,
         "--injectable-clock",  # for the clock-jump test
-        *up_words(unless_measuring(request)),  # C1 where no test measures (tests/jit.py)
+        *up_words(unless_measuring(request)),  # light where no test measures (tests/jit.py)
         "--timeout",
         "400",
     )

@@ -8,7 +8,7 @@ installed ``casslab`` with a PATH and a working directory that do not lead to it
 that the engine it ran is the wheel's.
 
 What the test adds to the README's lines, and only that: its own address and ports (``up``
-and ``run``: other tests share this machine), no JVM warm-up, the nodes' JIT at C1 (they
+and ``run``: other tests share this machine), no JVM warm-up, light JVMs (they
 start, take a few thousand writes and stop: tests/jit.py), and the copied study cut to 2
 trials of 6 s (the README's runs 9 trials of 90 s). pipx installs with pip's
 ``--no-compile``, as ``uv tool install`` (the README's other line) installs by default: the
@@ -32,13 +32,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from jit import C1_ONLY, UP_C1
+from jit import LIGHT, UP_LIGHT
 
 ROOT = Path(__file__).resolve().parents[2]
 MARK = "<!-- tested: wheel"
 PLACE = ["--base-address", "127.0.120.1", "--jmx-port-base", "9780"]
 # the test's additions to a README command, by subcommand (nothing else is changed)
-ADDED = {"up": [*PLACE, "--heap", "512M", *UP_C1], "run": [*PLACE, "--jvm-warmup", "0"]}
+ADDED = {"up": [*PLACE, "--heap", "512M", *UP_LIGHT], "run": [*PLACE, "--jvm-warmup", "0"]}
 # the clusters the README's lines make: `up`'s default name, and the run's
 CLUSTERS = ("casslab", "run-quick-compaction")
 
@@ -140,7 +140,7 @@ def _shorten(study: Path) -> None:
     """The copied study, 2 trials of 6 s on a node of its own (the test's time)."""
     data = yaml.safe_load(study.read_text())
     data["cluster"]["heap"] = "512M"
-    data["cluster"]["jvm_options"] = [C1_ONLY]
+    data["cluster"]["jvm_options"] = list(LIGHT)
     data["factors"] = {"table.compaction": data["factors"]["table.compaction"][:2]}
     data.update(iterations=1, warmup="2s", preload="write n=2000 cl=ONE -rate threads=4")
     data["measure"] = "duration=6s cl=ONE -pop dist=UNIFORM(1..2000) -rate threads=4"

@@ -27,7 +27,7 @@ from casslab.faults.kinds.upgrade.upgrade_operation import UPGRADE
 from casslab.faults.model import Fault
 from casslab.host.cgroups import MOUNTINFO, parse_mountinfo
 from cli_entry import NEEDS_ENGINE
-from jit import C1_ONLY
+from jit import LIGHT
 from netns_marks import NEEDS_NETNS
 
 pytestmark = [
@@ -49,15 +49,15 @@ def ring() -> Iterator[Cluster]:
         version="5.0.8",
         # a replacement waits the larger of the ring delay and the load broadcast interval
         # (60 s) for gossip to settle: 5 s each, as two or three nodes here agree in 1-2 s;
-        # the JIT at C1 as in operation_runs.two_nodes: alone, 116 s either way, 94 CPU-s
-        # of the machine with C2 and 78 with C1
+        # light JVMs as in operation_runs.two_nodes (C1: alone, 116 s either way, 94 CPU-s
+        # of the machine with C2 and 78 with C1)
         # the lowest phi Cassandra accepts (5..16): the replace waits for node 1 to convict
         # the killed node, some 12 s after its last gossip instead of 18 s (phi 8)
         settings={"phi_convict_threshold": 5},
         jvm_options=(
             "-Dcassandra.ring_delay_ms=5000",
             "-Dcassandra.broadcast_interval_ms=5000",
-            C1_ONLY,
+            *LIGHT,
         ),
     )
     with create(spec, remove_on_exit=True, timeout_s=300) as cluster:

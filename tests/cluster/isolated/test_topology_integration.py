@@ -65,7 +65,7 @@ def two_dc(request: pytest.FixtureRequest) -> Iterator[Cluster]:
         settings={"phi_convict_threshold": 5},
         # a joining node waits the ring delay (30 s by default) for gossip to settle
         # before it streams: 5 s, as two or three nodes here agree in 1-2 s
-        # and the JIT at C1 where no test of the session measures a latency (tests/jit.py)
+        # and light JVMs where no test of the session measures a latency (tests/jit.py)
         jvm_options=("-Dcassandra.ring_delay_ms=5000", *unless_measuring(request)),
     )
     with create(spec, remove_on_exit=True) as cluster:

@@ -30,11 +30,11 @@ pytestmark = [
     pytest.mark.skipif(missing_tools() is not None, reason=str(missing_tools())),
 ]
 
-# the node's JIT stops at C1 (tests/jit.py): the test checks where things ran, not how fast
+# a light JVM (tests/jit.py): the test checks where things ran, not how fast
 EXPERIMENT = """
 name: on-hosts
-cluster: {{hosts: {hosts}, heap: 512M, jvm_options: ["-XX:TieredStopAtLevel=1"],
-  config: {{auto_snapshot: false}}}}
+cluster: {{hosts: {hosts}, heap: 512M, config: {{auto_snapshot: false}},
+  jvm_options: ["-XX:TieredStopAtLevel=1", "-Dcassandra.approximate_time_precision_ms=20"]}}
 factors: {{threads: [2, 4]}}
 preload: "write n=2000 -pop seq=1..2000 -rate threads=8"
 workload: "write -pop dist=UNIFORM(1..2000)"

@@ -26,10 +26,11 @@ pytestmark = [pytest.mark.integration, pytest.mark.engine]
 # the finished trial and stops everything, --resume runs only what is left, on a new node),
 # not statistics; which trials of a cell a resume skips is checked on fake clusters
 # (test_runner_unit.py), and a trial after another on the same node by the discover test.
-# Its node's JIT stops at C1 (tests/jit.py): it starts twice and answers a light load.
+# Its node's JVM is light (tests/jit.py): it starts twice and answers a light load.
 EXPERIMENT = """\
 name: two-cells
-cluster: {nodes: 1, heap: 512M, jvm_options: ["-XX:TieredStopAtLevel=1"]}
+cluster: {nodes: 1, heap: 512M,
+  jvm_options: ["-XX:TieredStopAtLevel=1", "-Dcassandra.approximate_time_precision_ms=20"]}
 schema: {replication: {class: SimpleStrategy, replication_factor: 1}}
 factors:
   table.compaction: [SizeTieredCompactionStrategy, LeveledCompactionStrategy]

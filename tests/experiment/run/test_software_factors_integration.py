@@ -17,12 +17,12 @@ from cli_entry import NEEDS_ENGINE, casslab
 
 pytestmark = [pytest.mark.integration, *NEEDS_ENGINE]
 
-# 4 s phases and the JIT at C1 (tests/jit.py): the tests check what each trial ran on, not
+# 4 s phases and light JVMs (tests/jit.py): the tests check what each trial ran on, not
 # how fast
 EXPERIMENT = """\
 name: {name}
-cluster: {{nodes: 1, heap: 512M, jvm_options: ["-XX:TieredStopAtLevel=1"],
-  config: {{auto_snapshot: false}}}}
+cluster: {{nodes: 1, heap: 512M, config: {{auto_snapshot: false}},
+  jvm_options: ["-XX:TieredStopAtLevel=1", "-Dcassandra.approximate_time_precision_ms=20"]}}
 factors:
   {factor}: [{levels}]
 workload: write
