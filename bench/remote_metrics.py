@@ -103,7 +103,7 @@ def main() -> None:
     reason = missing_tools()
     if reason is not None:
         raise SystemExit(f"cannot make an SSH lab here: {reason}")
-    with SshLab(1) as lab:
+    with SshLab(1, login_rc=True) as lab:  # each command's bash reads root's ~/.bashrc
         lab_host = lab.hosts[0]
         inventory = load_inventory(lab.inventory())
         with RemoteHost.connect(inventory.hosts[0], inventory) as remote:

@@ -121,16 +121,18 @@ def _keygen(path: Path, comment: str) -> None:
     )
 
 
-def _sshd_config(host: LabHost, folder: Path, *, sftp: bool = True) -> str:
+def _sshd_config(host: LabHost, folder: Path, *, sftp: bool = True, login_rc: bool = False) -> str:
     """The host's sshd_config; without ``sftp`` it has no ``Subsystem sftp`` line, as some
     hardened hosts do (sshd then refuses the SFTP subsystem).
 
-    ``SetEnv SHLVL=1``: sshd runs each command with the user's login shell, root's bash
-    here, and Debian's bash then reads ~/.bashrc unless it is a nested shell (SHLVL). This
-    machine's root ~/.bashrc is a developer's (pyenv's init: some 20 processes, 0.12 s of
-    CPU for each command, 3 ms without it); the lab's hosts are Cassandra hosts, and their
-    commands run as on one whose ~/.bashrc is plain. The ssh module alone used 282 CPU-s
-    in 297 s with it (2026-11-30)."""
+    Without ``login_rc``, ``SetEnv SHLVL=1``: sshd runs each command with the user's login
+    shell, root's bash here, and Debian's bash then reads ~/.bashrc unless it is a nested
+    shell (SHLVL). This machine's root ~/.bashrc is a developer's (pyenv's init: some 20
+    processes, 0.12 s of CPU for each command, 3 ms without it); the lab's hosts stand for
+    Cassandra hosts, and the tests' commands run as on one whose ~/.bashrc is plain. The
+    ssh module alone used 282 CPU-s in 297 s with it, 227 in 280 s without (2026-11-30).
+    bench/remote_metrics.py asks for ``login_rc``: it measures what a shell's rc files
+    cost a command."""
     own = folder / f"h{host.number}"
     return "\n".join(
         [
@@ -146,7 +148,7 @@ def _sshd_config(host: LabHost, folder: Path, *, sftp: bool = True) -> str:
             "PermitRootLogin prohibit-password",
             "StrictModes no",
             "PrintMotd no",
-            "SetEnv SHLVL=1",
+            *([] if login_rc else ["SetEnv SHLVL=1"]),
             *(["Subsystem sftp internal-sftp"] if sftp else []),
             "LogLevel VERBOSE",
             "",
@@ -245,7 +247,14 @@ def remove_leftovers(root: Path | None = None) -> list[str]:
 class SshLab:
     """``with SshLab(3) as lab:`` three SSH hosts; see the module's docstring."""
 
-    def __init__(self, hosts: int = 3, *, root: Path | None = None, sftp: bool = True) -> None:
+    def __init__(
+        self,
+        hosts: int = 3,
+        *,
+        root: Path | None = None,
+        sftp: bool = True,
+        login_rc: bool = False,
+    ) -> None:
         if not 1 <= hosts <= MAX_HOSTS:
             raise ClusterError(f"an SSH lab has 1 to {MAX_HOSTS} hosts, not {hosts}")
         self.lab_id = secrets.token_hex(3)
@@ -253,6 +262,7 @@ class SshLab:
         self.dir = self.root / self.lab_id
         self.count = hosts
         self.sftp = sftp  # False: the hosts' sshd offers no SFTP subsystem
+        self.login_rc = login_rc  # True: each command's bash reads root's ~/.bashrc
         self.hosts: tuple[LabHost, ...] = ()
         self.bridge_address = ""
         self.spare_address = ""
@@ -313,7 +323,9 @@ class SshLab:
             public = (own / "ssh_host_ed25519_key.pub").read_text().split()
             known.append(f"{host.address} {public[0]} {public[1]}\n")
             self._add_namespace(host)
-            (own / "sshd_config").write_text(_sshd_config(host, self.dir, sftp=self.sftp))
+            (own / "sshd_config").write_text(
+                _sshd_config(host, self.dir, sftp=self.sftp, login_rc=self.login_rc)
+            )
         self.known_hosts.write_text("".join(known))
         for host in self.hosts:
             self._start_sshd(host)
