@@ -52,10 +52,15 @@ UP_LIGHT = up_words(LIGHT)
 """The words ``casslab up`` takes for :data:`LIGHT`."""
 
 
-def session_measures(request: pytest.FixtureRequest) -> bool:
+def session_measures(request: pytest.FixtureRequest, *, module_only: bool = False) -> bool:
     """Whether this session runs a `measuring` test (the measuring phase of `make test`,
-    or a module run whole): its session-scoped nodes then run as users run them."""
-    return any(item.get_closest_marker("measuring") is not None for item in request.session.items)
+    or a module run whole): its session-scoped nodes then run as users run them. With
+    ``module_only``, a measuring test of the requesting module only."""
+    return any(
+        item.get_closest_marker("measuring") is not None
+        and (not module_only or item.path == request.path)
+        for item in request.session.items
+    )
 
 
 def unless_measuring(request: pytest.FixtureRequest) -> tuple[str, ...]:
@@ -63,8 +68,4 @@ def unless_measuring(request: pytest.FixtureRequest) -> tuple[str, ...]:
     test: :data:`LIGHT` when none of the module's `measuring` tests runs in this session
     (the real-node phase of `make test` deselects them), none (the default JIT and clock)
     when one does (the measuring phase, or the module run whole)."""
-    measuring = any(
-        item.path == request.path and item.get_closest_marker("measuring") is not None
-        for item in request.session.items
-    )
-    return () if measuring else LIGHT
+    return () if session_measures(request, module_only=True) else LIGHT

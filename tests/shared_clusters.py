@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from casslab.cluster import ClusterSpec, LocalCluster, cluster_spec
-from casslab.cluster.processes import alive
+from casslab.faults import node_signals
 from jit import COARSE_CLOCK, LIGHT
 
 
@@ -84,7 +84,8 @@ def emptied(cluster: LocalCluster) -> Iterator[LocalCluster]:
 
 
 def signal_nodes(cluster: LocalCluster, sig: signal.Signals) -> None:
-    """Send ``sig`` to each of ``cluster``'s JVMs that is still the process it started."""
-    for node in cluster.state.nodes:
-        if node.pid is not None and alive(node.pid, node.pid_start_time):
-            os.kill(node.pid, sig)
+    """Send ``sig`` to each of ``cluster``'s JVMs that still runs (a node a test ended is
+    left as it is)."""
+    for node in cluster.nodes:
+        if cluster.node_alive(node):
+            node_signals.signal_node(cluster, node.number, sig, group=False)
